@@ -1,0 +1,4 @@
+from rrg.entry import main
+
+if __name__ == "__main__":
+    main()

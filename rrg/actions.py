@@ -1,0 +1,118 @@
+"""What each rrg command does, wiring the modules together (the CLI only parses)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rrg.candidates import list_candidates, relative_to, search_root
+from rrg.errors import RrgError
+from rrg.models import installed_models, resolve_model
+from rrg.rgargs import RECORD_MODES, parse_rg_args
+from rrg.streaming import OrderedSearch, StreamResult
+
+Warn = Callable[[str], None]
+DEFAULT_LIMIT = 30
+
+
+def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
+    args = parse_rg_args(rg_args)
+    breaker = args.order_breaker()
+    if breaker:
+        raise RrgError(f"{breaker} cannot be used with -q: rrg runs rg with one thread in "
+                       "relevance order, and it would undo that order")
+    spec = resolve_model(opts["model"])
+    candidates = list_candidates(rg, args)
+    from rrg.relevance import rank_files
+
+    root = search_root(args.paths)
+    ranking = rank_files(opts["query"], root, candidates.paths, spec, warn,
+                         not opts["no_progress"])
+    if args.files_mode:
+        end = b"\0" if args.has("--null") else b"\n"
+        sys.stdout.buffer.write(b"".join(p + end for p in ranking.ordered))
+        sys.stdout.flush()
+        return 2 if candidates.error else (0 if ranking.ordered else 1)
+    cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
+    if not args.has_pattern:
+        from rrg.semantic import paragraph_search
+
+        return paragraph_search(opts["query"], ranking, spec, cap or DEFAULT_LIMIT)
+    files = ranking.ordered
+    if not args.binary_ok:
+        files = [p for p in files if p not in ranking.binary]
+    search = OrderedSearch(rg, args, cap, with_filename=_with_filename(args.paths))
+    mode = args.output_mode
+    if mode == "--quiet":
+        result = search.run_quiet(files)
+    elif mode in RECORD_MODES:
+        result = search.run_records(files)
+    else:
+        result = search.run_lines(files)
+    _report_cap(result, cap, warn)
+    result.error |= candidates.error
+    return result.exit_code
+
+
+def _with_filename(paths: list[str]) -> bool:
+    """rg prints file names unless it was given exactly one path and that path is a file."""
+    return not (len(paths) == 1 and not os.path.isdir(paths[0]))
+
+
+def _report_cap(result: StreamResult, cap: int, warn: Warn) -> None:
+    if result.capped:
+        sys.stdout.flush()
+        sys.stderr.write(f"[rrg: stopped at --limit {cap}; more matches may follow: "
+                         "raise --limit (0 = no cap) or narrow the pattern]\n")
+
+
+def index_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
+    from rrg.relevance import index_path_for, refresh_index
+    from rrg.store import IndexStore, remove_index
+
+    args = parse_rg_args(["--files", *rg_args])
+    spec = resolve_model(opts["model"])
+    root = search_root(args.paths)
+    path = index_path_for(root, spec)
+    where = os.fsdecode(root)
+    if opts["index_clear"]:
+        existed = path.exists()
+        remove_index(path, with_lock=True)
+        print(f"removed the index of {where}" if existed else f"no index for {where}")
+        return 0
+    if opts["index_status"]:
+        if not path.exists():
+            print(f"{where}: not indexed (rrg --index {where} builds it)")
+            return 1
+        try:
+            store = IndexStore(path)
+            files = store.count()
+            store.close()
+        except (sqlite3.Error, Exception) as err:  # noqa: BLE001 - any damage is reported
+            print(f"{where}: index unreadable ({err}); the next search rebuilds it")
+            return 1
+        size = sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal")
+                   if os.path.exists(f"{path}{s}"))
+        age = time.time() - os.path.getmtime(path)
+        print(f"{where}\n  files indexed: {files}\n  size on disk: {size / 1e6:.1f} MB\n"
+              f"  last written: {age:.0f} s ago\n  model: {spec.name}\n  file: {path}")
+        return 0
+    candidates = list_candidates(rg, args)
+    start = time.monotonic()
+    _, report = refresh_index(root, relative_to(root, candidates.paths), spec, warn,
+                              not opts["no_progress"])
+    print(f"indexed {where}: {report.listed} files, {report.read} read, "
+          f"{report.touched} unchanged content, {report.deleted} removed "
+          f"in {time.monotonic() - start:.2f} s")
+    return 2 if candidates.error else 0
+
+
+def list_models() -> int:
+    for spec in installed_models():
+        print(f"{spec.name}\tdims={spec.dims or '?'}\tsource={spec.source}\t"
+              f"licence={spec.licence}")
+    return 0

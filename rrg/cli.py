@@ -1,0 +1,162 @@
+"""rrg's own command line: validates rrg's options (click) and runs the chosen action.
+
+Every failure becomes one ``rrg: ...`` line and exit code 2 here, in one place.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+from typing import Any
+
+import click
+
+from rrg import __version__
+from rrg.argsplit import SplitArgs
+from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, RrgError
+from rrg.options import NOT_BUILT, OPTIONS
+from rrg.rgbin import find_rg
+
+DEFAULT_LIMIT = 30
+
+_TYPES: dict[str, Any] = {
+    "limit": click.IntRange(min=0),
+    "excerpt": click.IntRange(min=0),
+    "pool": click.IntRange(min=1),
+    "scope_size": click.IntRange(min=1),
+    "paragraphs": click.IntRange(min=0),
+}
+
+
+def _command() -> click.Command:
+    params = [
+        click.Option([opt.long], type=_TYPES.get(opt.dest, click.STRING) if opt.takes_value
+                     else None, is_flag=not opt.takes_value, help=opt.help)
+        for opt in OPTIONS
+    ]
+    return click.Command("rrg", params=params, callback=lambda **kw: kw,
+                         context_settings={"help_option_names": []})
+
+
+def parse_rrg_options(split: SplitArgs) -> dict[str, Any]:
+    tokens: list[str] = []
+    for opt, value in split.rrg:
+        tokens.append(opt.long)
+        if value is not None:
+            tokens.append(value)
+    try:
+        return _command().main(tokens, standalone_mode=False)  # type: ignore[no-any-return]
+    except click.ClickException as err:
+        raise RrgError(err.format_message()) from err
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"rrg: {message}\n")
+    sys.stderr.flush()
+
+
+def help_text() -> str:
+    lines = [
+        f"rrg {__version__}: ripgrep in relevance order.",
+        "",
+        "Usage: rrg -q QUERY [RG OPTIONS] PATTERN [PATH...]   search, most relevant files first",
+        "       rrg -q QUERY [PATH...]                        most relevant paragraphs",
+        "       rrg -q QUERY --files [PATH...]                files, most relevant first",
+        "       rrg [RG ARGS...]                              exactly rg (no rrg option given)",
+        "",
+        "rrg's options (anywhere before a bare --; everything else goes to rg unchanged):",
+    ]
+    for opt in OPTIONS:
+        spelling = f"{opt.short}, {opt.long}" if opt.short else f"    {opt.long}"
+        if opt.metavar:
+            spelling += f" {opt.metavar}"
+        lines.append(f"  {spelling:<28} {opt.help}")
+    lines += [
+        "",
+        "Differences from rg: -q is rrg's --query, not rg's quiet mode (use --quiet);",
+        "-h/--help and --version are rrg's. With -q, -j/--threads and --sort are refused,",
+        "since they would undo the relevance order.",
+        "",
+        f"rg's own help: {_rg_for_help()} --help",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _rg_for_help() -> str:
+    try:
+        return find_rg()
+    except RrgError:
+        return "rg"
+
+
+def version_text() -> str:
+    rg = find_rg()
+    out = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout
+    first = out.splitlines()[0] if out else "rg (unknown version)"
+    return f"rrg {__version__}\n{first} at {rg}\n"
+
+
+def run(split: SplitArgs) -> int:
+    """Run rrg with options present; returns the exit code."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        return _dispatch(split)
+    except RrgError as err:
+        warn(str(err))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(split: SplitArgs) -> int:
+    opts = parse_rrg_options(split)
+    if opts["help"]:
+        sys.stdout.write(help_text())
+        return 0
+    if opts["version"]:
+        sys.stdout.write(version_text())
+        return 0
+    for dest in sorted(NOT_BUILT):
+        if opts.get(dest) not in (None, False):
+            spelling = "--" + dest.replace("_", "-")
+            raise RrgError(f"{spelling} is not built yet in rrg {__version__}; "
+                           "see `rrg --help` for what works now")
+    if opts["list_models"]:
+        from rrg.actions import list_models
+
+        return list_models()
+    rg = find_rg()
+    if opts["index"] or opts["index_status"] or opts["index_clear"]:
+        from rrg.actions import index_action
+
+        return index_action(rg, split.rg, opts, warn)
+    if opts["query"] is None:
+        raise RrgError("this rrg option needs -q QUERY (or one of --index, --index-status, "
+                       "--index-clear, --list-models)")
+    if not opts["query"].strip():
+        raise RrgError("the query is empty: give -q a few words saying what you look for")
+    if _reads_stdin(split.rg):
+        warn("searching standard input: nothing to order, running plain rg")
+        return subprocess.run([rg, *split.rg]).returncode
+    from rrg.actions import query_action
+
+    return query_action(rg, split.rg, opts, warn)
+
+
+def _reads_stdin(rg_args: list[str]) -> bool:
+    """Whether rg would search stdin: a ``-`` path, or no path with stdin a pipe or file."""
+    from rrg.rgargs import parse_rg_args
+
+    parsed = parse_rg_args(rg_args)
+    if "-" in parsed.paths:
+        return True
+    if parsed.paths or not parsed.has_pattern or parsed.files_mode:
+        return False
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)

@@ -1,0 +1,165 @@
+"""Running an embedding model: tokenizer, ONNX session, pooling, and the static token table
+distilled from the model itself.
+
+numpy, onnxruntime and tokenizers are imported here and only here, so that nothing on the
+pass-through path pays for them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from rrg.errors import RrgError
+from rrg.models import ModelSpec
+
+STATIC_DIMS = 128
+_STATIC_VERSION = 1
+
+
+def load_tokenizer(path: Path):  # type: ignore[no-untyped-def]
+    from tokenizers import Tokenizer
+
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as err:  # tokenizers raises plain Exception on a bad file
+        raise RrgError(f"cannot load tokenizer {path}: {err}") from err
+    # Some shipped tokenizer.json files preset padding/truncation to 128: every text would
+    # silently become 128 tokens. rrg pads and cuts itself.
+    tok.no_padding()
+    tok.no_truncation()
+    return tok
+
+
+def providers() -> list[str]:
+    """CUDA when onnxruntime has it (a GPU build), else the CPU."""
+    import onnxruntime as ort
+
+    available = ort.get_available_providers()
+    chosen = [p for p in ("CUDAExecutionProvider",) if p in available]
+    return [*chosen, "CPUExecutionProvider"]
+
+
+class Encoder:
+    """One embedding model, loaded on first use."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec
+
+    @cached_property
+    def tokenizer(self):  # type: ignore[no-untyped-def]
+        return load_tokenizer(self.spec.tokenizer_path)
+
+    @cached_property
+    def session(self):  # type: ignore[no-untyped-def]
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = int(os.environ.get("RRG_THREADS", "0")) or min(
+            4, os.cpu_count() or 1)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            return ort.InferenceSession(str(self.spec.onnx_path), options,
+                                        providers=providers())
+        except Exception as err:  # onnxruntime raises its own Fail/InvalidGraph types
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise RrgError(f"cannot load model {self.spec.onnx_path}: {first}") from err
+
+    @cached_property
+    def input_names(self) -> set[str]:
+        return {i.name for i in self.session.get_inputs()}
+
+    def run_ids(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Pooled, L2-normalised vectors for a padded batch of token ids."""
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, {k: v for k, v in feeds.items()
+                                         if k in self.input_names})[0]
+        if self.spec.pooling == "cls":
+            pooled = hidden[:, 0]
+        elif self.spec.pooling == "last":
+            last = mask.sum(1) - 1
+            pooled = hidden[np.arange(len(ids)), last]
+        else:
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def encode(self, texts: list[str], max_tokens: int | None = None,
+               batch_size: int = 32) -> np.ndarray:
+        """Vectors for texts; batched by length so that short texts do not pay for long ones."""
+        limit = max_tokens or self.spec.max_tokens
+        dims = self.spec.dims or 0
+        if not texts:
+            return np.zeros((0, dims), np.float32)
+        encodings = self.tokenizer.encode_batch(list(texts))
+        token_ids = [e.ids[: limit - 1] + e.ids[-1:] if len(e.ids) > limit else e.ids
+                     for e in encodings]
+        order = sorted(range(len(texts)), key=lambda k: len(token_ids[k]))
+        out: np.ndarray | None = None
+        for start in range(0, len(order), batch_size):
+            chunk = order[start:start + batch_size]
+            width = max(len(token_ids[k]) for k in chunk)
+            ids = np.zeros((len(chunk), width), np.int64)
+            mask = np.zeros((len(chunk), width), np.int64)
+            for row, k in enumerate(chunk):
+                ids[row, : len(token_ids[k])] = token_ids[k]
+                mask[row, : len(token_ids[k])] = 1
+            vecs = self.run_ids(ids, mask)
+            if out is None:
+                out = np.zeros((len(texts), vecs.shape[1]), np.float32)
+            out[chunk] = vecs
+        assert out is not None
+        return out
+
+    def piece_ids(self, texts: Iterable[str], max_tokens: int) -> list[list[int]]:
+        """WordPiece ids of each text without special tokens, cut at max_tokens."""
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [e.ids[:max_tokens] for e in encodings]
+
+
+def static_table(encoder: Encoder, on_progress=None) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """A vector per vocabulary token, distilled from the model and reduced by PCA.
+
+    Each token runs through the model alone (``[CLS] token [SEP]``); computed once per model
+    (about 15 s on 2 cores for MiniLM) and kept in the cache dir.
+    """
+    from rrg.atomic import atomic_write_bytes
+    from rrg.paths import models_dir
+
+    cache = models_dir() / f"static-v{_STATIC_VERSION}-{encoder.spec.key}.npy"
+    if cache.is_file():
+        try:
+            table = np.load(cache, allow_pickle=False)
+            if table.ndim == 2 and table.shape[1] == STATIC_DIMS:
+                return table.astype(np.float32)
+        except (OSError, ValueError):
+            pass  # a damaged cache is recomputed below
+    tok = encoder.tokenizer
+    vocab = tok.get_vocab_size()
+    cls_id = tok.token_to_id("[CLS]") if tok.token_to_id("[CLS]") is not None else 0
+    sep_id = tok.token_to_id("[SEP]") if tok.token_to_id("[SEP]") is not None else 0
+    batch = 1024
+    parts = []
+    for start in range(0, vocab, batch):
+        ids = np.arange(start, min(vocab, start + batch), dtype=np.int64)
+        seq = np.stack([np.full_like(ids, cls_id), ids, np.full_like(ids, sep_id)], 1)
+        parts.append(encoder.run_ids(seq, np.ones_like(seq)))
+        if on_progress:
+            on_progress(min(vocab, start + batch), vocab)
+    full = np.concatenate(parts)
+    centred = full - full.mean(0)
+    _, _, vt = np.linalg.svd(centred[:: max(1, vocab // 20000)], full_matrices=False)
+    table = (centred @ vt[:STATIC_DIMS].T).astype(np.float32)
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, table.astype(np.float16), allow_pickle=False)
+    atomic_write_bytes(cache, buf.getvalue())
+    return table

@@ -1,0 +1,41 @@
+"""Console entry point: exec rg when no rrg option is present, else hand over to rrg.cli.
+
+Keep imports here to the standard library and rrg's plain-data modules: this path runs on
+every pass-through call, and its start-up time is what rrg costs over rg.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from rrg.argsplit import split_argv
+from rrg.errors import EXIT_ERROR, RrgError
+from rrg.rgbin import find_rg
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    try:
+        split = split_argv(argv)
+        if not split.rrg:
+            _exec_rg(find_rg(), split.rg)
+    except RrgError as err:
+        sys.stderr.write(f"rrg: {err}\n")
+        sys.exit(EXIT_ERROR)
+    from rrg.cli import run
+
+    sys.exit(run(split))
+
+
+def _exec_rg(rg: str, args: list[str]) -> None:
+    # Python ignores SIGPIPE and SIGXFSZ; ignored signals survive exec, and rg must see
+    # the defaults to exit exactly as it would when started by the shell.
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    try:
+        os.execv(rg, ["rg", *args])
+    except OSError as err:
+        raise RrgError(f"cannot run {rg}: {err.strerror}") from err

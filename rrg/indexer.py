@@ -1,0 +1,241 @@
+"""Keeping a root's index fresh: stat first, hash only what changed, re-read only new content,
+then pack the arrays the ranker reads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+from rrg.encoders import Encoder, static_table
+from rrg.store import (
+    KIND_BINARY,
+    KIND_TEXT,
+    KIND_UNREADABLE,
+    FileRow,
+    IndexStore,
+    open_store,
+    writer_lock,
+)
+from rrg.textstats import decode, looks_binary, term_counts
+
+#: Bytes read of each file for ranking; a longer file is ranked by its head.
+READ_LIMIT = 1 << 20
+#: WordPiece tokens of each file that shape its static vector.
+PIECE_LIMIT = 1024
+_COMMIT_EVERY = 500
+
+Warn = Callable[[str], None]
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class RefreshReport:
+    listed: int = 0
+    read: int = 0
+    touched: int = 0
+    deleted: int = 0
+    repacked: bool = False
+    read_only: bool = False
+
+
+@dataclass
+class Packed:
+    """What the ranker needs, as arrays; row i describes ``paths[i]``."""
+
+    paths: list[bytes]
+    kinds: np.ndarray
+    hashes: list[str]
+    doclen: np.ndarray
+    post_terms: np.ndarray
+    post_ptr: np.ndarray
+    post_docs: np.ndarray
+    post_tfs: np.ndarray
+    piece_idf: np.ndarray
+    static: np.ndarray
+
+    def row_of(self) -> dict[bytes, int]:
+        return {p: i for i, p in enumerate(self.paths)}
+
+
+def read_row(root: Path, rel: bytes, st: os.stat_result, encoder: Encoder) -> FileRow:
+    """Read one file's head and turn it into an index row; unreadable files get a row too."""
+    empty32, empty16 = np.zeros(0, np.uint32), np.zeros(0, np.uint16)
+    try:
+        with open(os.path.join(os.fsencode(root), rel), "rb") as fh:
+            data = fh.read(READ_LIMIT)
+    except OSError:
+        return FileRow(rel, st.st_size, st.st_mtime_ns, "", KIND_UNREADABLE, 0,
+                       empty32, empty16, empty32, empty16)
+    digest = xxhash.xxh3_64_hexdigest(data)
+    if looks_binary(data):
+        return FileRow(rel, st.st_size, st.st_mtime_ns, digest, KIND_BINARY, 0,
+                       empty32, empty16, empty32, empty16)
+    text = decode(data)
+    # The path's own words count: a file named after the topic is often the one wanted.
+    text = os.fsdecode(rel).replace("/", " ") + "\n" + text
+    terms, tfs, length = term_counts(text)
+    pieces = np.asarray(encoder.piece_ids([text[: PIECE_LIMIT * 8]], PIECE_LIMIT)[0], np.uint32)
+    uniq, counts = np.unique(pieces, return_counts=True)
+    return FileRow(rel, st.st_size, st.st_mtime_ns, digest, KIND_TEXT, length, terms, tfs,
+                   uniq.astype(np.uint32), np.minimum(counts, 65535).astype(np.uint16))
+
+
+def refresh(index_path: Path, root: Path, rel_paths: list[bytes], encoder: Encoder,
+            warn: Warn, progress: Progress | None = None) -> tuple[Packed, RefreshReport]:
+    """Bring the index up to date for rel_paths (relative to root) and return its arrays.
+
+    Writers take the index's lock in turn. A process that cannot get it in time ranks from
+    the last complete index instead; files it does not know come after the ranked ones.
+    """
+    report = RefreshReport(listed=len(rel_paths))
+    with writer_lock(index_path) as got_lock:
+        store = open_store(index_path, warn)
+        try:
+            if not got_lock:
+                report.read_only = True
+                warn("index is busy (another rrg is writing it); ranking from its last state")
+                return _load_or_pack(store, encoder), report
+            changed = _apply_changes(store, root, rel_paths, encoder, report, progress)
+            packed_gen = store.get_meta("packed_generation")
+            if changed or packed_gen is None or packed_gen != store.get_meta("generation"):
+                packed = pack(store, encoder)
+                report.repacked = True
+                with store.transaction():
+                    store.put_packed(_packed_arrays(packed))
+                    store.set_meta("packed_generation", store.get_meta("generation") or "0")
+                return packed, report
+            return _load_or_pack(store, encoder), report
+        finally:
+            store.close()
+
+
+def _load_or_pack(store: IndexStore, encoder: Encoder) -> Packed:
+    try:
+        return _load_packed(store)
+    except (KeyError, ValueError):
+        return pack(store, encoder)
+
+
+def _apply_changes(store: IndexStore, root: Path, rel_paths: list[bytes], encoder: Encoder,
+                   report: RefreshReport, progress: Progress | None) -> bool:
+    known = store.stats()
+    root_b = os.fsencode(root)
+    stale: list[tuple[bytes, os.stat_result]] = []
+    for rel in rel_paths:
+        try:
+            st = os.stat(os.path.join(root_b, rel))
+        except OSError:
+            continue  # vanished since rg listed it; rg will say so when it searches
+        old = known.get(rel)
+        if old is None or old[0] != st.st_size or old[1] != st.st_mtime_ns:
+            stale.append((rel, st))
+    listed = set(rel_paths)
+    gone = [rel for rel in known if rel not in listed
+            and not os.path.lexists(os.path.join(root_b, rel))]
+    if not stale and not gone:
+        return False
+    # Commit in chunks: a build killed half-way keeps what it finished.
+    for start in range(0, max(len(stale), 1), _COMMIT_EVERY):
+        with store.transaction():
+            for rel, st in stale[start:start + _COMMIT_EVERY]:
+                row = read_row(root, rel, st, encoder)
+                old = known.get(rel)
+                if old is not None and row.hash and old[2] == row.hash:
+                    store.touch(rel, st.st_size, st.st_mtime_ns)
+                    report.touched += 1
+                else:
+                    store.put(row)
+                    report.read += 1
+            if start == 0:
+                for rel in gone:
+                    store.delete(rel)
+                    report.deleted += 1
+            _bump_generation(store)
+        if progress:
+            progress(min(start + _COMMIT_EVERY, len(stale)), len(stale))
+    return True
+
+
+def _bump_generation(store: IndexStore) -> None:
+    store.set_meta("generation", str(int(store.get_meta("generation") or "0") + 1))
+
+
+def pack(store: IndexStore, encoder: Encoder) -> Packed:
+    """Turn the rows into postings and static document vectors (one pass, chunked)."""
+    paths: list[bytes] = []
+    kinds: list[int] = []
+    hashes: list[str] = []
+    lengths: list[int] = []
+    terms, docs, tfs, pieces, piece_tfs = [], [], [], [], []
+    for i, row in enumerate(store.rows()):
+        paths.append(row.path)
+        kinds.append(row.kind)
+        hashes.append(row.hash)
+        lengths.append(row.length)
+        terms.append(row.terms)
+        tfs.append(row.tfs)
+        docs.append(np.full(len(row.terms), i, np.int32))
+        pieces.append(row.pieces)
+        piece_tfs.append(row.piece_tfs)
+    n = len(paths)
+    all_terms = np.concatenate(terms) if terms else np.zeros(0, np.uint32)
+    all_docs = np.concatenate(docs) if docs else np.zeros(0, np.int32)
+    all_tfs = np.concatenate(tfs) if tfs else np.zeros(0, np.uint16)
+    order = np.argsort(all_terms, kind="stable")
+    sorted_terms = all_terms[order]
+    uniq, starts = np.unique(sorted_terms, return_index=True)
+    ptr = np.append(starts, len(sorted_terms)).astype(np.int64)
+
+    table = static_table(encoder)
+    vocab = table.shape[0]
+    all_pieces = np.concatenate(pieces) if pieces else np.zeros(0, np.uint32)
+    df = np.bincount(all_pieces.astype(np.int64), minlength=vocab)[:vocab].astype(np.float32)
+    n_text = max(1, sum(1 for k in kinds if k == KIND_TEXT))
+    idf = np.log1p((n_text - df + 0.5) / (df + 0.5)).astype(np.float32)
+    static = np.zeros((n, table.shape[1]), np.float32)
+    for first in range(0, n, 2048):
+        last = min(n, first + 2048)
+        ids = np.concatenate(pieces[first:last]).astype(np.int64) if n else np.zeros(0, np.int64)
+        if not len(ids):
+            continue
+        weights = (np.sqrt(np.concatenate(piece_tfs[first:last]).astype(np.float32))
+                   * idf[ids])
+        sizes = np.array([len(x) for x in pieces[first:last]])
+        has = np.nonzero(sizes)[0]
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[has]
+        static[first + has] = np.add.reduceat(table[ids] * weights[:, None], starts, axis=0)
+    norms = np.linalg.norm(static, axis=1, keepdims=True)
+    static = (static / np.maximum(norms, 1e-9)).astype(np.float16)
+    return Packed(paths, np.asarray(kinds, np.int8), hashes,
+                  np.asarray(lengths, np.float32), uniq.astype(np.uint32), ptr,
+                  all_docs[order], all_tfs[order], idf, static)
+
+
+def _packed_arrays(p: Packed) -> dict[str, np.ndarray]:
+    return {
+        "paths": np.frombuffer(b"\0".join(p.paths), np.uint8),
+        "kinds": p.kinds,
+        "hashes": np.asarray(p.hashes, dtype="S16"),
+        "doclen": p.doclen,
+        "post_terms": p.post_terms,
+        "post_ptr": p.post_ptr,
+        "post_docs": p.post_docs,
+        "post_tfs": p.post_tfs,
+        "piece_idf": p.piece_idf,
+        "static": p.static,
+    }
+
+
+def _load_packed(store: IndexStore) -> Packed:
+    a = store.get_packed()
+    raw = a["paths"].tobytes()
+    paths = raw.split(b"\0") if len(a["kinds"]) else []
+    return Packed(paths, a["kinds"], [h.decode() for h in a["hashes"]], a["doclen"],
+                  a["post_terms"], a["post_ptr"], a["post_docs"], a["post_tfs"],
+                  a["piece_idf"], a["static"])

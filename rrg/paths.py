@@ -1,0 +1,41 @@
+"""Where rrg keeps its files: the user cache dir (platformdirs), or ``RRG_CACHE_DIR``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import xxhash
+
+from rrg.errors import RrgError
+
+
+def cache_dir() -> Path:
+    """The cache root, created private to the user (0700): it holds what was read of files."""
+    override = os.environ.get("RRG_CACHE_DIR")
+    if override:
+        root = Path(override)
+    else:
+        import platformdirs
+
+        root = Path(platformdirs.user_cache_dir("rrg"))
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as err:
+        raise RrgError(f"cannot create the cache dir {root}: {err.strerror}") from err
+    return root
+
+
+def index_file(root: Path, model_key: str) -> Path:
+    """The index of one searched root and model: named by a hash of both, plus the root's name."""
+    digest = xxhash.xxh64_hexdigest(os.fsencode(root) + b"\0" + model_key.encode())
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in root.name)[:40]
+    folder = cache_dir() / "index"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / f"{safe_name or 'root'}-{digest}.sqlite"
+
+
+def models_dir() -> Path:
+    folder = cache_dir() / "models"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder

@@ -1,0 +1,78 @@
+"""Ordering candidate files by a query: refresh the root's index, then score.
+
+If the index cannot be used (an unwritable cache dir, say), the search still runs in rg's
+own order with one warning: a user's search never fails for want of a cache.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rrg.candidates import relative_to
+from rrg.encoders import Encoder, static_table
+from rrg.errors import RrgError
+from rrg.indexer import Packed, RefreshReport, refresh
+from rrg.models import ModelSpec
+from rrg.paths import index_file
+from rrg.progress import Progress
+from rrg.ranking import bm25, fuse, order_by, static_query_vector
+from rrg.store import KIND_BINARY, KIND_TEXT
+from rrg.textstats import query_term_ids
+
+
+@dataclass
+class Ranking:
+    ordered: list[bytes]        # ranked files, best first, then the unranked in rg's order
+    binary: set[bytes]          # files rg would skip while walking (NUL bytes)
+    scores: dict[bytes, float]
+    report: RefreshReport | None
+
+
+def index_path_for(root: bytes, spec: ModelSpec) -> Path:
+    return index_file(Path(os.fsdecode(root)), spec.key)
+
+
+def refresh_index(root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None],
+                  show_progress: bool) -> tuple[Packed, RefreshReport]:
+    encoder = Encoder(spec)
+    bar = Progress("rrg: indexing", show_progress)
+    try:
+        return refresh(index_path_for(root, spec), Path(os.fsdecode(root)), rel, encoder, warn,
+                       bar)
+    finally:
+        bar.close()
+
+
+def rank_files(query: str, root: bytes, printed: list[bytes], spec: ModelSpec,
+               warn: Callable[[str], None], show_progress: bool) -> Ranking:
+    rel = relative_to(root, printed)
+    try:
+        packed, report = refresh_index(root, rel, spec, warn, show_progress)
+    except (OSError, sqlite3.Error, RrgError) as err:
+        warn(f"cannot use the index ({err}); searching in rg's order")
+        return Ranking(list(printed), set(), {}, None)
+    encoder = Encoder(spec)
+    row_of = packed.row_of()
+    rows = np.array([row_of.get(r, -1) for r in rel], np.int64)
+    kinds = np.where(rows >= 0, packed.kinds[np.maximum(rows, 0)], -1)
+    binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
+    rankable = np.nonzero(kinds == KIND_TEXT)[0]
+    lexical = bm25(query_term_ids(query), packed.post_terms, packed.post_ptr, packed.post_docs,
+                   packed.post_tfs, packed.doclen, int((packed.kinds == KIND_TEXT).sum()))
+    table = static_table(encoder)
+    qvec = static_query_vector(encoder.piece_ids([query], 256)[0], packed.piece_idf, table)
+    semantic = packed.static.astype(np.float32) @ qvec
+    cand_rows = rows[rankable]
+    fused = fuse(lexical[cand_rows], semantic[cand_rows])
+    order = rankable[order_by(fused)]
+    ranked = [printed[i] for i in order]
+    in_ranked = set(order.tolist())
+    rest = [printed[i] for i in range(len(printed)) if i not in in_ranked]
+    scores = {printed[i]: float(s) for i, s in zip(rankable, fused)}
+    return Ranking(ranked + rest, binary, scores, report)

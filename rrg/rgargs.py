@@ -1,0 +1,169 @@
+"""Reading an rg command line: its patterns, its paths, and the flags that change how rrg
+must drive rg (file selection, output mode, binary handling).
+
+rg resolves conflicting mode flags by "last one wins"; so does this reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rrg.errors import RrgError
+from rrg.rgflags import (
+    FILE_SELECTION_LONG,
+    SHORT_TO_LONG,
+    VALUE_LONG,
+    VALUE_SHORT,
+)
+
+#: Output modes where every printed line (or NUL-ended record) stands for one file.
+RECORD_MODES = frozenset({"--files-with-matches", "--files-without-match", "--count",
+                          "--count-matches"})
+ORDER_BREAKERS = ("--threads", "--sort", "--sortr", "--sort-files")
+
+
+@dataclass
+class RgArgs:
+    """An rg command line taken apart; ``flags`` keeps every flag with its value, in order."""
+
+    flags: list[tuple[str, str | None]] = field(default_factory=list)
+    positionals: list[str] = field(default_factory=list)
+    patterns_by_flag: list[str] = field(default_factory=list)
+    pattern_files: list[str] = field(default_factory=list)
+    after_dashdash: bool = False
+
+    # ---- derived views -------------------------------------------------------------
+    def has(self, *names: str) -> bool:
+        return any(name in names for name, _ in self.flags)
+
+    def last_value(self, name: str) -> str | None:
+        value = None
+        for flag, val in self.flags:
+            if flag == name:
+                value = val
+        return value
+
+    @property
+    def pattern(self) -> str | None:
+        """The positional pattern, or None when -e/-f gave the patterns (or none was given)."""
+        if self.patterns_by_flag or self.pattern_files or self.files_mode:
+            return None
+        return self.positionals[0] if self.positionals else None
+
+    @property
+    def paths(self) -> list[str]:
+        if self.patterns_by_flag or self.pattern_files or self.files_mode:
+            return list(self.positionals)
+        return list(self.positionals[1:])
+
+    @property
+    def has_pattern(self) -> bool:
+        return bool(self.patterns_by_flag or self.pattern_files or
+                    (self.positionals and not self.files_mode))
+
+    @property
+    def files_mode(self) -> bool:
+        return self.has("--files")
+
+    @property
+    def output_mode(self) -> str:
+        """The last mode flag given: a RECORD_MODES member, ``--json``, ``--quiet`` or ``lines``."""
+        mode = "lines"
+        for name, _ in self.flags:
+            if name in RECORD_MODES or name in ("--json", "--quiet"):
+                mode = name
+            elif name in ("--no-json",):
+                mode = "lines"
+        return mode
+
+    @property
+    def binary_ok(self) -> bool:
+        """Whether rg would search binary files it finds while walking a directory."""
+        ok = False
+        unrestricted = 0
+        for name, _ in self.flags:
+            if name in ("--text", "--binary"):
+                ok = True
+            elif name in ("--no-text", "--no-binary"):
+                ok = False
+            elif name == "--unrestricted":
+                unrestricted += 1
+                ok = ok or unrestricted >= 3
+        return ok
+
+    def file_selection_args(self) -> list[str]:
+        """The flags that shape which files rg searches, for ``rg --files``."""
+        out: list[str] = []
+        for name, value in self.flags:
+            if name in FILE_SELECTION_LONG:
+                out.append(name if value is None else f"{name}={value}")
+        return out
+
+    def search_args(self) -> list[str]:
+        """Every flag as given, for the ordered search runs (paths and pattern come after)."""
+        out: list[str] = []
+        for name, value in self.flags:
+            out.append(name if value is None else f"{name}={value}")
+        return out
+
+    def order_breaker(self) -> str | None:
+        for name, _ in self.flags:
+            if name in ORDER_BREAKERS:
+                return name
+        return None
+
+
+def parse_rg_args(args: list[str]) -> RgArgs:
+    """Take an rg argument list apart into normalised long flags and positionals."""
+    out = RgArgs()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if out.after_dashdash or arg == "-" or not arg.startswith("-"):
+            if arg == "--" and not out.after_dashdash:
+                out.after_dashdash = True
+            else:
+                out.positionals.append(arg)
+            i += 1
+            continue
+        if arg == "--":
+            out.after_dashdash = True
+            i += 1
+            continue
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            if name in VALUE_LONG and not eq:
+                if i + 1 >= len(args):
+                    raise RrgError(f"rg flag {name} needs a value")
+                value = args[i + 1]
+                i += 1
+            _add(out, name, value if (eq or name in VALUE_LONG) else None)
+            i += 1
+            continue
+        cluster = arg[1:]
+        for pos, char in enumerate(cluster):
+            long = SHORT_TO_LONG.get(char)
+            if long is None:
+                # An unknown short flag: keep it verbatim so rg reports it in its own words.
+                _add(out, f"-{char}", None)
+                continue
+            if char in VALUE_SHORT:
+                value = cluster[pos + 1:]
+                if not value:
+                    if i + 1 >= len(args):
+                        raise RrgError(f"rg flag -{char} needs a value")
+                    value = args[i + 1]
+                    i += 1
+                _add(out, long, value)
+                break
+            _add(out, long, None)
+        i += 1
+    return out
+
+
+def _add(out: RgArgs, name: str, value: str | None) -> None:
+    out.flags.append((name, value))
+    if name == "--regexp" and value is not None:
+        out.patterns_by_flag.append(value)
+    elif name == "--file" and value is not None:
+        out.pattern_files.append(value)

@@ -1,0 +1,229 @@
+"""The per-root index on disk: one SQLite file.
+
+SQLite gives what several agents in one repository need: atomic commits, readers that never
+see a half-written state, and a file whose damage is detected rather than trusted. A refresh
+commits in chunks, so a killed build keeps what it finished. Nothing is unpickled: rows hold
+numbers and raw little-endian arrays only.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+#: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
+FORMAT_VERSION = 3
+KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path BLOB PRIMARY KEY,     -- path relative to the root, as OS bytes
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,        -- xxh3-64 of the bytes read (the head, up to READ_LIMIT)
+    kind INTEGER NOT NULL,
+    length INTEGER NOT NULL,   -- number of words, for BM25 length normalisation
+    terms BLOB NOT NULL,       -- uint32 hashed word ids, sorted
+    tfs BLOB NOT NULL,         -- uint16 counts
+    pieces BLOB NOT NULL,      -- uint32 WordPiece ids, sorted
+    piece_tfs BLOB NOT NULL    -- uint16 counts
+);
+CREATE TABLE IF NOT EXISTS packed (name TEXT PRIMARY KEY, data BLOB NOT NULL,
+                                   checksum TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dense (hash TEXT NOT NULL, model TEXT NOT NULL,
+                                  vec BLOB NOT NULL, PRIMARY KEY (hash, model));
+"""
+
+
+class IndexCorrupt(Exception):
+    """The index file is damaged or of another format; the caller rebuilds it."""
+
+
+@dataclass
+class FileRow:
+    path: bytes
+    size: int
+    mtime_ns: int
+    hash: str
+    kind: int
+    length: int
+    terms: np.ndarray
+    tfs: np.ndarray
+    pieces: np.ndarray
+    piece_tfs: np.ndarray
+
+
+class IndexStore:
+    """An open index file. Use :func:`open_store`, which also handles damage."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            with self.transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version={FORMAT_VERSION}")
+        elif version != FORMAT_VERSION:
+            raise IndexCorrupt(f"index format {version}, this rrg reads {FORMAT_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ---- metadata ----------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # ---- files -------------------------------------------------------------------------
+    def stats(self) -> dict[bytes, tuple[int, int, str]]:
+        """path -> (size, mtime_ns, hash) for every indexed file."""
+        return {bytes(p): (s, m, h) for p, s, m, h in
+                self.db.execute("SELECT path, size, mtime_ns, hash FROM files")}
+
+    def put(self, row: FileRow) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (row.path, row.size, row.mtime_ns, row.hash, row.kind, row.length,
+             row.terms.astype("<u4").tobytes(), row.tfs.astype("<u2").tobytes(),
+             row.pieces.astype("<u4").tobytes(), row.piece_tfs.astype("<u2").tobytes()))
+
+    def touch(self, path: bytes, size: int, mtime_ns: int) -> None:
+        self.db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
+                        (size, mtime_ns, path))
+
+    def delete(self, path: bytes) -> None:
+        self.db.execute("DELETE FROM files WHERE path=?", (path,))
+
+    def rows(self) -> Iterator[FileRow]:
+        for p, s, m, h, k, n, t, tf, pc, ptf in self.db.execute(
+                "SELECT * FROM files ORDER BY path"):
+            yield FileRow(bytes(p), s, m, h, k, n, np.frombuffer(t, "<u4"),
+                          np.frombuffer(tf, "<u2"), np.frombuffer(pc, "<u4"),
+                          np.frombuffer(ptf, "<u2"))
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+
+    # ---- packed arrays ------------------------------------------------------------------
+    def put_packed(self, arrays: dict[str, np.ndarray]) -> None:
+        self.db.execute("DELETE FROM packed")
+        for name, arr in arrays.items():
+            data = _array_bytes(arr)
+            self.db.execute("INSERT INTO packed VALUES (?,?,?)",
+                            (name, data, xxhash.xxh3_64_hexdigest(data)))
+
+    def get_packed(self) -> dict[str, np.ndarray]:
+        out = {}
+        for name, data, checksum in self.db.execute("SELECT name, data, checksum FROM packed"):
+            if xxhash.xxh3_64_hexdigest(data) != checksum:
+                raise IndexCorrupt(f"packed array {name} fails its checksum")
+            out[name] = _bytes_array(bytes(data))
+        return out
+
+    # ---- transformer vectors, by content hash ---------------------------------------------
+    def get_dense(self, model: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for h, vec in self.db.execute(
+                    f"SELECT hash, vec FROM dense WHERE model=? AND hash IN ({marks})",
+                    (model, *chunk)):
+                out[h] = np.frombuffer(vec, "<f4")
+        return out
+
+    def put_dense(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO dense VALUES (?,?,?)",
+                            [(h, model, v.astype("<f4").tobytes()) for h, v in vectors.items()])
+
+
+def _array_bytes(arr: np.ndarray) -> bytes:
+    header = f"{arr.dtype.str}|{','.join(map(str, arr.shape))}|".encode()
+    return len(header).to_bytes(4, "little") + header + np.ascontiguousarray(arr).tobytes()
+
+
+def _bytes_array(data: bytes) -> np.ndarray:
+    size = int.from_bytes(data[:4], "little")
+    dtype, shape, _ = data[4:4 + size].decode().split("|")
+    dims = tuple(int(d) for d in shape.split(",") if d)
+    return np.frombuffer(data[4 + size:], np.dtype(dtype)).reshape(dims)
+
+
+def open_store(path: Path, warn) -> IndexStore:  # type: ignore[no-untyped-def]
+    """Open the index at path; a damaged or foreign-format file is reported once and rebuilt."""
+    try:
+        store = IndexStore(path)
+        store.db.execute("SELECT COUNT(*) FROM meta").fetchone()
+        return store
+    except (sqlite3.DatabaseError, IndexCorrupt) as err:
+        warn(f"index {path.name} is unreadable ({err}); rebuilding it")
+        remove_index(path)
+        return IndexStore(path)
+
+
+def remove_index(path: Path, with_lock: bool = False) -> None:
+    """Delete an index file and its SQLite side files.
+
+    The lock file stays unless asked: another process may hold an flock on it, and a new
+    file under the same name would let a second writer in.
+    """
+    for suffix in ("", "-wal", "-shm", *((".lock",) if with_lock else ())):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
+@contextmanager
+def writer_lock(path: Path, wait_s: float = 600.0) -> Iterator[bool]:
+    """Hold the index's writer lock; yields False when it could not be had in time.
+
+    An flock dies with its process, so a writer killed mid-build leaves no stale lock.
+    """
+    lock_path = Path(f"{path}.lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    got = False
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                got = True
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        yield got
+    finally:
+        if got:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

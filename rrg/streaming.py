@@ -1,0 +1,241 @@
+"""Running rg over files in a given order and stopping at a global cap.
+
+Lines mode uses two passes so that every printed byte is rg's own: a count pass
+(``rg -j1 --count``) streams per-file match counts in order and is killed as soon as the cap
+is reached; a print pass runs rg with the user's own flags over just the files needed, the
+last one cut with ``--max-count``. rg separates files inside one run; between runs this
+module writes the separator rg would have written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from rrg.rgargs import RgArgs
+
+#: Bytes of paths per rg run: far below ARG_MAX (and its per-argument cousin) everywhere.
+_BATCH_BYTES = 96 * 1024
+_FIRST_BATCH = 32  # small at first so the best files print at once
+
+
+@dataclass
+class StreamResult:
+    printed: int = 0          # matching lines (or records) printed
+    matched: bool = False
+    error: bool = False
+    capped: bool = False      # the cap stopped the search with matches left
+    facts: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error:
+            return 2
+        return 0 if self.matched else 1
+
+
+def batches(paths: list[bytes]) -> Iterator[list[bytes]]:
+    """Consecutive slices of paths, small first, each under the argument budget."""
+    size = _FIRST_BATCH
+    i = 0
+    while i < len(paths):
+        batch: list[bytes] = []
+        used = 0
+        while i < len(paths) and len(batch) < size and used + len(paths[i]) + 1 < _BATCH_BYTES:
+            batch.append(paths[i])
+            used += len(paths[i]) + 1
+            i += 1
+        if not batch:  # a single path over the budget still goes, alone
+            batch = [paths[i]]
+            i += 1
+        yield batch
+        size = min(size * 4, 4096)
+
+
+def _write(data: bytes) -> None:
+    sys.stdout.flush()
+    view = memoryview(data)
+    while view:
+        written = os.write(1, view)
+        view = view[written:]
+
+
+class OrderedSearch:
+    """One ``-q`` search: rg's flags, the ordered files, the cap."""
+
+    def __init__(self, rg: str, args: RgArgs, cap: int, with_filename: bool) -> None:
+        self.rg = rg
+        self.args = args
+        self.cap = cap
+        self.user_flags = args.search_args()
+        self.patterns = self._pattern_args()
+        self.prefix = ["-H"] if with_filename else []
+
+    def _pattern_args(self) -> list[str]:
+        pattern = self.args.pattern
+        return ["--regexp", pattern] if pattern is not None else []
+
+    def _cmd(self, extra: list[str], files: list[bytes]) -> list[str | bytes]:
+        return [self.rg, *self.prefix, *self.user_flags, *self.patterns, *extra, "-j1", "--",
+                *files]
+
+    # ---- lines mode --------------------------------------------------------------------
+    def run_lines(self, paths: list[bytes]) -> StreamResult:
+        result = StreamResult()
+        json_mode = self.args.output_mode == "--json"
+        separator = b"" if json_mode else self._file_separator()
+        summary: dict | None = None
+        first_output = True
+        for group, last_cut in self._counted_groups(paths, result):
+            runs = [(group, [])]
+            if last_cut is not None:
+                runs = [(group[:-1], []), (group[-1:], ["--max-count", str(last_cut)])]
+            for files, extra in runs:
+                if not files:
+                    continue
+                if not first_output and separator:
+                    _write(separator)
+                first_output = False
+                cmd = self._cmd(["--no-messages", *extra], files)
+                if json_mode:
+                    summary = self._run_json(cmd, summary)
+                else:
+                    rc = subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode
+                    result.error |= rc == 2
+        if json_mode and summary is not None:
+            _write(json.dumps(summary, separators=(",", ":")).encode() + b"\n")
+        return result
+
+    def _counted_groups(self, paths: list[bytes],
+                        result: StreamResult) -> Iterator[tuple[list[bytes], int | None]]:
+        """Files with matches, grouped for printing, with the cut for the last one at the cap."""
+        # Appended after the user's flags: rg lets the last mode flag win.
+        count_flags = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
+        for batch in batches(paths):
+            cmd = [self.rg, *self.user_flags, *self.patterns, *count_flags, "-j1", "--", *batch]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            group: list[bytes] = []
+            cut: int | None = None
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                path, _, count_text = line.rstrip(b"\n").rpartition(b"\0")
+                count = int(count_text or b"0")
+                if count <= 0:
+                    continue
+                result.matched = True
+                group.append(path)
+                if self.cap and result.printed + count >= self.cap:
+                    if result.printed + count > self.cap:
+                        cut = self.cap - result.printed
+                    result.printed = self.cap
+                    result.capped = True
+                    break
+                result.printed += count
+            if result.capped:
+                proc.kill()
+                proc.wait()
+                if group:
+                    yield group, cut
+                # A cap hit exactly at the end of the last file of the last batch stops nothing.
+                return
+            rc = proc.wait()
+            result.error |= rc == 2
+            if group:
+                yield group, None
+
+    def _file_separator(self) -> bytes:
+        heading = os.isatty(1)
+        context = 0
+        ctx_sep: bytes | None = b"--"
+        for name, value in self.args.flags:
+            if name in ("--heading", "--pretty"):
+                heading = True
+            elif name in ("--no-heading", "--vimgrep"):
+                heading = False
+            elif name in ("--after-context", "--before-context", "--context") and value:
+                context = max(context, int(value) if value.isdigit() else 1)
+            elif name == "--context-separator" and value is not None:
+                ctx_sep = os.fsencode(value)
+            elif name == "--no-context-separator":
+                ctx_sep = None
+        if heading:
+            return b"\n"
+        if context and ctx_sep is not None:
+            return ctx_sep + b"\n"
+        return b""
+
+    def _run_json(self, cmd: list[str | bytes], summary: dict | None) -> dict | None:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(b'{"data":{"elapsed_total"') or b'"type":"summary"' in line[-40:]:
+                summary = _merge_summary(summary, json.loads(line))
+                continue
+            _write(line)
+        proc.wait()
+        return summary
+
+    # ---- one record per file: -l, -c, --count-matches, --files-without-match --------------
+    def run_records(self, paths: list[bytes]) -> StreamResult:
+        result = StreamResult()
+        mode = self.args.output_mode
+        null = self.args.has("--null") and mode in ("--files-with-matches",
+                                                    "--files-without-match")
+        sep = b"\0" if null else b"\n"
+        for batch in batches(paths):
+            proc = subprocess.Popen(self._cmd([], batch), stdout=subprocess.PIPE,
+                                    stdin=subprocess.DEVNULL)
+            assert proc.stdout is not None
+            data = b""
+            while True:
+                chunk = proc.stdout.read1(65536)  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                data += chunk
+                *records, data = data.split(sep)
+                for record in records:
+                    _write(record + sep)
+                    result.printed += 1
+                    result.matched = True
+                    if self.cap and result.printed >= self.cap:
+                        result.capped = True
+                        proc.kill()
+                        proc.wait()
+                        return result
+            if data:
+                _write(data)
+            rc = proc.wait()
+            result.error |= rc == 2
+            result.matched |= rc == 0
+        return result
+
+    # ---- --quiet -------------------------------------------------------------------------
+    def run_quiet(self, paths: list[bytes]) -> StreamResult:
+        result = StreamResult()
+        for batch in batches(paths):
+            rc = subprocess.run(self._cmd([], batch), stdin=subprocess.DEVNULL).returncode
+            if rc == 0:
+                result.matched = True
+                result.error = False
+                return result
+            result.error |= rc == 2
+        return result
+
+
+def _merge_summary(total: dict | None, new: dict) -> dict:
+    """Add up rg's summary stats across runs, so a JSON consumer sees one summary."""
+    if total is None:
+        return new
+
+    def add(a: object, b: object) -> object:
+        if isinstance(a, dict) and isinstance(b, dict):
+            return {k: add(a.get(k), v) if k in a else v for k, v in b.items()}
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            return a + b
+        return b
+
+    return add(total, new)  # type: ignore[return-value]
