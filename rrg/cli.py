@@ -33,8 +33,8 @@ _TYPES: dict[str, Any] = {
 
 def _command() -> click.Command:
     params = [
-        click.Option([opt.long], type=_TYPES.get(opt.dest, click.STRING) if opt.takes_value
-                     else None, is_flag=not opt.takes_value, help=opt.help)
+        click.Option([opt.long], type=_TYPES.get(opt.dest, click.STRING), help=opt.help)
+        if opt.takes_value else click.Option([opt.long], is_flag=True, help=opt.help)
         for opt in OPTIONS
     ]
     return click.Command("rrg", params=params, callback=lambda **kw: kw,
@@ -44,9 +44,8 @@ def _command() -> click.Command:
 def parse_rrg_options(split: SplitArgs) -> dict[str, Any]:
     tokens: list[str] = []
     for opt, value in split.rrg:
-        tokens.append(opt.long)
-        if value is not None:
-            tokens.append(value)
+        # "--opt=value" keeps a value such as "-1" from being read as an option.
+        tokens.append(opt.long if value is None else f"{opt.long}={value}")
     try:
         return _command().main(tokens, standalone_mode=False)  # type: ignore[no-any-return]
     except click.ClickException as err:

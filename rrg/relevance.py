@@ -63,6 +63,8 @@ def rank_files(query: str, root: bytes, printed: list[bytes], spec: ModelSpec,
     kinds = np.where(rows >= 0, packed.kinds[np.maximum(rows, 0)], -1)
     binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
     rankable = np.nonzero(kinds == KIND_TEXT)[0]
+    if not len(rankable):
+        return Ranking(list(printed), binary, {}, report)
     lexical = bm25(query_term_ids(query), packed.post_terms, packed.post_ptr, packed.post_docs,
                    packed.post_tfs, packed.doclen, int((packed.kinds == KIND_TEXT).sum()))
     table = static_table(encoder)

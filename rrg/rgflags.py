@@ -7,7 +7,7 @@ the installed rg's ``--help`` and fails when these tables drift from it.
 from __future__ import annotations
 
 #: rg flags whose value is the next argument (or follows ``=`` for long ones).
-VALUE_SHORT = frozenset("efEmjgtTdACMr")
+VALUE_SHORT = frozenset("efEmjgtTdABCMr")
 VALUE_LONG = frozenset({
     "--regexp", "--file", "--pre", "--pre-glob", "--dfa-size-limit", "--encoding", "--engine",
     "--max-count", "--regex-size-limit", "--threads", "--glob", "--iglob", "--ignore-file",

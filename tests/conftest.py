@@ -1,0 +1,84 @@
+"""Shared fixtures: the real rg, the installed rrg, and small corpora written to tmp_path."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rrg.rgbin import find_rg
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="session")
+def rg() -> str:
+    return find_rg()
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the session: the model's static table is distilled once (about 15 s)."""
+    return tmp_path_factory.mktemp("rrg-cache")
+
+
+@pytest.fixture
+def env(cache_dir: Path) -> dict[str, str]:
+    out = dict(os.environ)
+    out["RRG_CACHE_DIR"] = str(cache_dir)
+    out.pop("RIPGREP_CONFIG_PATH", None)
+    return out
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None,
+        timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True,
+                          timeout=timeout,
+                          **({} if stdin is not None else {"stdin": subprocess.DEVNULL}))
+
+
+def rrg_cmd() -> list[str]:
+    script = BIN / "rrg"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "rrg"]
+
+
+SHERLOCK = """\
+For the Doctor Watsons of this world, as opposed to the Sherlock
+Holmeses, success in the province of detective work must always
+be, to a very large extent, the result of luck. Sherlock Holmes
+can extract a clew from a wisp of straw or a flake of cigar ash;
+but Doctor Watson has to have it taken out for him and dusted,
+and exhibited clearly, with a label attached.
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """A small tree with the awkward cases rg users meet."""
+    root = tmp_path / "tree"
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / "sherlock.txt").write_text(SHERLOCK)
+    (root / "sub" / "watson.md").write_text("Doctor Watson writes notes.\nNo match here.\n")
+    (root / "sub" / "deep" / "code.py").write_text(
+        "def find_holmes(x):\n    return 'Holmes' in x\n\n# Watson helper\n")
+    (root / "-dash.txt").write_text("a file whose name starts with a dash: Watson\n")
+    (root / "naïve café.txt").write_text("non-ASCII name, Watson inside\n")
+    (root / "latin1.txt").write_bytes(b"caf\xe9 Watson latin-1 bytes\n")
+    (root / "binary.bin").write_bytes(b"Watson\x00\x01\x02 binary Watson\n")
+    (root / ".hidden.txt").write_text("hidden Watson\n")
+    (root / "ignored.log").write_text("ignored Watson\n")
+    (root / ".ignore").write_text("*.log\n")
+    (root / "long.txt").write_text("x" * 3000 + " Watson " + "y" * 3000 + "\n")
+    return root
+
+
+_TIMING = re.compile(rb'"(elapsed_total|elapsed)":\{[^}]*\}')
+
+
+def without_timings(data: bytes) -> bytes:
+    """rg's JSON carries wall-clock timings, which differ run to run."""
+    return _TIMING.sub(b'"elapsed":0', data)

@@ -1,0 +1,104 @@
+"""rrg's options: no collision with rg's, help and version, clear errors."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run
+from rrg.options import OPTIONS
+from rrg.rgflags import SHORT_TO_LONG, VALUE_LONG, VALUE_SHORT
+
+#: The deliberate exceptions: -q is rrg's --query; help and version are rrg's own.
+ALLOWED_SHADOWS = {"-q", "-h", "--help", "--version"}
+
+
+def rg_help(rg: str) -> str:
+    return subprocess.run([rg, "--help"], capture_output=True, text=True, check=True).stdout
+
+
+def rg_flag_lines(rg: str) -> list[str]:
+    return [line.strip() for line in rg_help(rg).splitlines() if re.match(r"^    -", line)]
+
+
+def test_no_rrg_option_collides_with_rg(rg: str) -> None:
+    spelled = set()
+    for line in rg_flag_lines(rg):
+        spelled.update(re.findall(r"(?<![\w-])(--?[\w.][\w-]*)", line))
+    # rg also accepts --no-X for many flags; rrg's --no-progress must not be one of them.
+    text = rg_help(rg)
+    for opt in OPTIONS:
+        for spelling in filter(None, (opt.long, opt.short)):
+            if spelling in ALLOWED_SHADOWS:
+                continue
+            assert spelling not in spelled, f"{spelling} shadows an rg flag"
+            assert f" {spelling} " not in text and f" {spelling}=" not in text, spelling
+
+
+def test_value_flag_tables_match_rg_help(rg: str) -> None:
+    shorts, longs = set(), set()
+    for line in rg_flag_lines(rg):
+        m = re.match(r"^(?:-(\S) (\S+), )?(--[\w-]+)(=\S+)?", line)
+        if not m:
+            m2 = re.match(r"^-(\S), (--[\w-]+)", line)
+            assert m2, line
+            continue
+        short, short_val, long, long_val = m.groups()
+        if long_val or short_val:
+            longs.add(long)
+            if short:
+                shorts.add(short)
+    assert longs == set(VALUE_LONG)
+    assert shorts == set(VALUE_SHORT)
+
+
+def test_short_to_long_agrees_with_rg(rg: str) -> None:
+    for line in rg_flag_lines(rg):
+        m = re.match(r"^-(\S)(?: \S+)?, (--[\w-]+)", line)
+        if m:
+            assert SHORT_TO_LONG[m.group(1)] == m.group(2)
+
+
+def test_help_lists_every_option(tmp_path: Path, env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), "--help"], tmp_path, env)
+    assert out.returncode == 0
+    for opt in OPTIONS:
+        assert opt.long.encode() in out.stdout
+    assert b"--quiet" in out.stdout and b"rg's own help" in out.stdout
+    short = run([*rrg_cmd(), "-h"], tmp_path, env)
+    assert short.stdout == out.stdout
+
+
+def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), "--version"], tmp_path, env)
+    assert out.returncode == 0
+    assert re.match(rb"rrg \d+\.\d+\.\d+\nripgrep \d+", out.stdout)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--rerank", "-q", "x", "y"], b"--rerank is not built yet"),
+    (["--limit", "-1", "-q", "x", "y"], b"--limit"),
+    (["--limit", "abc", "-q", "x", "y"], b"--limit"),
+    (["-q", "  ", "y"], b"the query is empty"),
+    (["-qi", "x"], b"cannot be bundled"),
+    (["-q"], b"-q needs a value"),
+    (["--limit", "5", "pattern"], b"needs -q QUERY"),
+    (["-q", "x", "-j", "4", "y"], b"--threads cannot be used with -q"),
+    (["-q", "x", "--sort", "path", "y"], b"--sort cannot be used with -q"),
+    (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
+])
+def test_bad_input_is_one_line_exit_2(args: list[str], needle: bytes, tmp_path: Path,
+                                      env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), *args], tmp_path, env)
+    assert out.returncode == 2
+    assert out.stderr.startswith(b"rrg: ") and out.stderr.count(b"\n") == 1, out.stderr
+    assert needle in out.stderr
+
+
+def test_missing_rg_is_a_clear_error(tmp_path: Path, env: dict[str, str]) -> None:
+    env = {**env, "RRG_RG": str(tmp_path / "nope")}
+    out = run([*rrg_cmd(), "x"], tmp_path, env)
+    assert out.returncode == 2 and out.stderr.startswith(b"rrg: RRG_RG=")

@@ -1,0 +1,218 @@
+"""``rrg -q``: relevance order, the cap, and rg's own output for every mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run, without_timings
+
+
+def q(query: str, *args: str) -> list[str]:
+    return [*rrg_cmd(), "-q", query, *args]
+
+
+def lines(data: bytes) -> list[bytes]:
+    return sorted(line for line in without_timings(data).split(b"\n") if line)
+
+
+def blocks(data: bytes) -> list[bytes]:
+    """Heading output as per-file blocks, order-free."""
+    return sorted(b.strip(b"\n") for b in data.split(b"\n\n") if b.strip())
+
+
+@pytest.fixture
+def topical(tmp_path: Path) -> Path:
+    """Twenty files that all say 'error'; one is about database connection timeouts."""
+    root = tmp_path / "topical"
+    root.mkdir()
+    subjects = ["gardening tomatoes", "baking bread", "bicycle repair", "knitting scarves",
+                "river fishing", "painting walls", "guitar chords", "tax forms", "bird song",
+                "chess openings", "mountain hiking", "coffee roasting", "car tyres",
+                "jazz history", "poetry meter", "roof tiles", "dog training", "sewing",
+                "pottery glaze"]
+    for k, subject in enumerate(subjects):
+        (root / f"note{k:02d}.txt").write_text(
+            f"Notes on {subject}.\nAn error in {subject} is common.\n" * 3)
+    (root / "zz_db.txt").write_text(
+        "The database connection timed out.\nerror: connection timeout after 30 s talking to "
+        "the database server\nRetry the database connection with a longer timeout.\n")
+    return root
+
+
+def test_relevant_file_comes_first(topical: Path, env: dict[str, str]) -> None:
+    out = run(q("database connection timeout", "error"), topical, env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split(b"\n")[0].startswith(b"zz_db.txt:"), out.stdout[:200]
+
+
+def test_files_mode_ranks_all_candidates(topical: Path, rg: str, env: dict[str, str]) -> None:
+    out = run(q("database connection timeout", "--files"), topical, env)
+    assert out.returncode == 0
+    ranked = out.stdout.split(b"\n")[:-1]
+    assert ranked[0] == b"zz_db.txt"
+    assert sorted(ranked) == lines(run([rg, "--files"], topical, env).stdout)
+
+
+def test_cap_stops_and_says_so(topical: Path, env: dict[str, str]) -> None:
+    out = run(q("database connection timeout", "--limit", "4", "error"), topical, env)
+    assert out.returncode == 0
+    assert len(out.stdout.splitlines()) == 4
+    assert b"--limit 4" in out.stderr and out.stderr.startswith(b"[rrg:")
+
+
+def test_default_cap_is_30(topical: Path, env: dict[str, str]) -> None:
+    out = run(q("anything", "-i", "notes|error"), topical, env)
+    assert len(out.stdout.splitlines()) == 30
+
+
+def test_rg_really_stops_at_the_cap(tmp_path: Path, env: dict[str, str]) -> None:
+    """A --pre hook logs every file rg opens: with the cap met in the first batch,
+    most of a 400-file tail is never read."""
+    root = tmp_path / "tail"
+    root.mkdir()
+    for k in range(400):
+        (root / f"f{k:03d}.txt").write_text("match me\n" * 5)
+    log = tmp_path / "opened.log"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f'#!/bin/sh\necho "$1" >> {log}\nexec cat "$1"\n')
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    out = run(q("match", "--limit", "3", f"--pre={hook}", "match"), root, env)
+    assert out.returncode == 0 and len(out.stdout.splitlines()) == 3
+    opened = set(log.read_text().split())
+    assert 0 < len(opened) <= 64, len(opened)
+
+
+MODES = [
+    ["Watson"], ["-i", "watson"], ["-w", "Doc"], ["-n", "Watson"], ["--vimgrep", "Watson"],
+    ["-o", "Wat\\w+"], ["-r", "W", "Watson"], ["-A", "1", "Holmes"], ["-C", "1", "Watson"],
+    ["-m", "1", "Watson"], ["-v", "Watson"], ["-e", "Watson", "-e", "Holmes"],
+    ["-l", "Watson"], ["-c", "Watson"], ["--count-matches", "o"],
+    ["--files-without-match", "-g", "!*.bin", "Holmes"], ["-g", "*.md", "Watson"], ["-t", "py", "Holmes"],
+    ["--hidden", "Watson"], ["--no-ignore", "Watson"], ["-a", "binary"], ["binary"],
+    ["caf"], ["--column", "Holmes"], ["-F", "a dash"], ["Watson", "sub"],
+    ["Watson", "--", "-dash.txt", "sherlock.txt"], ["-uuu", "Watson"], ["nomatchanywhere"],
+    ["-l", "--null", "Watson"], ["-x", "No match here."],
+]
+
+
+@pytest.mark.parametrize("args", MODES, ids=[" ".join(m) for m in MODES])
+def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str, str]) -> None:
+    ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    assert ours.returncode == theirs.returncode, ours.stderr
+    sep = b"\0" if "--null" in args else b"\n"
+    assert sorted(ours.stdout.split(sep)) == sorted(theirs.stdout.split(sep))
+
+
+@pytest.mark.parametrize("args", [["--heading", "Watson"], ["--heading", "-C1", "Watson"],
+                                  ["-p", "Holmes"]])
+def test_heading_blocks_as_rg(args: list[str], corpus: Path, rg: str,
+                              env: dict[str, str]) -> None:
+    ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    assert blocks(ours.stdout) == blocks(theirs.stdout)
+    assert ours.stdout.count(b"\n\n") == theirs.stdout.count(b"\n\n")
+
+
+def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    ours = run(q("doctor watson", "--limit", "0", "--json", "Watson"), corpus, env)
+    theirs = run([rg, "--json", "Watson"], corpus, env)
+    messages = [json.loads(line) for line in ours.stdout.splitlines()]
+    assert [m["type"] for m in messages].count("summary") == 1
+    assert messages[-1]["type"] == "summary"
+    ours_matches = sorted(json.dumps(m) for m in messages if m["type"] == "match")
+    theirs_matches = sorted(json.dumps(json.loads(line)) for line in theirs.stdout.splitlines()
+                            if b'"type":"match"' in line)
+    assert ours_matches == theirs_matches
+    summary = messages[-1]["data"]["stats"]
+    assert summary["matched_lines"] == len(ours_matches)
+
+
+def test_cap_cuts_inside_a_file_like_max_count(corpus: Path, rg: str,
+                                               env: dict[str, str]) -> None:
+    ours = run(q("holmes", "--limit", "1", "-n", "Holmes", "sherlock.txt"), corpus, env)
+    theirs = run([rg, "-n", "-m", "1", "Holmes", "sherlock.txt"], corpus, env)
+    assert ours.stdout == theirs.stdout
+
+
+def test_exit_codes_follow_rg(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    for args in (["(unclosed"], ["Watson", "missing.txt"], ["zzzz-nothing"]):
+        ours = run(q("x", *args), corpus, env)
+        theirs = run([rg, *args], corpus, env)
+        assert ours.returncode == theirs.returncode, args
+        assert sorted(ours.stderr.splitlines()) == sorted(theirs.stderr.splitlines())
+
+
+def test_no_pattern_prints_paragraphs(topical: Path, env: dict[str, str]) -> None:
+    out = run(q("database connection timeout", "--limit", "2"), topical, env)
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.split(b"\n")[0]
+    assert first == b"zz_db.txt:1-3:", out.stdout[:300]
+
+
+def test_incremental_refresh(topical: Path, env: dict[str, str]) -> None:
+    def index() -> str:
+        out = run([*rrg_cmd(), "--index", "."], topical, env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.decode()
+
+    index()
+    assert " 0 read, 0 unchanged content, 0 removed" in index()
+    (topical / "note03.txt").write_text("an edited note about sourdough\n")
+    (topical / "note04.txt").unlink()
+    (topical / "new.txt").write_text("sourdough starter\n")
+    os.rename(topical / "note05.txt", topical / "renamed.txt")
+    report = index()
+    assert "3 read" in report and "2 removed" in report, report
+    os.utime(topical / "note06.txt")  # touched, same bytes: hashed, not re-read
+    assert "0 read, 1 unchanged content" in index()
+    out = run(q("sourdough", "--files"), topical, env)
+    assert out.stdout.split(b"\n")[:2] in ([b"new.txt", b"note03.txt"],
+                                           [b"note03.txt", b"new.txt"])
+
+
+def test_concurrent_cold_runs_agree(topical: Path, env: dict[str, str]) -> None:
+    """Six runs at once on a root never indexed: one builds, the others wait, all agree."""
+    cmd = q("database connection timeout", "--limit", "0", "error")
+    with ThreadPoolExecutor(6) as pool:
+        outs = list(pool.map(lambda _: run(cmd, topical, env), range(6)))
+    assert {o.returncode for o in outs} == {0}, [o.stderr for o in outs]
+    assert len({o.stdout for o in outs}) == 1
+    assert all(not o.stderr for o in outs), [o.stderr for o in outs]
+
+
+def test_corrupt_index_is_rebuilt(topical: Path, env: dict[str, str]) -> None:
+    run([*rrg_cmd(), "--index", "."], topical, env)
+    status = run([*rrg_cmd(), "--index-status", "."], topical, env).stdout.decode()
+    index_path = Path(status.split("file: ")[1].strip())
+    index_path.write_bytes(os.urandom(4096))
+    for side in ("-wal", "-shm"):
+        Path(f"{index_path}{side}").unlink(missing_ok=True)
+    out = run(q("database connection timeout", "error"), topical, env)
+    assert out.returncode == 0
+    assert out.stdout.startswith(b"zz_db.txt:")
+    assert out.stderr.count(b"\n") == 2 and b"rebuilding" in out.stderr  # + the cap notice
+
+
+def test_unwritable_cache_still_searches(topical: Path, tmp_path: Path,
+                                         env: dict[str, str]) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache dir should be")
+    env = {**env, "RRG_CACHE_DIR": str(blocked / "cache")}
+    out = run(q("database", "--limit", "0", "error"), topical, env)
+    assert out.returncode == 0
+    assert len(out.stdout.splitlines()) == 19 * 3 + 1
+    assert out.stderr.startswith(b"rrg: ")
+
+
+def test_stdin_is_searched_plainly(tmp_path: Path, env: dict[str, str]) -> None:
+    out = subprocess.run(q("x", "hello"), cwd=tmp_path, env=env, input=b"hello\n",
+                         capture_output=True)
+    assert out.stdout == b"hello\n" and out.returncode == 0
