@@ -23,15 +23,16 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     args = parse_rg_args(rg_args)
     breaker = args.order_breaker()
     if breaker:
-        raise RrgError(f"{breaker} cannot be used with -q: rrg runs rg with one thread in "
-                       "relevance order, and it would undo that order")
+        raise RrgError(
+            f"{breaker} cannot be used with -q: rrg runs rg with one thread in "
+            "relevance order, and it would undo that order"
+        )
     spec = resolve_model(opts["model"])
     candidates = list_candidates(rg, args)
     from rrg.relevance import rank_files
 
     root = search_root(args.paths)
-    ranking = rank_files(opts["query"], root, candidates.paths, spec, warn,
-                         not opts["no_progress"])
+    ranking = rank_files(opts["query"], root, candidates.paths, spec, warn, not opts["no_progress"])
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         sys.stdout.buffer.write(b"".join(p + end for p in ranking.ordered))
@@ -66,8 +67,10 @@ def _with_filename(paths: list[str]) -> bool:
 def _report_cap(result: StreamResult, cap: int, warn: Warn) -> None:
     if result.capped:
         sys.stdout.flush()
-        sys.stderr.write(f"[rrg: stopped at --limit {cap}; more matches may follow: "
-                         "raise --limit (0 = no cap) or narrow the pattern]\n")
+        sys.stderr.write(
+            f"[rrg: stopped at --limit {cap}; more matches may follow: "
+            "raise --limit (0 = no cap) or narrow the pattern]\n"
+        )
 
 
 def index_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
@@ -95,24 +98,29 @@ def index_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
         except (sqlite3.Error, Exception) as err:  # noqa: BLE001 - any damage is reported
             print(f"{where}: index unreadable ({err}); the next search rebuilds it")
             return 1
-        size = sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal")
-                   if os.path.exists(f"{path}{s}"))
+        size = sum(
+            os.path.getsize(f"{path}{s}") for s in ("", "-wal") if os.path.exists(f"{path}{s}")
+        )
         age = time.time() - os.path.getmtime(path)
-        print(f"{where}\n  files indexed: {files}\n  size on disk: {size / 1e6:.1f} MB\n"
-              f"  last written: {age:.0f} s ago\n  model: {spec.name}\n  file: {path}")
+        print(
+            f"{where}\n  files indexed: {files}\n  size on disk: {size / 1e6:.1f} MB\n"
+            f"  last written: {age:.0f} s ago\n  model: {spec.name}\n  file: {path}"
+        )
         return 0
     candidates = list_candidates(rg, args)
     start = time.monotonic()
-    _, report = refresh_index(root, relative_to(root, candidates.paths), spec, warn,
-                              not opts["no_progress"])
-    print(f"indexed {where}: {report.listed} files, {report.read} read, "
-          f"{report.touched} unchanged content, {report.deleted} removed "
-          f"in {time.monotonic() - start:.2f} s")
+    _, report = refresh_index(
+        root, relative_to(root, candidates.paths), spec, warn, not opts["no_progress"]
+    )
+    print(
+        f"indexed {where}: {report.listed} files, {report.read} read, "
+        f"{report.touched} unchanged content, {report.deleted} removed "
+        f"in {time.monotonic() - start:.2f} s"
+    )
     return 2 if candidates.error else 0
 
 
 def list_models() -> int:
     for spec in installed_models():
-        print(f"{spec.name}\tdims={spec.dims or '?'}\tsource={spec.source}\t"
-              f"licence={spec.licence}")
+        print(f"{spec.name}\tdims={spec.dims or '?'}\tsource={spec.source}\tlicence={spec.licence}")
     return 0

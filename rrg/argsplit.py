@@ -7,19 +7,19 @@ pattern rather than reading it as rrg's option.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rrg.errors import RrgError
 from rrg.options import BY_SPELLING, RrgOption
 from rrg.rgflags import VALUE_LONG, VALUE_SHORT
 
 
-@dataclass
 class SplitArgs:
     """rrg's options in order (option, value or None) and rg's arguments in order."""
 
-    rrg: list[tuple[RrgOption, str | None]] = field(default_factory=list)
-    rg: list[str] = field(default_factory=list)
+    __slots__ = ("rrg", "rg")
+
+    def __init__(self) -> None:
+        self.rrg: list[tuple[RrgOption, str | None]] = []
+        self.rg: list[str] = []
 
 
 def split_argv(argv: list[str]) -> SplitArgs:

@@ -12,7 +12,7 @@ from rrg.rgargs import RgArgs
 @dataclass
 class Candidates:
     paths: list[bytes]  # as rg prints them, in rg's walk order
-    error: bool         # rg reported a problem (a missing path, a permission error)
+    error: bool  # rg reported a problem (a missing path, a permission error)
 
 
 def list_candidates(rg: str, args: RgArgs) -> Candidates:

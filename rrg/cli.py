@@ -32,13 +32,15 @@ _TYPES: dict[str, Any] = {
 
 
 def _command() -> click.Command:
-    params = [
+    params: list[click.Parameter] = [
         click.Option([opt.long], type=_TYPES.get(opt.dest, click.STRING), help=opt.help)
-        if opt.takes_value else click.Option([opt.long], is_flag=True, help=opt.help)
+        if opt.takes_value
+        else click.Option([opt.long], is_flag=True, help=opt.help)
         for opt in OPTIONS
     ]
-    return click.Command("rrg", params=params, callback=lambda **kw: kw,
-                         context_settings={"help_option_names": []})
+    return click.Command(
+        "rrg", params=params, callback=lambda **kw: kw, context_settings={"help_option_names": []}
+    )
 
 
 def parse_rrg_options(split: SplitArgs) -> dict[str, Any]:
@@ -47,7 +49,8 @@ def parse_rrg_options(split: SplitArgs) -> dict[str, Any]:
         # "--opt=value" keeps a value such as "-1" from being read as an option.
         tokens.append(opt.long if value is None else f"{opt.long}={value}")
     try:
-        return _command().main(tokens, standalone_mode=False)  # type: ignore[no-any-return]
+        parsed: dict[str, Any] = _command().main(tokens, standalone_mode=False)
+        return parsed
     except click.ClickException as err:
         raise RrgError(err.format_message()) from err
 
@@ -121,8 +124,10 @@ def _dispatch(split: SplitArgs) -> int:
     for dest in sorted(NOT_BUILT):
         if opts.get(dest) not in (None, False):
             spelling = "--" + dest.replace("_", "-")
-            raise RrgError(f"{spelling} is not built yet in rrg {__version__}; "
-                           "see `rrg --help` for what works now")
+            raise RrgError(
+                f"{spelling} is not built yet in rrg {__version__}; "
+                "see `rrg --help` for what works now"
+            )
     if opts["list_models"]:
         from rrg.actions import list_models
 
@@ -133,8 +138,10 @@ def _dispatch(split: SplitArgs) -> int:
 
         return index_action(rg, split.rg, opts, warn)
     if opts["query"] is None:
-        raise RrgError("this rrg option needs -q QUERY (or one of --index, --index-status, "
-                       "--index-clear, --list-models)")
+        raise RrgError(
+            "this rrg option needs -q QUERY (or one of --index, --index-status, "
+            "--index-clear, --list-models)"
+        )
     if not opts["query"].strip():
         raise RrgError("the query is empty: give -q a few words saying what you look for")
     if _reads_stdin(split.rg):

@@ -8,20 +8,25 @@ pass-through path pays for them.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rrg.errors import RrgError
 from rrg.models import ModelSpec
 
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
+
 STATIC_DIMS = 128
 _STATIC_VERSION = 1
 
 
-def load_tokenizer(path: Path):  # type: ignore[no-untyped-def]
+def load_tokenizer(path: Path) -> Tokenizer:
     from tokenizers import Tokenizer
 
     try:
@@ -51,20 +56,20 @@ class Encoder:
         self.spec = spec
 
     @cached_property
-    def tokenizer(self):  # type: ignore[no-untyped-def]
+    def tokenizer(self) -> Tokenizer:
         return load_tokenizer(self.spec.tokenizer_path)
 
     @cached_property
-    def session(self):  # type: ignore[no-untyped-def]
+    def session(self) -> InferenceSession:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = int(os.environ.get("RRG_THREADS", "0")) or min(
-            4, os.cpu_count() or 1)
+            4, os.cpu_count() or 1
+        )
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
-            return ort.InferenceSession(str(self.spec.onnx_path), options,
-                                        providers=providers())
+            return ort.InferenceSession(str(self.spec.onnx_path), options, providers=providers())
         except Exception as err:  # onnxruntime raises its own Fail/InvalidGraph types
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise RrgError(f"cannot load model {self.spec.onnx_path}: {first}") from err
@@ -78,8 +83,9 @@ class Encoder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, {k: v for k, v in feeds.items()
-                                         if k in self.input_names})[0]
+        hidden = self.session.run(None, {k: v for k, v in feeds.items() if k in self.input_names})[
+            0
+        ]
         if self.spec.pooling == "cls":
             pooled = hidden[:, 0]
         elif self.spec.pooling == "last":
@@ -91,20 +97,22 @@ class Encoder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
-    def encode(self, texts: list[str], max_tokens: int | None = None,
-               batch_size: int = 32) -> np.ndarray:
+    def encode(
+        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 32
+    ) -> np.ndarray:
         """Vectors for texts; batched by length so that short texts do not pay for long ones."""
         limit = max_tokens or self.spec.max_tokens
         dims = self.spec.dims or 0
         if not texts:
             return np.zeros((0, dims), np.float32)
         encodings = self.tokenizer.encode_batch(list(texts))
-        token_ids = [e.ids[: limit - 1] + e.ids[-1:] if len(e.ids) > limit else e.ids
-                     for e in encodings]
+        token_ids = [
+            e.ids[: limit - 1] + e.ids[-1:] if len(e.ids) > limit else e.ids for e in encodings
+        ]
         order = sorted(range(len(texts)), key=lambda k: len(token_ids[k]))
         out: np.ndarray | None = None
         for start in range(0, len(order), batch_size):
-            chunk = order[start:start + batch_size]
+            chunk = order[start : start + batch_size]
             width = max(len(token_ids[k]) for k in chunk)
             ids = np.zeros((len(chunk), width), np.int64)
             mask = np.zeros((len(chunk), width), np.int64)
@@ -124,7 +132,9 @@ class Encoder:
         return [e.ids[:max_tokens] for e in encodings]
 
 
-def static_table(encoder: Encoder, on_progress=None) -> np.ndarray:  # type: ignore[no-untyped-def]
+def static_table(
+    encoder: Encoder, on_progress: Callable[[int, int], None] | None = None
+) -> np.ndarray:
     """A vector per vocabulary token, distilled from the model and reduced by PCA.
 
     Each token runs through the model alone (``[CLS] token [SEP]``); computed once per model

@@ -70,24 +70,60 @@ def read_row(root: Path, rel: bytes, st: os.stat_result, encoder: Encoder) -> Fi
         with open(os.path.join(os.fsencode(root), rel), "rb") as fh:
             data = fh.read(READ_LIMIT)
     except OSError:
-        return FileRow(rel, st.st_size, st.st_mtime_ns, "", KIND_UNREADABLE, 0,
-                       empty32, empty16, empty32, empty16)
+        return FileRow(
+            rel,
+            st.st_size,
+            st.st_mtime_ns,
+            "",
+            KIND_UNREADABLE,
+            0,
+            empty32,
+            empty16,
+            empty32,
+            empty16,
+        )
     digest = xxhash.xxh3_64_hexdigest(data)
     if looks_binary(data):
-        return FileRow(rel, st.st_size, st.st_mtime_ns, digest, KIND_BINARY, 0,
-                       empty32, empty16, empty32, empty16)
+        return FileRow(
+            rel,
+            st.st_size,
+            st.st_mtime_ns,
+            digest,
+            KIND_BINARY,
+            0,
+            empty32,
+            empty16,
+            empty32,
+            empty16,
+        )
     text = decode(data)
     # The path's own words count: a file named after the topic is often the one wanted.
     text = os.fsdecode(rel).replace("/", " ") + "\n" + text
     terms, tfs, length = term_counts(text)
     pieces = np.asarray(encoder.piece_ids([text[: PIECE_LIMIT * 8]], PIECE_LIMIT)[0], np.uint32)
     uniq, counts = np.unique(pieces, return_counts=True)
-    return FileRow(rel, st.st_size, st.st_mtime_ns, digest, KIND_TEXT, length, terms, tfs,
-                   uniq.astype(np.uint32), np.minimum(counts, 65535).astype(np.uint16))
+    return FileRow(
+        rel,
+        st.st_size,
+        st.st_mtime_ns,
+        digest,
+        KIND_TEXT,
+        length,
+        terms,
+        tfs,
+        uniq.astype(np.uint32),
+        np.minimum(counts, 65535).astype(np.uint16),
+    )
 
 
-def refresh(index_path: Path, root: Path, rel_paths: list[bytes], encoder: Encoder,
-            warn: Warn, progress: Progress | None = None) -> tuple[Packed, RefreshReport]:
+def refresh(
+    index_path: Path,
+    root: Path,
+    rel_paths: list[bytes],
+    encoder: Encoder,
+    warn: Warn,
+    progress: Progress | None = None,
+) -> tuple[Packed, RefreshReport]:
     """Bring the index up to date for rel_paths (relative to root) and return its arrays.
 
     Writers take the index's lock in turn. A process that cannot get it in time ranks from
@@ -122,8 +158,14 @@ def _load_or_pack(store: IndexStore, encoder: Encoder) -> Packed:
         return pack(store, encoder)
 
 
-def _apply_changes(store: IndexStore, root: Path, rel_paths: list[bytes], encoder: Encoder,
-                   report: RefreshReport, progress: Progress | None) -> bool:
+def _apply_changes(
+    store: IndexStore,
+    root: Path,
+    rel_paths: list[bytes],
+    encoder: Encoder,
+    report: RefreshReport,
+    progress: Progress | None,
+) -> bool:
     known = store.stats()
     root_b = os.fsencode(root)
     stale: list[tuple[bytes, os.stat_result]] = []
@@ -136,14 +178,15 @@ def _apply_changes(store: IndexStore, root: Path, rel_paths: list[bytes], encode
         if old is None or old[0] != st.st_size or old[1] != st.st_mtime_ns:
             stale.append((rel, st))
     listed = set(rel_paths)
-    gone = [rel for rel in known if rel not in listed
-            and not os.path.lexists(os.path.join(root_b, rel))]
+    gone = [
+        rel for rel in known if rel not in listed and not os.path.lexists(os.path.join(root_b, rel))
+    ]
     if not stale and not gone:
         return False
     # Commit in chunks: a build killed half-way keeps what it finished.
     for start in range(0, max(len(stale), 1), _COMMIT_EVERY):
         with store.transaction():
-            for rel, st in stale[start:start + _COMMIT_EVERY]:
+            for rel, st in stale[start : start + _COMMIT_EVERY]:
                 row = read_row(root, rel, st, encoder)
                 old = known.get(rel)
                 if old is not None and row.hash and old[2] == row.hash:
@@ -204,17 +247,25 @@ def pack(store: IndexStore, encoder: Encoder) -> Packed:
         ids = np.concatenate(pieces[first:last]).astype(np.int64) if n else np.zeros(0, np.int64)
         if not len(ids):
             continue
-        weights = (np.sqrt(np.concatenate(piece_tfs[first:last]).astype(np.float32))
-                   * idf[ids])
+        weights = np.sqrt(np.concatenate(piece_tfs[first:last]).astype(np.float32)) * idf[ids]
         sizes = np.array([len(x) for x in pieces[first:last]])
         has = np.nonzero(sizes)[0]
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[has]
         static[first + has] = np.add.reduceat(table[ids] * weights[:, None], starts, axis=0)
     norms = np.linalg.norm(static, axis=1, keepdims=True)
     static = (static / np.maximum(norms, 1e-9)).astype(np.float16)
-    return Packed(paths, np.asarray(kinds, np.int8), hashes,
-                  np.asarray(lengths, np.float32), uniq.astype(np.uint32), ptr,
-                  all_docs[order], all_tfs[order], idf, static)
+    return Packed(
+        paths,
+        np.asarray(kinds, np.int8),
+        hashes,
+        np.asarray(lengths, np.float32),
+        uniq.astype(np.uint32),
+        ptr,
+        all_docs[order],
+        all_tfs[order],
+        idf,
+        static,
+    )
 
 
 def _packed_arrays(p: Packed) -> dict[str, np.ndarray]:
@@ -236,6 +287,15 @@ def _load_packed(store: IndexStore) -> Packed:
     a = store.get_packed()
     raw = a["paths"].tobytes()
     paths = raw.split(b"\0") if len(a["kinds"]) else []
-    return Packed(paths, a["kinds"], [h.decode() for h in a["hashes"]], a["doclen"],
-                  a["post_terms"], a["post_ptr"], a["post_docs"], a["post_tfs"],
-                  a["piece_idf"], a["static"])
+    return Packed(
+        paths,
+        a["kinds"],
+        [h.decode() for h in a["hashes"]],
+        a["doclen"],
+        a["post_terms"],
+        a["post_ptr"],
+        a["post_docs"],
+        a["post_tfs"],
+        a["piece_idf"],
+        a["static"],
+    )

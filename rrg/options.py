@@ -6,17 +6,23 @@ click; ``rrg.cli`` builds its click command, ``--help`` and the shell completion
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class RrgOption:
-    """One rrg option: its spellings, whether it takes a value, and its one-line help."""
+    """One rrg option: its spellings, whether it takes a value, and its one-line help.
 
-    long: str
-    help: str
-    short: str | None = None
-    metavar: str | None = None  # None: a flag that takes no value
+    A plain class rather than a dataclass: importing dataclasses costs the pass-through path
+    several milliseconds.
+    """
+
+    __slots__ = ("long", "help", "short", "metavar")
+
+    def __init__(
+        self, long: str, help: str, short: str | None = None, metavar: str | None = None
+    ) -> None:
+        self.long = long
+        self.help = help
+        self.short = short
+        self.metavar = metavar  # None: a flag that takes no value
 
     @property
     def takes_value(self) -> bool:
@@ -28,45 +34,73 @@ class RrgOption:
 
 
 OPTIONS: tuple[RrgOption, ...] = (
-    RrgOption("--query", "Search in relevance order for this natural-language query "
-              "(rrg's -q; rg's quiet mode is --quiet).", short="-q", metavar="TEXT"),
-    RrgOption("--limit", "Stop after N matching lines (default 30 with -q; 0 = no cap).",
-              metavar="N"),
-    RrgOption("--excerpt", "Cut printed lines longer than N characters around their matches "
-              "(default: off on a terminal, 1000 in a pipe; 0 = off).", metavar="N"),
+    RrgOption(
+        "--query",
+        "Search in relevance order for this natural-language query "
+        "(rrg's -q; rg's quiet mode is --quiet).",
+        short="-q",
+        metavar="TEXT",
+    ),
+    RrgOption(
+        "--limit", "Stop after N matching lines (default 30 with -q; 0 = no cap).", metavar="N"
+    ),
+    RrgOption(
+        "--excerpt",
+        "Cut printed lines longer than N characters around their matches "
+        "(default: off on a terminal, 1000 in a pipe; 0 = off).",
+        metavar="N",
+    ),
     RrgOption("--index", "Build or refresh the index of PATH (default .) and exit."),
     RrgOption("--index-status", "Say what is indexed for PATH (default .), how fresh, how big."),
     RrgOption("--index-clear", "Remove the index of PATH (default .)."),
-    RrgOption("--model", "Embedding model: a name from --list-models or a model folder.",
-              metavar="NAME|PATH"),
+    RrgOption(
+        "--model",
+        "Embedding model: a name from --list-models or a model folder.",
+        metavar="NAME|PATH",
+    ),
     RrgOption("--list-models", "List the installed embedding models and exit."),
     RrgOption("--no-progress", "Never show a progress bar while indexing."),
-    RrgOption("--rerank", "Rerank up to --pool matches with the embedding model "
-              "(not built yet)."),
-    RrgOption("--rerank-query", "Write the rerank query yourself (not built yet).",
-              metavar="TEXT"),
-    RrgOption("--pool", "Matches collected for --rerank (default 500; not built yet).",
-              metavar="N"),
-    RrgOption("--recall", "Rank files for QUERY and write a scope file (not built yet).",
-              metavar="TEXT"),
-    RrgOption("--scope-size", "Paths kept in a --recall scope file (not built yet).",
-              metavar="N"),
-    RrgOption("--paragraphs", "Entry-point paragraphs shown by --recall (not built yet).",
-              metavar="N"),
-    RrgOption("--scope-file", "Search the files of a scope file in its order "
-              "(not built yet).", metavar="FILE"),
-    RrgOption("--import-model", "Convert a sentence-transformers model to ONNX "
-              "(not built yet).", metavar="SRC"),
+    RrgOption("--rerank", "Rerank up to --pool matches with the embedding model (not built yet)."),
+    RrgOption("--rerank-query", "Write the rerank query yourself (not built yet).", metavar="TEXT"),
+    RrgOption(
+        "--pool", "Matches collected for --rerank (default 500; not built yet).", metavar="N"
+    ),
+    RrgOption(
+        "--recall", "Rank files for QUERY and write a scope file (not built yet).", metavar="TEXT"
+    ),
+    RrgOption("--scope-size", "Paths kept in a --recall scope file (not built yet).", metavar="N"),
+    RrgOption(
+        "--paragraphs", "Entry-point paragraphs shown by --recall (not built yet).", metavar="N"
+    ),
+    RrgOption(
+        "--scope-file",
+        "Search the files of a scope file in its order (not built yet).",
+        metavar="FILE",
+    ),
+    RrgOption(
+        "--import-model",
+        "Convert a sentence-transformers model to ONNX (not built yet).",
+        metavar="SRC",
+    ),
     RrgOption("--agent-guide", "Print a usage guide for an LLM agent (not built yet)."),
     RrgOption("--help", "Show rrg's options and how to reach rg's help.", short="-h"),
     RrgOption("--version", "Show rrg's version and the rg it uses."),
 )
 
 #: Options parsed now whose feature is not built yet: using one is a clear error.
-NOT_BUILT = frozenset({
-    "rerank", "rerank_query", "pool", "recall", "scope_size", "paragraphs", "scope_file",
-    "import_model", "agent_guide",
-})
+NOT_BUILT = frozenset(
+    {
+        "rerank",
+        "rerank_query",
+        "pool",
+        "recall",
+        "scope_size",
+        "paragraphs",
+        "scope_file",
+        "import_model",
+        "agent_guide",
+    }
+)
 
 BY_SPELLING: dict[str, RrgOption] = {}
 for _opt in OPTIONS:

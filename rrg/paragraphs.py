@@ -12,7 +12,7 @@ MAX_CHARS = 1200
 @dataclass(frozen=True)
 class Paragraph:
     start: int  # first line, 1-based
-    end: int    # last line, inclusive
+    end: int  # last line, inclusive
     text: str
 
 
@@ -36,7 +36,7 @@ def split_paragraphs(text: str) -> list[Paragraph]:
         if len(line) > MAX_CHARS:
             flush(number - 1)
             for cut in range(0, len(line), MAX_CHARS):
-                out.append(Paragraph(number, number, line[cut:cut + MAX_CHARS]))
+                out.append(Paragraph(number, number, line[cut : cut + MAX_CHARS]))
             buf_start = number + 1
             continue
         if not line.strip():

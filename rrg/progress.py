@@ -18,8 +18,7 @@ class Progress:
             return
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total}")
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         sys.stderr.flush()
         self.shown = True
 

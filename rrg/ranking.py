@@ -13,16 +13,22 @@ BM25_B = 0.4
 LEXICAL_WEIGHT = 0.5
 
 
-def bm25(query_terms: np.ndarray, post_terms: np.ndarray, post_ptr: np.ndarray,
-         post_docs: np.ndarray, post_tfs: np.ndarray, doclen: np.ndarray,
-         n_docs: int) -> np.ndarray:
+def bm25(
+    query_terms: np.ndarray,
+    post_terms: np.ndarray,
+    post_ptr: np.ndarray,
+    post_docs: np.ndarray,
+    post_tfs: np.ndarray,
+    doclen: np.ndarray,
+    n_docs: int,
+) -> np.ndarray:
     """BM25 score of every document (k1=0.9, b=0.4) from term-sorted postings."""
     scores = np.zeros(len(doclen), np.float32)
     if not len(query_terms) or not len(post_terms):
         return scores
     avg = float(doclen[doclen > 0].mean()) if (doclen > 0).any() else 1.0
     where = np.searchsorted(post_terms, query_terms)
-    for term, pos in zip(query_terms, where):
+    for term, pos in zip(query_terms, where, strict=False):
         if pos >= len(post_terms) or post_terms[pos] != term:
             continue
         lo, hi = int(post_ptr[pos]), int(post_ptr[pos + 1])
@@ -35,8 +41,7 @@ def bm25(query_terms: np.ndarray, post_terms: np.ndarray, post_ptr: np.ndarray,
     return scores
 
 
-def static_query_vector(pieces: list[int], piece_idf: np.ndarray,
-                        table: np.ndarray) -> np.ndarray:
+def static_query_vector(pieces: list[int], piece_idf: np.ndarray, table: np.ndarray) -> np.ndarray:
     """The query's static vector, weighted as documents are (idf per WordPiece)."""
     if not pieces:
         return np.zeros(table.shape[1], np.float32)
@@ -52,8 +57,9 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return ((values - values.mean()) / std).astype(np.float32)
 
 
-def fuse(lexical: np.ndarray, semantic: np.ndarray,
-         lexical_weight: float = LEXICAL_WEIGHT) -> np.ndarray:
+def fuse(
+    lexical: np.ndarray, semantic: np.ndarray, lexical_weight: float = LEXICAL_WEIGHT
+) -> np.ndarray:
     """z-score fusion: each signal on one scale, then a weighted sum."""
     return lexical_weight * zscore(lexical) + (1 - lexical_weight) * zscore(semantic)
 

@@ -28,8 +28,8 @@ from rrg.textstats import query_term_ids
 
 @dataclass
 class Ranking:
-    ordered: list[bytes]        # ranked files, best first, then the unranked in rg's order
-    binary: set[bytes]          # files rg would skip while walking (NUL bytes)
+    ordered: list[bytes]  # ranked files, best first, then the unranked in rg's order
+    binary: set[bytes]  # files rg would skip while walking (NUL bytes)
     scores: dict[bytes, float]
     report: RefreshReport | None
 
@@ -38,19 +38,25 @@ def index_path_for(root: bytes, spec: ModelSpec) -> Path:
     return index_file(Path(os.fsdecode(root)), spec.key)
 
 
-def refresh_index(root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None],
-                  show_progress: bool) -> tuple[Packed, RefreshReport]:
+def refresh_index(
+    root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None], show_progress: bool
+) -> tuple[Packed, RefreshReport]:
     encoder = Encoder(spec)
     bar = Progress("rrg: indexing", show_progress)
     try:
-        return refresh(index_path_for(root, spec), Path(os.fsdecode(root)), rel, encoder, warn,
-                       bar)
+        return refresh(index_path_for(root, spec), Path(os.fsdecode(root)), rel, encoder, warn, bar)
     finally:
         bar.close()
 
 
-def rank_files(query: str, root: bytes, printed: list[bytes], spec: ModelSpec,
-               warn: Callable[[str], None], show_progress: bool) -> Ranking:
+def rank_files(
+    query: str,
+    root: bytes,
+    printed: list[bytes],
+    spec: ModelSpec,
+    warn: Callable[[str], None],
+    show_progress: bool,
+) -> Ranking:
     rel = relative_to(root, printed)
     try:
         packed, report = refresh_index(root, rel, spec, warn, show_progress)
@@ -65,8 +71,15 @@ def rank_files(query: str, root: bytes, printed: list[bytes], spec: ModelSpec,
     rankable = np.nonzero(kinds == KIND_TEXT)[0]
     if not len(rankable):
         return Ranking(list(printed), binary, {}, report)
-    lexical = bm25(query_term_ids(query), packed.post_terms, packed.post_ptr, packed.post_docs,
-                   packed.post_tfs, packed.doclen, int((packed.kinds == KIND_TEXT).sum()))
+    lexical = bm25(
+        query_term_ids(query),
+        packed.post_terms,
+        packed.post_ptr,
+        packed.post_docs,
+        packed.post_tfs,
+        packed.doclen,
+        int((packed.kinds == KIND_TEXT).sum()),
+    )
     table = static_table(encoder)
     qvec = static_query_vector(encoder.piece_ids([query], 256)[0], packed.piece_idf, table)
     semantic = packed.static.astype(np.float32) @ qvec
@@ -76,5 +89,5 @@ def rank_files(query: str, root: bytes, printed: list[bytes], spec: ModelSpec,
     ranked = [printed[i] for i in order]
     in_ranked = set(order.tolist())
     rest = [printed[i] for i in range(len(printed)) if i not in in_ranked]
-    scores = {printed[i]: float(s) for i, s in zip(rankable, fused)}
+    scores = {printed[i]: float(s) for i, s in zip(rankable, fused, strict=False)}
     return Ranking(ranked + rest, binary, scores, report)

@@ -17,8 +17,9 @@ from rrg.rgflags import (
 )
 
 #: Output modes where every printed line (or NUL-ended record) stands for one file.
-RECORD_MODES = frozenset({"--files-with-matches", "--files-without-match", "--count",
-                          "--count-matches"})
+RECORD_MODES = frozenset(
+    {"--files-with-matches", "--files-without-match", "--count", "--count-matches"}
+)
 ORDER_BREAKERS = ("--threads", "--sort", "--sortr", "--sort-files")
 
 
@@ -58,8 +59,11 @@ class RgArgs:
 
     @property
     def has_pattern(self) -> bool:
-        return bool(self.patterns_by_flag or self.pattern_files or
-                    (self.positionals and not self.files_mode))
+        return bool(
+            self.patterns_by_flag
+            or self.pattern_files
+            or (self.positionals and not self.files_mode)
+        )
 
     @property
     def files_mode(self) -> bool:
@@ -148,7 +152,7 @@ def parse_rg_args(args: list[str]) -> RgArgs:
                 _add(out, f"-{char}", None)
                 continue
             if char in VALUE_SHORT:
-                value = cluster[pos + 1:]
+                value = cluster[pos + 1 :]
                 if not value:
                     if i + 1 >= len(args):
                         raise RrgError(f"rg flag -{char} needs a value")

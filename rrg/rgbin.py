@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 
 from rrg.errors import RrgError
@@ -23,6 +22,8 @@ def find_rg() -> str:
     beside = os.path.join(os.path.dirname(sys.executable), "rg")
     if os.path.isfile(beside) and os.access(beside, os.X_OK):
         return beside
+    import shutil  # only when rg is not beside the interpreter: it costs start-up time
+
     on_path = shutil.which("rg")
     if on_path:
         return on_path

@@ -16,8 +16,7 @@ from rrg.textstats import decode
 TOP_FILES = 20
 
 
-def paragraph_search(query: str, ranking: Ranking, spec: ModelSpec,
-                     limit: int) -> int:
+def paragraph_search(query: str, ranking: Ranking, spec: ModelSpec, limit: int) -> int:
     """Print the ``limit`` best paragraphs of the top files as ``path:start-end:`` + text."""
     units: list[tuple[bytes, int, int, str]] = []
     for path in [p for p in ranking.ordered if p in ranking.scores][:TOP_FILES]:
@@ -36,7 +35,12 @@ def paragraph_search(query: str, ranking: Ranking, spec: ModelSpec,
     out = sys.stdout.buffer
     for k in best:
         path, start, end, text = units[k]
-        out.write(path + f":{start}-{end}:".encode() + b"\n"
-                  + text.encode("utf-8", "surrogateescape") + b"\n")
+        out.write(
+            path
+            + f":{start}-{end}:".encode()
+            + b"\n"
+            + text.encode("utf-8", "surrogateescape")
+            + b"\n"
+        )
     out.flush()
     return 0

@@ -12,8 +12,8 @@ import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,29 +105,50 @@ class IndexStore:
     # ---- files -------------------------------------------------------------------------
     def stats(self) -> dict[bytes, tuple[int, int, str]]:
         """path -> (size, mtime_ns, hash) for every indexed file."""
-        return {bytes(p): (s, m, h) for p, s, m, h in
-                self.db.execute("SELECT path, size, mtime_ns, hash FROM files")}
+        return {
+            bytes(p): (s, m, h)
+            for p, s, m, h in self.db.execute("SELECT path, size, mtime_ns, hash FROM files")
+        }
 
     def put(self, row: FileRow) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (row.path, row.size, row.mtime_ns, row.hash, row.kind, row.length,
-             row.terms.astype("<u4").tobytes(), row.tfs.astype("<u2").tobytes(),
-             row.pieces.astype("<u4").tobytes(), row.piece_tfs.astype("<u2").tobytes()))
+            (
+                row.path,
+                row.size,
+                row.mtime_ns,
+                row.hash,
+                row.kind,
+                row.length,
+                row.terms.astype("<u4").tobytes(),
+                row.tfs.astype("<u2").tobytes(),
+                row.pieces.astype("<u4").tobytes(),
+                row.piece_tfs.astype("<u2").tobytes(),
+            ),
+        )
 
     def touch(self, path: bytes, size: int, mtime_ns: int) -> None:
-        self.db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
-                        (size, mtime_ns, path))
+        self.db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
 
     def delete(self, path: bytes) -> None:
         self.db.execute("DELETE FROM files WHERE path=?", (path,))
 
     def rows(self) -> Iterator[FileRow]:
         for p, s, m, h, k, n, t, tf, pc, ptf in self.db.execute(
-                "SELECT * FROM files ORDER BY path"):
-            yield FileRow(bytes(p), s, m, h, k, n, np.frombuffer(t, "<u4"),
-                          np.frombuffer(tf, "<u2"), np.frombuffer(pc, "<u4"),
-                          np.frombuffer(ptf, "<u2"))
+            "SELECT * FROM files ORDER BY path"
+        ):
+            yield FileRow(
+                bytes(p),
+                s,
+                m,
+                h,
+                k,
+                n,
+                np.frombuffer(t, "<u4"),
+                np.frombuffer(tf, "<u2"),
+                np.frombuffer(pc, "<u4"),
+                np.frombuffer(ptf, "<u2"),
+            )
 
     def count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
@@ -137,8 +158,9 @@ class IndexStore:
         self.db.execute("DELETE FROM packed")
         for name, arr in arrays.items():
             data = _array_bytes(arr)
-            self.db.execute("INSERT INTO packed VALUES (?,?,?)",
-                            (name, data, xxhash.xxh3_64_hexdigest(data)))
+            self.db.execute(
+                "INSERT INTO packed VALUES (?,?,?)", (name, data, xxhash.xxh3_64_hexdigest(data))
+            )
 
     def get_packed(self) -> dict[str, np.ndarray]:
         out = {}
@@ -152,17 +174,19 @@ class IndexStore:
     def get_dense(self, model: str, hashes: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for start in range(0, len(hashes), 500):
-            chunk = hashes[start:start + 500]
+            chunk = hashes[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for h, vec in self.db.execute(
-                    f"SELECT hash, vec FROM dense WHERE model=? AND hash IN ({marks})",
-                    (model, *chunk)):
+                f"SELECT hash, vec FROM dense WHERE model=? AND hash IN ({marks})", (model, *chunk)
+            ):
                 out[h] = np.frombuffer(vec, "<f4")
         return out
 
     def put_dense(self, model: str, vectors: dict[str, np.ndarray]) -> None:
-        self.db.executemany("INSERT OR REPLACE INTO dense VALUES (?,?,?)",
-                            [(h, model, v.astype("<f4").tobytes()) for h, v in vectors.items()])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO dense VALUES (?,?,?)",
+            [(h, model, v.astype("<f4").tobytes()) for h, v in vectors.items()],
+        )
 
 
 def _array_bytes(arr: np.ndarray) -> bytes:
@@ -172,12 +196,12 @@ def _array_bytes(arr: np.ndarray) -> bytes:
 
 def _bytes_array(data: bytes) -> np.ndarray:
     size = int.from_bytes(data[:4], "little")
-    dtype, shape, _ = data[4:4 + size].decode().split("|")
+    dtype, shape, _ = data[4 : 4 + size].decode().split("|")
     dims = tuple(int(d) for d in shape.split(",") if d)
-    return np.frombuffer(data[4 + size:], np.dtype(dtype)).reshape(dims)
+    return np.frombuffer(data[4 + size :], np.dtype(dtype)).reshape(dims)
 
 
-def open_store(path: Path, warn) -> IndexStore:  # type: ignore[no-untyped-def]
+def open_store(path: Path, warn: Callable[[str], None]) -> IndexStore:
     """Open the index at path; a damaged or foreign-format file is reported once and rebuilt."""
     try:
         store = IndexStore(path)
@@ -196,10 +220,8 @@ def remove_index(path: Path, with_lock: bool = False) -> None:
     file under the same name would let a second writer in.
     """
     for suffix in ("", "-wal", "-shm", *((".lock",) if with_lock else ())):
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
 
 
 @contextmanager

@@ -25,10 +25,10 @@ _FIRST_BATCH = 32  # small at first so the best files print at once
 
 @dataclass
 class StreamResult:
-    printed: int = 0          # matching lines (or records) printed
+    printed: int = 0  # matching lines (or records) printed
     matched: bool = False
     error: bool = False
-    capped: bool = False      # the cap stopped the search with matches left
+    capped: bool = False  # the cap stopped the search with matches left
     facts: list[str] = field(default_factory=list)
 
     @property
@@ -80,8 +80,16 @@ class OrderedSearch:
         return ["--regexp", pattern] if pattern is not None else []
 
     def _cmd(self, extra: list[str], files: list[bytes]) -> list[str | bytes]:
-        return [self.rg, *self.prefix, *self.user_flags, *self.patterns, *extra, "-j1", "--",
-                *files]
+        return [
+            self.rg,
+            *self.prefix,
+            *self.user_flags,
+            *self.patterns,
+            *extra,
+            "-j1",
+            "--",
+            *files,
+        ]
 
     # ---- lines mode --------------------------------------------------------------------
     def run_lines(self, paths: list[bytes]) -> StreamResult:
@@ -91,7 +99,7 @@ class OrderedSearch:
         summary: dict | None = None
         first_output = True
         for group, last_cut in self._counted_groups(paths, result):
-            runs = [(group, [])]
+            runs: list[tuple[list[bytes], list[str]]] = [(group, [])]
             if last_cut is not None:
                 runs = [(group[:-1], []), (group[-1:], ["--max-count", str(last_cut)])]
             for files, extra in runs:
@@ -110,13 +118,22 @@ class OrderedSearch:
             _write(json.dumps(summary, separators=(",", ":")).encode() + b"\n")
         return result
 
-    def _counted_groups(self, paths: list[bytes],
-                        result: StreamResult) -> Iterator[tuple[list[bytes], int | None]]:
+    def _counted_groups(
+        self, paths: list[bytes], result: StreamResult
+    ) -> Iterator[tuple[list[bytes], int | None]]:
         """Files with matches, grouped for printing, with the cut for the last one at the cap."""
         # Appended after the user's flags: rg lets the last mode flag win.
         count_flags = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
         for batch in batches(paths):
-            cmd = [self.rg, *self.user_flags, *self.patterns, *count_flags, "-j1", "--", *batch]
+            cmd: list[str | bytes] = [
+                self.rg,
+                *self.user_flags,
+                *self.patterns,
+                *count_flags,
+                "-j1",
+                "--",
+                *batch,
+            ]
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
             group: list[bytes] = []
             cut: int | None = None
@@ -183,12 +200,12 @@ class OrderedSearch:
     def run_records(self, paths: list[bytes]) -> StreamResult:
         result = StreamResult()
         mode = self.args.output_mode
-        null = self.args.has("--null") and mode in ("--files-with-matches",
-                                                    "--files-without-match")
+        null = self.args.has("--null") and mode in ("--files-with-matches", "--files-without-match")
         sep = b"\0" if null else b"\n"
         for batch in batches(paths):
-            proc = subprocess.Popen(self._cmd([], batch), stdout=subprocess.PIPE,
-                                    stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                self._cmd([], batch), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
+            )
             assert proc.stdout is not None
             data = b""
             while True:

@@ -34,11 +34,18 @@ def env(cache_dir: Path) -> dict[str, str]:
     return out
 
 
-def run(cmd: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None,
-        timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True,
-                          timeout=timeout,
-                          **({} if stdin is not None else {"stdin": subprocess.DEVNULL}))
+def run(
+    cmd: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        cmd,
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        timeout=timeout,
+        **({} if stdin is not None else {"stdin": subprocess.DEVNULL}),
+    )
 
 
 def rrg_cmd() -> list[str]:
@@ -64,7 +71,8 @@ def corpus(tmp_path: Path) -> Path:
     (root / "sherlock.txt").write_text(SHERLOCK)
     (root / "sub" / "watson.md").write_text("Doctor Watson writes notes.\nNo match here.\n")
     (root / "sub" / "deep" / "code.py").write_text(
-        "def find_holmes(x):\n    return 'Holmes' in x\n\n# Watson helper\n")
+        "def find_holmes(x):\n    return 'Holmes' in x\n\n# Watson helper\n"
+    )
     (root / "-dash.txt").write_text("a file whose name starts with a dash: Watson\n")
     (root / "naïve café.txt").write_text("non-ASCII name, Watson inside\n")
     (root / "latin1.txt").write_bytes(b"caf\xe9 Watson latin-1 bytes\n")

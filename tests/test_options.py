@@ -78,20 +78,24 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
     assert re.match(rb"rrg \d+\.\d+\.\d+\nripgrep \d+", out.stdout)
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--rerank", "-q", "x", "y"], b"--rerank is not built yet"),
-    (["--limit", "-1", "-q", "x", "y"], b"--limit"),
-    (["--limit", "abc", "-q", "x", "y"], b"--limit"),
-    (["-q", "  ", "y"], b"the query is empty"),
-    (["-qi", "x"], b"cannot be bundled"),
-    (["-q"], b"-q needs a value"),
-    (["--limit", "5", "pattern"], b"needs -q QUERY"),
-    (["-q", "x", "-j", "4", "y"], b"--threads cannot be used with -q"),
-    (["-q", "x", "--sort", "path", "y"], b"--sort cannot be used with -q"),
-    (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
-])
-def test_bad_input_is_one_line_exit_2(args: list[str], needle: bytes, tmp_path: Path,
-                                      env: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--rerank", "-q", "x", "y"], b"--rerank is not built yet"),
+        (["--limit", "-1", "-q", "x", "y"], b"--limit"),
+        (["--limit", "abc", "-q", "x", "y"], b"--limit"),
+        (["-q", "  ", "y"], b"the query is empty"),
+        (["-qi", "x"], b"cannot be bundled"),
+        (["-q"], b"-q needs a value"),
+        (["--limit", "5", "pattern"], b"needs -q QUERY"),
+        (["-q", "x", "-j", "4", "y"], b"--threads cannot be used with -q"),
+        (["-q", "x", "--sort", "path", "y"], b"--sort cannot be used with -q"),
+        (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(
+    args: list[str], needle: bytes, tmp_path: Path, env: dict[str, str]
+) -> None:
     out = run([*rrg_cmd(), *args], tmp_path, env)
     assert out.returncode == 2
     assert out.stderr.startswith(b"rrg: ") and out.stderr.count(b"\n") == 1, out.stderr

@@ -78,11 +78,17 @@ def test_same_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str, str])
     assert _order_free(ours.stderr) == _order_free(theirs.stderr)
 
 
-@pytest.mark.parametrize("args", [["--sort", "path", "Watson"],
-                                  ["--sort=path", "--heading", "-C1", "Watson"],
-                                  ["--sort", "path", "--json", "Holmes"]])
-def test_sorted_output_is_byte_identical(args: list[str], corpus: Path, rg: str,
-                                         env: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--sort", "path", "Watson"],
+        ["--sort=path", "--heading", "-C1", "Watson"],
+        ["--sort", "path", "--json", "Holmes"],
+    ],
+)
+def test_sorted_output_is_byte_identical(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
     ours = run([*rrg_cmd(), *args], corpus, env)
     theirs = run([rg, *args], corpus, env)
     assert ours.returncode == theirs.returncode
@@ -101,10 +107,12 @@ def test_passthrough_imports_nothing_heavy(tmp_path: Path, env: dict[str, str]) 
     """The exec path must not load click, numpy, onnxruntime or tokenizers."""
     import sys
 
-    code = ("import sys, os; sys.argv=['rrg','--version-probe-never-run'];"
-            "import rrg.entry, rrg.argsplit, rrg.rgbin;"
-            "rrg.argsplit.split_argv(['-i','x']);"
-            "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, os; sys.argv=['rrg','--version-probe-never-run'];"
+        "import rrg.entry, rrg.argsplit, rrg.rgbin;"
+        "rrg.argsplit.split_argv(['-i','x']);"
+        "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers') "
+        "if m in sys.modules))"
+    )
     out = run([sys.executable, "-c", code], tmp_path, env)
     assert out.stdout.strip() == b"[]", out.stderr

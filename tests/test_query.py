@@ -32,17 +32,35 @@ def topical(tmp_path: Path) -> Path:
     """Twenty files that all say 'error'; one is about database connection timeouts."""
     root = tmp_path / "topical"
     root.mkdir()
-    subjects = ["gardening tomatoes", "baking bread", "bicycle repair", "knitting scarves",
-                "river fishing", "painting walls", "guitar chords", "tax forms", "bird song",
-                "chess openings", "mountain hiking", "coffee roasting", "car tyres",
-                "jazz history", "poetry meter", "roof tiles", "dog training", "sewing",
-                "pottery glaze"]
+    subjects = [
+        "gardening tomatoes",
+        "baking bread",
+        "bicycle repair",
+        "knitting scarves",
+        "river fishing",
+        "painting walls",
+        "guitar chords",
+        "tax forms",
+        "bird song",
+        "chess openings",
+        "mountain hiking",
+        "coffee roasting",
+        "car tyres",
+        "jazz history",
+        "poetry meter",
+        "roof tiles",
+        "dog training",
+        "sewing",
+        "pottery glaze",
+    ]
     for k, subject in enumerate(subjects):
         (root / f"note{k:02d}.txt").write_text(
-            f"Notes on {subject}.\nAn error in {subject} is common.\n" * 3)
+            f"Notes on {subject}.\nAn error in {subject} is common.\n" * 3
+        )
     (root / "zz_db.txt").write_text(
         "The database connection timed out.\nerror: connection timeout after 30 s talking to "
-        "the database server\nRetry the database connection with a longer timeout.\n")
+        "the database server\nRetry the database connection with a longer timeout.\n"
+    )
     return root
 
 
@@ -90,15 +108,37 @@ def test_rg_really_stops_at_the_cap(tmp_path: Path, env: dict[str, str]) -> None
 
 
 MODES = [
-    ["Watson"], ["-i", "watson"], ["-w", "Doc"], ["-n", "Watson"], ["--vimgrep", "Watson"],
-    ["-o", "Wat\\w+"], ["-r", "W", "Watson"], ["-A", "1", "Holmes"], ["-C", "1", "Watson"],
-    ["-m", "1", "Watson"], ["-v", "Watson"], ["-e", "Watson", "-e", "Holmes"],
-    ["-l", "Watson"], ["-c", "Watson"], ["--count-matches", "o"],
-    ["--files-without-match", "-g", "!*.bin", "Holmes"], ["-g", "*.md", "Watson"], ["-t", "py", "Holmes"],
-    ["--hidden", "Watson"], ["--no-ignore", "Watson"], ["-a", "binary"], ["binary"],
-    ["caf"], ["--column", "Holmes"], ["-F", "a dash"], ["Watson", "sub"],
-    ["Watson", "--", "-dash.txt", "sherlock.txt"], ["-uuu", "Watson"], ["nomatchanywhere"],
-    ["-l", "--null", "Watson"], ["-x", "No match here."],
+    ["Watson"],
+    ["-i", "watson"],
+    ["-w", "Doc"],
+    ["-n", "Watson"],
+    ["--vimgrep", "Watson"],
+    ["-o", "Wat\\w+"],
+    ["-r", "W", "Watson"],
+    ["-A", "1", "Holmes"],
+    ["-C", "1", "Watson"],
+    ["-m", "1", "Watson"],
+    ["-v", "Watson"],
+    ["-e", "Watson", "-e", "Holmes"],
+    ["-l", "Watson"],
+    ["-c", "Watson"],
+    ["--count-matches", "o"],
+    ["--files-without-match", "-g", "!*.bin", "Holmes"],
+    ["-g", "*.md", "Watson"],
+    ["-t", "py", "Holmes"],
+    ["--hidden", "Watson"],
+    ["--no-ignore", "Watson"],
+    ["-a", "binary"],
+    ["binary"],
+    ["caf"],
+    ["--column", "Holmes"],
+    ["-F", "a dash"],
+    ["Watson", "sub"],
+    ["Watson", "--", "-dash.txt", "sherlock.txt"],
+    ["-uuu", "Watson"],
+    ["nomatchanywhere"],
+    ["-l", "--null", "Watson"],
+    ["-x", "No match here."],
 ]
 
 
@@ -111,10 +151,10 @@ def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str,
     assert sorted(ours.stdout.split(sep)) == sorted(theirs.stdout.split(sep))
 
 
-@pytest.mark.parametrize("args", [["--heading", "Watson"], ["--heading", "-C1", "Watson"],
-                                  ["-p", "Holmes"]])
-def test_heading_blocks_as_rg(args: list[str], corpus: Path, rg: str,
-                              env: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "args", [["--heading", "Watson"], ["--heading", "-C1", "Watson"], ["-p", "Holmes"]]
+)
+def test_heading_blocks_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
     theirs = run([rg, *args], corpus, env)
     assert blocks(ours.stdout) == blocks(theirs.stdout)
@@ -128,15 +168,17 @@ def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, 
     assert [m["type"] for m in messages].count("summary") == 1
     assert messages[-1]["type"] == "summary"
     ours_matches = sorted(json.dumps(m) for m in messages if m["type"] == "match")
-    theirs_matches = sorted(json.dumps(json.loads(line)) for line in theirs.stdout.splitlines()
-                            if b'"type":"match"' in line)
+    theirs_matches = sorted(
+        json.dumps(json.loads(line))
+        for line in theirs.stdout.splitlines()
+        if b'"type":"match"' in line
+    )
     assert ours_matches == theirs_matches
     summary = messages[-1]["data"]["stats"]
     assert summary["matched_lines"] == len(ours_matches)
 
 
-def test_cap_cuts_inside_a_file_like_max_count(corpus: Path, rg: str,
-                                               env: dict[str, str]) -> None:
+def test_cap_cuts_inside_a_file_like_max_count(corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("holmes", "--limit", "1", "-n", "Holmes", "sherlock.txt"), corpus, env)
     theirs = run([rg, "-n", "-m", "1", "Holmes", "sherlock.txt"], corpus, env)
     assert ours.stdout == theirs.stdout
@@ -174,8 +216,7 @@ def test_incremental_refresh(topical: Path, env: dict[str, str]) -> None:
     os.utime(topical / "note06.txt")  # touched, same bytes: hashed, not re-read
     assert "0 read, 1 unchanged content" in index()
     out = run(q("sourdough", "--files"), topical, env)
-    assert out.stdout.split(b"\n")[:2] in ([b"new.txt", b"note03.txt"],
-                                           [b"note03.txt", b"new.txt"])
+    assert out.stdout.split(b"\n")[:2] in ([b"new.txt", b"note03.txt"], [b"note03.txt", b"new.txt"])
 
 
 def test_concurrent_cold_runs_agree(topical: Path, env: dict[str, str]) -> None:
@@ -201,8 +242,9 @@ def test_corrupt_index_is_rebuilt(topical: Path, env: dict[str, str]) -> None:
     assert out.stderr.count(b"\n") == 2 and b"rebuilding" in out.stderr  # + the cap notice
 
 
-def test_unwritable_cache_still_searches(topical: Path, tmp_path: Path,
-                                         env: dict[str, str]) -> None:
+def test_unwritable_cache_still_searches(
+    topical: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache dir should be")
     env = {**env, "RRG_CACHE_DIR": str(blocked / "cache")}
@@ -213,6 +255,7 @@ def test_unwritable_cache_still_searches(topical: Path, tmp_path: Path,
 
 
 def test_stdin_is_searched_plainly(tmp_path: Path, env: dict[str, str]) -> None:
-    out = subprocess.run(q("x", "hello"), cwd=tmp_path, env=env, input=b"hello\n",
-                         capture_output=True)
+    out = subprocess.run(
+        q("x", "hello"), cwd=tmp_path, env=env, input=b"hello\n", capture_output=True
+    )
     assert out.stdout == b"hello\n" and out.returncode == 0

@@ -1,0 +1,68 @@
+"""Helpers shared by the benchmarks: corpora written to disk, timing, the tools' paths."""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+OUT = Path(__file__).resolve().parent / "out"
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def rg() -> str:
+    from rrg.rgbin import find_rg
+
+    return find_rg()
+
+
+def rrg() -> list[str]:
+    return [str(BIN / "rrg")]
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def word_corpus(root: Path, files: int, words_per_file: int, seed: int = 7) -> Path:
+    """Files of random dictionary-like words; written once, reused while present."""
+    marker = root / f".done-{files}-{words_per_file}"
+    if marker.exists():
+        return root
+    root.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(seed)
+    vocab = [
+        "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9)))
+        for _ in range(20000)
+    ]
+    for k in range(files):
+        sub = root / f"d{k % 50:02d}"
+        sub.mkdir(exist_ok=True)
+        words = rnd.choices(vocab, k=words_per_file)
+        lines = [" ".join(words[i : i + 12]) for i in range(0, len(words), 12)]
+        (sub / f"f{k:06d}.txt").write_text("\n".join(lines) + "\n")
+    marker.write_text("")
+    return root
