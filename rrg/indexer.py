@@ -247,7 +247,7 @@ def pack(store: IndexStore, encoder: Encoder) -> Packed:
         ids = np.concatenate(pieces[first:last]).astype(np.int64) if n else np.zeros(0, np.int64)
         if not len(ids):
             continue
-        weights = np.sqrt(np.concatenate(piece_tfs[first:last]).astype(np.float32)) * idf[ids]
+        weights = np.concatenate(piece_tfs[first:last]).astype(np.float32) * idf[ids]
         sizes = np.array([len(x) for x in pieces[first:last]])
         has = np.nonzero(sizes)[0]
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[has]

@@ -49,6 +49,22 @@ def refresh_index(
         bar.close()
 
 
+def signals(query: str, packed: Packed, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
+    """BM25 and static-vector cosine of every indexed document against the query."""
+    lexical = bm25(
+        query_term_ids(query),
+        packed.post_terms,
+        packed.post_ptr,
+        packed.post_docs,
+        packed.post_tfs,
+        packed.doclen,
+        int((packed.kinds == KIND_TEXT).sum()),
+    )
+    table = static_table(encoder)
+    qvec = static_query_vector(encoder.piece_ids([query], 256)[0], packed.piece_idf, table)
+    return lexical, packed.static.astype(np.float32) @ qvec
+
+
 def rank_files(
     query: str,
     root: bytes,
@@ -71,18 +87,7 @@ def rank_files(
     rankable = np.nonzero(kinds == KIND_TEXT)[0]
     if not len(rankable):
         return Ranking(list(printed), binary, {}, report)
-    lexical = bm25(
-        query_term_ids(query),
-        packed.post_terms,
-        packed.post_ptr,
-        packed.post_docs,
-        packed.post_tfs,
-        packed.doclen,
-        int((packed.kinds == KIND_TEXT).sum()),
-    )
-    table = static_table(encoder)
-    qvec = static_query_vector(encoder.piece_ids([query], 256)[0], packed.piece_idf, table)
-    semantic = packed.static.astype(np.float32) @ qvec
+    lexical, semantic = signals(query, packed, encoder)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
     order = rankable[order_by(fused)]

@@ -21,7 +21,7 @@ import numpy as np
 import xxhash
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 
 _SCHEMA = """

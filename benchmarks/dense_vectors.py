@@ -1,0 +1,61 @@
+"""Encode every document and query of the labelled sets with the default model (MiniLM int8
+ONNX, first 256 tokens): the "full dense ranking" baseline, too slow for a CPU index
+(DESIGN.md), measured here once. Runs where cores are plentiful; writes DIR/<set>.npz.
+
+Usage: python benchmarks/dense_vectors.py DATA_DIR MODEL_ONNX OUT_DIR [SET...]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from datasets import BEIR_SETS, beir, swebench_tasks  # noqa: E402
+
+from rrg.encoders import Encoder  # noqa: E402
+from rrg.models import ModelSpec  # noqa: E402
+
+
+def main() -> None:
+    data, onnx, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    wanted = sys.argv[4:] or [*BEIR_SETS, "swebench"]
+    spec = ModelSpec(
+        "minilm-l6-int8",
+        onnx,
+        Path(__file__).resolve().parent.parent / "rrg" / "data" / "minilm-tokenizer.json",
+        384,
+        "mean",
+        256,
+        "bench",
+        "Apache-2.0",
+    )
+    encoder = Encoder(spec)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in wanted:
+        sets = swebench_tasks(data) if name == "swebench" else [beir(name, data)]
+        arrays: dict[str, np.ndarray] = {}
+        start = time.time()
+        for s in sets:
+            ids = list(s.texts)
+            arrays[f"{s.name}/doc_ids"] = np.array(ids)
+            arrays[f"{s.name}/docs"] = encoder.encode([s.texts[i] for i in ids]).astype(np.float16)
+            qids = list(s.queries)
+            arrays[f"{s.name}/query_ids"] = np.array(qids)
+            arrays[f"{s.name}/queries"] = encoder.encode([s.queries[q] for q in qids]).astype(
+                np.float16
+            )
+        np.savez_compressed(out / f"{name}.npz", **arrays)
+        print(
+            f"{name}: {sum(len(s.texts) for s in sets)} docs in {time.time() - start:.0f} s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
