@@ -27,7 +27,7 @@ from datasets import BEIR_SETS, LabelledSet, beir, swebench_tasks  # noqa: E402
 
 from rrg.encoders import Encoder  # noqa: E402
 from rrg.models import default_model  # noqa: E402
-from rrg.ranking import fuse, order_by, zscore  # noqa: E402
+from rrg.ranking import cascade_scores, fuse, order_by  # noqa: E402
 from rrg.relevance import refresh_index, signals  # noqa: E402
 from rrg.textstats import words  # noqa: E402
 
@@ -174,8 +174,8 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
             orders["dense"] = dn
             for k in (20, 100):
                 top = order_by(fused)[:k]
-                casc = fused.copy() - 1e3
-                casc[top] = 1e3 + (zscore(lex[top]) + zscore(sem[top]) + 2 * zscore(dn[top]))
+                casc = fused.copy()
+                casc[top] = cascade_scores(lex[top], sem[top], dn[top], fused)
                 orders[f"cascade{k}"] = casc
         for name, score in orders.items():
             ranked = [docs[i] for i in order_by(score)]

@@ -32,7 +32,15 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     from rrg.relevance import rank_files
 
     root = search_root(args.paths)
-    ranking = rank_files(opts["query"], root, candidates.paths, spec, warn, not opts["no_progress"])
+    ranking = rank_files(
+        opts["query"],
+        root,
+        candidates.paths,
+        spec,
+        warn,
+        not opts["no_progress"],
+        cascade=opts["cascade"] or 0,
+    )
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         sys.stdout.buffer.write(b"".join(p + end for p in ranking.ordered))

@@ -24,6 +24,7 @@ DEFAULT_LIMIT = 30
 
 _TYPES: dict[str, Any] = {
     "limit": click.IntRange(min=0),
+    "cascade": click.IntRange(min=0),
     "excerpt": click.IntRange(min=0),
     "pool": click.IntRange(min=1),
     "scope_size": click.IntRange(min=1),

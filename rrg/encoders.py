@@ -102,7 +102,7 @@ class Encoder:
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
     def encode(
-        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 32
+        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 16
     ) -> np.ndarray:
         """Vectors for texts; batched by length so that short texts do not pay for long ones."""
         limit = max_tokens or self.spec.max_tokens

@@ -28,6 +28,8 @@ from rrg.textstats import decode, looks_binary, term_counts
 READ_LIMIT = 1 << 20
 #: WordPiece tokens of each file that shape its static vector.
 PIECE_LIMIT = 1024
+#: Bytes of a file given to the transformer (it reads its first max_tokens of them).
+DENSE_READ_BYTES = 8192
 _COMMIT_EVERY = 500
 
 Warn = Callable[[str], None]
@@ -242,8 +244,9 @@ def pack(store: IndexStore, encoder: Encoder) -> Packed:
     n_text = max(1, sum(1 for k in kinds if k == KIND_TEXT))
     idf = np.log1p((n_text - df + 0.5) / (df + 0.5)).astype(np.float32)
     static = np.zeros((n, table.shape[1]), np.float32)
-    for first in range(0, n, 2048):
-        last = min(n, first + 2048)
+    # Small chunks: the gathered token vectors (pieces x dims) stay a few MB.
+    for first in range(0, n, 128):
+        last = min(n, first + 128)
         ids = np.concatenate(pieces[first:last]).astype(np.int64) if n else np.zeros(0, np.int64)
         if not len(ids):
             continue
@@ -299,3 +302,31 @@ def _load_packed(store: IndexStore) -> Packed:
         a["piece_idf"],
         a["static"],
     )
+
+
+def dense_vectors(
+    index_path: Path, root: Path, items: list[tuple[str, bytes]], encoder: Encoder
+) -> np.ndarray:
+    """Transformer vectors of files (by content hash, path relative to root), cached in the
+    index so that each file is encoded once, the first time it reaches the top."""
+    store = IndexStore(index_path)
+    try:
+        cached = store.get_dense(encoder.spec.key, [h for h, _ in items])
+        missing = [(h, rel) for h, rel in items if h not in cached]
+        if missing:
+            texts = []
+            for _, rel in missing:
+                try:
+                    with open(os.path.join(os.fsencode(root), rel), "rb") as fh:
+                        texts.append(decode(fh.read(DENSE_READ_BYTES)))
+                except OSError:
+                    texts.append("")
+            fresh = dict(zip([h for h, _ in missing], encoder.encode(texts), strict=True))
+            cached.update(fresh)
+            with writer_lock(index_path, wait_s=0.5) as got_lock:
+                if got_lock:
+                    with store.transaction():
+                        store.put_dense(encoder.spec.key, fresh)
+        return np.stack([cached[h] for h, _ in items])
+    finally:
+        store.close()

@@ -45,6 +45,12 @@ OPTIONS: tuple[RrgOption, ...] = (
         "--limit", "Stop after N matching lines (default 30 with -q; 0 = no cap).", metavar="N"
     ),
     RrgOption(
+        "--cascade",
+        "Re-score the K best files with the embedding model (default 0 = off; 20 lifts "
+        "scifact nDCG@10 from .673 to .702 for ~0.3 s).",
+        metavar="K",
+    ),
+    RrgOption(
         "--excerpt",
         "Cut printed lines longer than N characters around their matches "
         "(default: off on a terminal, 1000 in a pipe; 0 = off).",

@@ -17,11 +17,11 @@ import numpy as np
 from rrg.candidates import relative_to
 from rrg.encoders import Encoder, static_table
 from rrg.errors import RrgError
-from rrg.indexer import Packed, RefreshReport, refresh
+from rrg.indexer import Packed, RefreshReport, dense_vectors, refresh
 from rrg.models import ModelSpec
 from rrg.paths import index_file
 from rrg.progress import Progress
-from rrg.ranking import bm25, fuse, order_by, static_query_vector
+from rrg.ranking import bm25, cascade_scores, fuse, order_by, static_query_vector
 from rrg.store import KIND_BINARY, KIND_TEXT
 from rrg.textstats import query_term_ids
 
@@ -72,7 +72,10 @@ def rank_files(
     spec: ModelSpec,
     warn: Callable[[str], None],
     show_progress: bool,
+    cascade: int = 0,
 ) -> Ranking:
+    """Candidate files best first. With ``cascade`` K, the K best by the fast fusion are
+    re-scored with the embedding model's own vectors (kept by content hash)."""
     rel = relative_to(root, printed)
     try:
         packed, report = refresh_index(root, rel, spec, warn, show_progress)
@@ -90,6 +93,20 @@ def rank_files(
     lexical, semantic = signals(query, packed, encoder)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
+    if cascade > 0:
+        top = order_by(fused)[:cascade]
+        items = [(packed.hashes[r], packed.paths[r]) for r in cand_rows[top]]
+        path = index_path_for(root, spec)
+        try:
+            docs = dense_vectors(path, Path(os.fsdecode(root)), items, encoder)
+        except (OSError, sqlite3.Error) as err:
+            warn(f"cannot keep model vectors ({err}); ranking without the cascade")
+        else:
+            query_vec = encoder.encode([spec.query_prefix + query])[0]
+            fused = fused.copy()
+            fused[top] = cascade_scores(
+                lexical[cand_rows[top]], semantic[cand_rows[top]], docs @ query_vec, fused
+            )
     order = rankable[order_by(fused)]
     ranked = [printed[i] for i in order]
     in_ranked = set(order.tolist())

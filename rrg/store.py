@@ -21,7 +21,7 @@ import numpy as np
 import xxhash
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 
 _SCHEMA = """
@@ -190,13 +190,14 @@ class IndexStore:
 
 
 def _array_bytes(arr: np.ndarray) -> bytes:
-    header = f"{arr.dtype.str}|{','.join(map(str, arr.shape))}|".encode()
+    # ";" separates: dtype strings themselves may hold "|" (as "|S16" does).
+    header = f"{arr.dtype.str};{','.join(map(str, arr.shape))};".encode()
     return len(header).to_bytes(4, "little") + header + np.ascontiguousarray(arr).tobytes()
 
 
 def _bytes_array(data: bytes) -> np.ndarray:
     size = int.from_bytes(data[:4], "little")
-    dtype, shape, _ = data[4 : 4 + size].decode().split("|")
+    dtype, shape, _ = data[4 : 4 + size].decode().split(";")
     dims = tuple(int(d) for d in shape.split(",") if d)
     return np.frombuffer(data[4 + size :], np.dtype(dtype)).reshape(dims)
 

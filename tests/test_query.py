@@ -259,3 +259,16 @@ def test_stdin_is_searched_plainly(tmp_path: Path, env: dict[str, str]) -> None:
         q("x", "hello"), cwd=tmp_path, env=env, input=b"hello\n", capture_output=True
     )
     assert out.stdout == b"hello\n" and out.returncode == 0
+
+
+def test_cascade_reorders_only_the_top_and_caches_vectors(
+    topical: Path, env: dict[str, str]
+) -> None:
+    plain = run(q("database connection timeout", "--files"), topical, env).stdout.split()
+    deep = run(q("database connection timeout", "--cascade", "5", "--files"), topical, env)
+    assert deep.returncode == 0, deep.stderr
+    ranked = deep.stdout.split()
+    assert sorted(ranked[:5]) == sorted(plain[:5]) and ranked[5:] == plain[5:]
+    assert ranked[0] == b"zz_db.txt"
+    again = run(q("database connection timeout", "--cascade", "5", "--files"), topical, env)
+    assert again.stdout.split() == ranked
