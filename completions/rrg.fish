@@ -211,7 +211,7 @@ complete -c rrg -l no-sort-files -n '__rg_contains_opt sort-files ' -d '(DEPRECA
 complete -c rrg -s q -l query -r -d 'Search in relevance order for this natural-language query (rrg\'s -q; rg\'s quiet mode is --quiet).'
 complete -c rrg -l limit -r -d 'Stop after N matching lines (default 30 with -q; 0 = no cap).'
 complete -c rrg -l cascade -r -d 'Re-score the K best files with the embedding model (default 0 = off; 20 lifts scifact nDCG@10 from .673 to .702 for ~0.3 s).'
-complete -c rrg -l excerpt -r -d 'Cut printed lines longer than N characters around their matches (default: off on a terminal, 1000 in a pipe; 0 = off).'
+complete -c rrg -l excerpt -r -d 'Cut printed lines to N characters around their first match, marked [...] (with -q; default 1000 in a pipe, off on a terminal or with colour; 0 = off).'
 complete -c rrg -l index -d 'Build or refresh the index of PATH (default .) and exit.'
 complete -c rrg -l index-status -d 'Say what is indexed for PATH (default .), how fresh, how big.'
 complete -c rrg -l index-clear -d 'Remove the index of PATH (default .).'

@@ -17,6 +17,7 @@ from rrg.streaming import OrderedSearch, StreamResult
 
 Warn = Callable[[str], None]
 DEFAULT_LIMIT = 30
+DEFAULT_EXCERPT = 1000
 
 
 def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
@@ -54,7 +55,12 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
-    search = OrderedSearch(rg, args, cap, with_filename=_with_filename(args.paths))
+    excerpt = opts["excerpt"]
+    if excerpt is None:
+        # Agents read pipes: a 50 kB minified line costs them a context window. A person at
+        # a terminal, or anyone asking for colour, gets rg's lines whole.
+        excerpt = 0 if args.colour_wanted(os.isatty(1)) else DEFAULT_EXCERPT
+    search = OrderedSearch(rg, args, cap, with_filename=_with_filename(args.paths), excerpt=excerpt)
     mode = args.output_mode
     if mode == "--quiet":
         result = search.run_quiet(files)

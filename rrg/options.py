@@ -52,8 +52,8 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     RrgOption(
         "--excerpt",
-        "Cut printed lines longer than N characters around their matches "
-        "(default: off on a terminal, 1000 in a pipe; 0 = off).",
+        "Cut printed lines to N characters around their first match, marked [...] "
+        "(with -q; default 1000 in a pipe, off on a terminal or with colour; 0 = off).",
         metavar="N",
     ),
     RrgOption("--index", "Build or refresh the index of PATH (default .) and exit."),

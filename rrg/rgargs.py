@@ -95,6 +95,16 @@ class RgArgs:
                 ok = ok or unrestricted >= 3
         return ok
 
+    def colour_wanted(self, stdout_is_tty: bool) -> bool:
+        """Whether rg would colour its output (``--color``, ``-p``, else a terminal)."""
+        wanted = stdout_is_tty
+        for name, value in self.flags:
+            if name == "--color" and value is not None:
+                wanted = value in ("always", "ansi") or (value == "auto" and stdout_is_tty)
+            elif name == "--pretty":
+                wanted = True
+        return wanted
+
     def file_selection_args(self) -> list[str]:
         """The flags that shape which files rg searches, for ``rg --files``."""
         out: list[str] = []

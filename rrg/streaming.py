@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from rrg.excerpt import MARK_FLAGS, cut_line
 from rrg.rgargs import RgArgs
 
 #: Bytes of paths per rg run: far below ARG_MAX (and its per-argument cousin) everywhere.
@@ -67,8 +68,11 @@ def _write(data: bytes) -> None:
 class OrderedSearch:
     """One ``-q`` search: rg's flags, the ordered files, the cap."""
 
-    def __init__(self, rg: str, args: RgArgs, cap: int, with_filename: bool) -> None:
+    def __init__(
+        self, rg: str, args: RgArgs, cap: int, with_filename: bool, excerpt: int = 0
+    ) -> None:
         self.rg = rg
+        self.excerpt = excerpt
         self.args = args
         self.cap = cap
         self.user_flags = args.search_args()
@@ -108,10 +112,14 @@ class OrderedSearch:
                 if not first_output and separator:
                     _write(separator)
                 first_output = False
-                cmd = self._cmd(["--no-messages", *extra], files)
                 if json_mode:
+                    cmd = self._cmd(["--no-messages", *extra], files)
                     summary = self._run_json(cmd, summary)
+                elif self.excerpt:
+                    cmd = self._cmd(["--no-messages", *MARK_FLAGS, *extra], files)
+                    result.error |= self._run_excerpted(cmd) == 2
                 else:
+                    cmd = self._cmd(["--no-messages", *extra], files)
                     rc = subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode
                     result.error |= rc == 2
         if json_mode and summary is not None:
@@ -184,6 +192,14 @@ class OrderedSearch:
         if context and ctx_sep is not None:
             return ctx_sep + b"\n"
         return b""
+
+    def _run_excerpted(self, cmd: list[str | bytes]) -> int:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            end = b"\n" if line.endswith(b"\n") else b""
+            _write(cut_line(line[: len(line) - len(end)], self.excerpt) + end)
+        return proc.wait()
 
     def _run_json(self, cmd: list[str | bytes], summary: dict | None) -> dict | None:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)

@@ -144,7 +144,7 @@ MODES = [
 
 @pytest.mark.parametrize("args", MODES, ids=[" ".join(m) for m in MODES])
 def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str, str]) -> None:
-    ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
     theirs = run([rg, *args], corpus, env)
     assert ours.returncode == theirs.returncode, ours.stderr
     sep = b"\0" if "--null" in args else b"\n"
@@ -155,7 +155,7 @@ def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str,
     "args", [["--heading", "Watson"], ["--heading", "-C1", "Watson"], ["-p", "Holmes"]]
 )
 def test_heading_blocks_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str, str]) -> None:
-    ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
     theirs = run([rg, *args], corpus, env)
     assert blocks(ours.stdout) == blocks(theirs.stdout)
     assert ours.stdout.count(b"\n\n") == theirs.stdout.count(b"\n\n")
@@ -272,3 +272,43 @@ def test_cascade_reorders_only_the_top_and_caches_vectors(
     assert ranked[0] == b"zz_db.txt"
     again = run(q("database connection timeout", "--cascade", "5", "--files"), topical, env)
     assert again.stdout.split() == ranked
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["Watson"],
+        ["-n", "-C1", "Watson"],
+        ["--heading", "-n", "Holmes"],
+        ["--column", "Watson"],
+        ["--vimgrep", "Watson"],
+        ["-o", "Wat\\w+"],
+        ["-b", "-H", "luck", "sherlock.txt"],
+    ],
+)
+def test_excerpt_without_a_cut_is_rg_bytes(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "100000", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    if "--heading" in args:
+        assert blocks(ours.stdout) == blocks(theirs.stdout)
+    else:
+        assert lines(ours.stdout) == lines(theirs.stdout)
+
+
+def test_long_lines_are_cut_around_the_match_in_a_pipe(corpus: Path, env: dict[str, str]) -> None:
+    out = run(q("doctor watson", "--limit", "0", "Watson", "long.txt"), corpus, env)
+    line = out.stdout.rstrip(b"\n")
+    assert b"Watson" in line and line.startswith(b"[...]") and line.endswith(b"[...]")
+    assert len(line) == 1000 + 2 * len(b"[...]")
+    cut = run(q("doctor watson", "--excerpt", "20", "-n", "Watson", "long.txt"), corpus, env)
+    # 20 characters: 7 before the 6-character match, 7 after it.
+    assert cut.stdout == b"1:[...]xxxxxx Watson yyyyyy[...]\n"
+    whole = run(q("doctor watson", "--excerpt", "0", "Watson", "long.txt"), corpus, env)
+    assert len(whole.stdout) == 6000 + len(" Watson \n")
+
+
+def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:
+    out = run(q("doctor watson", "--color=always", "Watson", "long.txt"), corpus, env)
+    assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout

@@ -1,0 +1,125 @@
+"""Index and query speed, side by side with rg, with corpus sizes stated.
+
+- scifact as files (5,183): one-time static table, cold index, warm `rrg -q` against `rg`
+  on the same pattern, and `--cascade 20` warm.
+- generated corpora of 20,000 files: refresh with nothing changed, and after 1% changed,
+  against the cold build.
+- 100,000 files: build time, index size on disk, peak memory, warm query time.
+
+Usage: python benchmarks/speed.py [scifact|20k|100k ...]   (writes benchmarks/out/speed.md)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import OUT, machine, median, rg, rrg, word_corpus  # noqa: E402
+from datasets import beir  # noqa: E402
+
+
+def run_measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in KB (GNU time), and the command's stdout."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - start
+    peak = int(re.findall(r"^(\d+)$", out.stderr, re.M)[-1])
+    return wall, peak, out.stdout
+
+
+def fresh_env(name: str, keep_models: bool = True) -> dict[str, str]:
+    """A cache dir of its own, sharing the distilled static table unless asked not to."""
+    cache = OUT / "speed-cache" / name
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir(parents=True)
+    models = OUT / "speed-cache" / "models"
+    if keep_models and models.exists():
+        shutil.copytree(models, cache / "models")
+    return {**os.environ, "RRG_CACHE_DIR": str(cache)}
+
+
+def index_size(env: dict[str, str]) -> float:
+    folder = Path(env["RRG_CACHE_DIR"]) / "index"
+    return sum(p.stat().st_size for p in folder.iterdir()) / 1e6
+
+
+def bench_scifact(lines: list[str]) -> None:
+    s = beir("scifact")
+    env = fresh_env("static", keep_models=False)
+    t, _, _ = run_measured([*rrg(), "--index", "."], s.root, env)
+    shutil.rmtree(OUT / "speed-cache" / "models", ignore_errors=True)
+    shutil.copytree(Path(env["RRG_CACHE_DIR"]) / "models", OUT / "speed-cache" / "models")
+    env = fresh_env("scifact")
+    cold, peak, _ = run_measured([*rrg(), "--index", "."], s.root, env)
+    lines.append(
+        f"| scifact cold index (5,183 files), static table ready | {cold:.2f} s | "
+        f"{peak / 1024:.0f} MB peak | first build with the one-time table: {t:.1f} s |"
+    )
+    query = ["-q", "vitamin D deficiency and bone fractures"]
+    pattern = ["-i", "vitamin|fracture"]
+    warm, rg_t, deep = [], [], []
+    for _ in range(7):
+        warm.append(run_measured([*rrg(), *query, *pattern], s.root, env)[0])
+        rg_t.append(run_measured([rg(), "-j1", *pattern], s.root, env)[0])
+        deep.append(run_measured([*rrg(), "--cascade", "20", *query, *pattern], s.root, env)[0])
+    lines.append(
+        f"| scifact warm `rrg -q` (30 lines) | {median(warm):.3f} s | "
+        f"rg -j1 full scan {median(rg_t):.3f} s | `--cascade 20`: {median(deep):.3f} s |"
+    )
+
+
+def bench_refresh(lines: list[str], files: int) -> None:
+    root = word_corpus(OUT / f"gen-{files}", files=files, words_per_file=150)
+    env = fresh_env(f"gen-{files}")
+    cold, peak, _ = run_measured([*rrg(), "--index", "."], root, env)
+    nochange = median([run_measured([*rrg(), "--index", "."], root, env)[0] for _ in range(5)])
+    changed = sorted(root.rglob("*.txt"))[::100]
+    for p in changed:
+        p.write_text(p.read_text() + "an edit\n")
+    one_pct, _, report = run_measured([*rrg(), "--index", "."], root, env)
+    q = median(
+        [run_measured([*rrg(), "-q", "zebra river", "-l", "zebra"], root, env)[0] for _ in range(5)]
+    )
+    lines.append(
+        f"| {files:,} files: cold build | {cold:.1f} s | {peak / 1024:.0f} MB peak | "
+        f"index {index_size(env):.0f} MB on disk |"
+    )
+    lines.append(
+        f"| {files:,} files: refresh, nothing changed | {nochange:.2f} s | "
+        f"{nochange / cold:.3f} of cold | |"
+    )
+    lines.append(
+        f"| {files:,} files: refresh after 1% ({len(changed)}) changed | {one_pct:.2f} s | "
+        f"{one_pct / cold:.3f} of cold | {report.strip()} |"
+    )
+    lines.append(f"| {files:,} files: warm `rrg -q ... -l` | {q:.2f} s | | |")
+
+
+def main() -> None:
+    wanted = sys.argv[1:] or ["scifact", "20k", "100k"]
+    lines = [
+        f"Machine: {machine()}.",
+        "",
+        "| what | time | beside | note |",
+        "|---|---|---|---|",
+    ]
+    if "scifact" in wanted:
+        bench_scifact(lines)
+    if "20k" in wanted:
+        bench_refresh(lines, 20_000)
+    if "100k" in wanted:
+        bench_refresh(lines, 100_000)
+    (OUT / "speed.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
