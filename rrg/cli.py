@@ -112,6 +112,11 @@ def run(split: SplitArgs) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Exception as err:  # noqa: BLE001 - the one place that turns a bug into a message
+        if os.environ.get("RRG_DEBUG"):
+            raise
+        warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
+        return EXIT_ERROR
 
 
 def _dispatch(split: SplitArgs) -> int:

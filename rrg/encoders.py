@@ -173,7 +173,8 @@ def static_table(
     full = np.concatenate(parts)
     centred = full - full.mean(0)
     _, _, vt = np.linalg.svd(centred[:: max(1, vocab // 20000)], full_matrices=False)
-    table = (centred @ vt[:STATIC_DIMS].T).astype(np.float32)
+    # Rounded to float16 as stored, so the process that distils ranks exactly as later ones.
+    table = (centred @ vt[:STATIC_DIMS].T).astype(np.float16).astype(np.float32)
     import io
 
     buf = io.BytesIO()

@@ -106,7 +106,7 @@ def build_rows(
             rows.append(_empty_row(rel, st, digest, KIND_BINARY))
             continue
         # The path's own words count: a file named after the topic is often the one wanted.
-        text = os.fsdecode(rel).replace("/", " ") + "\n" + decode(data)
+        text = rel.decode("utf-8", "replace").replace("/", " ") + "\n" + decode(data)
         terms, tfs, length = term_counts(text)
         row = _empty_row(rel, st, digest, KIND_TEXT)
         row.terms, row.tfs, row.length = terms, tfs, length

@@ -52,17 +52,23 @@ def static_query_vector(pieces: list[int], piece_idf: np.ndarray, table: np.ndar
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
+    values = values.astype(np.float64)
     std = float(values.std())
     if std < 1e-12:
-        return np.zeros_like(values, dtype=np.float32)
-    return ((values - values.mean()) / std).astype(np.float32)
+        return np.zeros_like(values)
+    return (values - values.mean()) / std
 
 
 def fuse(
     lexical: np.ndarray, semantic: np.ndarray, lexical_weight: float = LEXICAL_WEIGHT
 ) -> np.ndarray:
-    """z-score fusion: each signal on one scale, then a weighted sum."""
-    return lexical_weight * zscore(lexical) + (1 - lexical_weight) * zscore(semantic)
+    """z-score fusion: each signal on one scale, then a weighted sum.
+
+    Rounded to 1e-9: BLAS may sum in another order for another memory layout, and a last-bit
+    difference must not reorder near-ties between two runs over one index.
+    """
+    fused = lexical_weight * zscore(lexical) + (1 - lexical_weight) * zscore(semantic)
+    return np.round(fused, 9)
 
 
 def order_by(scores: np.ndarray) -> np.ndarray:
@@ -81,4 +87,4 @@ def cascade_scores(
     """New scores for the top files, all above every file outside the top."""
     mixed = zscore(lexical) + zscore(static) + CASCADE_DENSE_WEIGHT * zscore(dense)
     floor = float(fused.max()) + 1.0
-    return (floor + mixed - mixed.min()).astype(np.float32)
+    return np.round(floor + mixed - mixed.min(), 9)

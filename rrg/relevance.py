@@ -62,7 +62,16 @@ def signals(query: str, packed: Packed, encoder: Encoder) -> tuple[np.ndarray, n
     )
     table = static_table(encoder)
     qvec = static_query_vector(encoder.piece_ids([query], 256)[0], packed.piece_idf, table)
-    return lexical, packed.static.astype(np.float32) @ qvec
+    return lexical, cosines(packed.static, qvec)
+
+
+def cosines(vectors: np.ndarray, query: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """vectors @ query in float64, a chunk at a time (bounded memory on large indexes)."""
+    q64 = query.astype(np.float64)
+    out = np.empty(len(vectors), np.float64)
+    for start in range(0, len(vectors), chunk):
+        out[start : start + chunk] = vectors[start : start + chunk].astype(np.float64) @ q64
+    return out
 
 
 def rank_files(
@@ -87,7 +96,11 @@ def rank_files(
     rows = np.array([row_of.get(r, -1) for r in rel], np.int64)
     kinds = np.where(rows >= 0, packed.kinds[np.maximum(rows, 0)], -1)
     binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
-    rankable = np.nonzero(kinds == KIND_TEXT)[0]
+    # Scored in path order: rg lists files in thread order, and one query must give one
+    # order (ties, and even float sums, would follow the listing otherwise).
+    rankable = np.array(
+        sorted(np.nonzero(kinds == KIND_TEXT)[0], key=lambda i: printed[i]), dtype=np.int64
+    )
     if not len(rankable):
         return Ranking(list(printed), binary, {}, report)
     lexical, semantic = signals(query, packed, encoder)

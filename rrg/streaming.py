@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import IO
 
 from rrg.excerpt import MARK_FLAGS, cut_line
 from rrg.rgargs import RgArgs
@@ -146,9 +147,7 @@ class OrderedSearch:
             group: list[bytes] = []
             cut: int | None = None
             assert proc.stdout is not None
-            for line in proc.stdout:
-                path, _, count_text = line.rstrip(b"\n").rpartition(b"\0")
-                count = int(count_text or b"0")
+            for path, count in _count_records(proc.stdout):
                 if count <= 0:
                     continue
                 result.matched = True
@@ -257,6 +256,24 @@ class OrderedSearch:
                 return result
             result.error |= rc == 2
         return result
+
+
+def _count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
+    """Parse ``rg --count --null`` output: ``path NUL count LF``. A path may hold a newline
+    (never a NUL), so records are cut at the NUL first."""
+    buf = b""
+    while True:
+        chunk = stream.read1(65536)  # type: ignore[attr-defined]
+        if not chunk:
+            return
+        buf += chunk
+        while True:
+            nul = buf.find(b"\0")
+            end = buf.find(b"\n", nul + 1) if nul >= 0 else -1
+            if end < 0:
+                break
+            yield buf[:nul], int(buf[nul + 1 : end] or b"0")
+            buf = buf[end + 1 :]
 
 
 def _merge_summary(total: dict | None, new: dict) -> dict:

@@ -1,0 +1,174 @@
+"""Faults, hostile trees and security: nothing lost, nothing half-written, no way in."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run
+
+
+def q(query: str, *args: str) -> list[str]:
+    return [*rrg_cmd(), "-q", query, *args]
+
+
+def make_tree(root: Path, files: int) -> Path:
+    rnd = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "sigma", "theta", "zeta"]
+    root.mkdir(parents=True, exist_ok=True)
+    for k in range(files):
+        text = " ".join(rnd.choice(words) for _ in range(60))
+        (root / f"f{k:05d}.txt").write_text(f"{text}\nneedle {k}\n")
+    return root
+
+
+def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = make_tree(tmp_path / "tree", 2500)
+    killed = 0
+    for delay in (0.4, 0.8, 1.2, 1.6, 2.0):
+        proc = subprocess.Popen(
+            [*rrg_cmd(), "--index", "."],
+            cwd=tree,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed += 1
+        proc.wait()
+    assert killed >= 2
+    after = run(q("omega sigma needle", "--files"), tree, env)
+    fresh_env = {**env, "RRG_CACHE_DIR": str(tmp_path / "fresh")}
+    (tmp_path / "fresh").mkdir()
+    os.symlink(Path(env["RRG_CACHE_DIR"]) / "models", tmp_path / "fresh" / "models")
+    fresh = run(q("omega sigma needle", "--files"), tree, fresh_env)
+    assert after.returncode == fresh.returncode == 0
+    assert after.stdout == fresh.stdout
+    assert b"unreadable" not in after.stderr
+
+
+def test_ctrl_c_during_a_build_exits_130_and_leaves_a_usable_index(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path / "tree", 6000)
+    proc = subprocess.Popen(
+        [*rrg_cmd(), "--index", "."],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(0.8)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the build finished before the signal")
+    assert proc.returncode == 130 and b"Traceback" not in err
+    out = run(q("needle", "-l", "--limit", "0", "needle"), tree, env)
+    assert out.returncode == 0 and len(out.stdout.splitlines()) == 6000
+
+
+def test_broken_pipe_is_quiet(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = make_tree(tmp_path / "tree", 300)
+    out = subprocess.run(
+        f"{' '.join(rrg_cmd())} -q needle --limit 0 needle | head -1",
+        shell=True,
+        cwd=tree,
+        env=env,
+        capture_output=True,
+    )
+    assert len(out.stdout.splitlines()) == 1
+    assert b"Traceback" not in out.stderr and b"Broken pipe" not in out.stderr
+
+
+def test_cache_dir_is_private(tmp_path: Path, env: dict[str, str]) -> None:
+    cache = tmp_path / "new" / "cache"
+    out = run([*rrg_cmd(), "--index-status", "."], tmp_path, {**env, "RRG_CACHE_DIR": str(cache)})
+    assert out.returncode == 1 and b"not indexed" in out.stdout
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert stat.S_IMODE((cache / "index").stat().st_mode) == 0o700
+
+
+def test_the_searched_tree_is_never_written(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = make_tree(tmp_path / "tree", 20)
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in tree.rglob("*"))
+    assert run(q("needle", "needle"), tree, env).returncode == 0
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in tree.rglob("*")) == before
+
+
+def test_a_planted_pickle_is_never_loaded(tmp_path: Path, env: dict[str, str]) -> None:
+    """The static table cache is read with allow_pickle=False: a pickle there is data,
+    rejected and rebuilt, never run."""
+    import pickle
+
+    cache = tmp_path / "cache"
+    (cache / "models").mkdir(parents=True)
+    marker = tmp_path / "pwned"
+    for table in (Path(env["RRG_CACHE_DIR"]) / "models").glob("static-*.npy"):
+        payload = pickle.dumps(_Exploit(str(marker)))
+        (cache / "models" / table.name).write_bytes(payload)
+    env = {**env, "RRG_CACHE_DIR": str(cache)}
+    tree = make_tree(tmp_path / "tree", 5)
+    out = run(q("needle", "needle"), tree, env)
+    assert out.returncode == 0
+    assert not marker.exists()
+
+
+class _Exploit:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (f"touch {self.path}",))
+
+
+def test_hostile_names_and_unreadable_files(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
+    tree = tmp_path / "hostile"
+    tree.mkdir()
+    (tree / "new\nline.txt").write_text("needle in a file with a newline in its name\n")
+    (tree / "-rf").write_text("needle behind a dash\n")
+    (tree / os.fsdecode(b"bad\xffname.txt")).write_text("needle with a non-UTF-8 name\n")
+    (tree / "loop").symlink_to(tree)
+    locked = tree / "locked.txt"
+    locked.write_text("needle you cannot read\n")
+    locked.chmod(0)
+    (tree / "empty").mkdir()
+    for k in range(50):
+        (tree / "empty" / f"e{k}").write_text("")
+    try:
+        for extra in ([], ["-L"]):
+            ours = run(q("needle", "--limit", "0", "--excerpt", "0", *extra, "needle"), tree, env)
+            theirs = run([rg, *extra, "needle"], tree, env)
+            assert ours.returncode == theirs.returncode
+            assert sorted(ours.stdout.split(b"\n")) == sorted(theirs.stdout.split(b"\n"))
+            assert sorted(ours.stderr.splitlines()) == sorted(theirs.stderr.splitlines())
+    finally:
+        locked.chmod(0o600)
+
+
+def test_files_that_vanish_between_listing_and_search(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = make_tree(tmp_path / "tree", 400)
+    proc = subprocess.Popen(
+        q("needle", "--limit", "0", "needle"),
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    for k in range(0, 400, 2):
+        (tree / f"f{k:05d}.txt").unlink()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode in (0, 2) and b"Traceback" not in err
+    for line in out.splitlines():
+        name, _, text = line.partition(b":")
+        assert text.startswith(b"needle ") and int(text.split()[1]) == int(name[1:6])
