@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rrg.errors import RrgError
+from rrg.errors import ModelError
 from rrg.models import ModelSpec
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def load_tokenizer(path: Path) -> Tokenizer:
     try:
         tok = Tokenizer.from_file(str(path))
     except Exception as err:  # tokenizers raises plain Exception on a bad file
-        raise RrgError(f"cannot load tokenizer {path}: {err}") from err
+        raise ModelError(f"cannot load tokenizer {path}: {err}") from err
     # Some shipped tokenizer.json files preset padding/truncation to 128: every text would
     # silently become 128 tokens. rrg pads and cuts itself.
     tok.no_padding()
@@ -72,7 +72,7 @@ class Encoder:
             return ort.InferenceSession(str(self.spec.onnx_path), options, providers=providers())
         except Exception as err:  # onnxruntime raises its own Fail/InvalidGraph types
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise RrgError(f"cannot load model {self.spec.onnx_path}: {first}") from err
+            raise ModelError(f"cannot load model {self.spec.onnx_path}: {first}") from err
 
     @cached_property
     def input_names(self) -> set[str]:

@@ -10,3 +10,8 @@ EXIT_INTERRUPTED = 130
 
 class RrgError(Exception):
     """A user-facing failure: the message says what went wrong and what to do."""
+
+
+class ModelError(RrgError):
+    """The chosen model cannot be used: a fault of the user's choice, never hidden by a
+    fallback to rg's order."""

@@ -144,12 +144,19 @@ def refresh(
             changed = _apply_changes(store, root, rel_paths, encoder, report, progress)
             packed_gen = store.get_meta("packed_generation")
             if changed or packed_gen is None or packed_gen != store.get_meta("generation"):
-                packed = pack(store, encoder)
+                result = pack(store, encoder)
                 report.repacked = True
                 with store.transaction():
-                    store.put_packed(_packed_arrays(packed))
+                    store.set_vectors(result.new_vectors)
+                    if result.full_pass:
+                        n_text = int((result.packed.kinds == KIND_TEXT).sum())
+                        store.set_meta("vectors_full_pass_docs", str(n_text))
+                    store.put_packed(_packed_arrays(result.packed))
                     store.set_meta("packed_generation", store.get_meta("generation") or "0")
-                return packed, report
+                # Fold the write-ahead log back into the file: it would otherwise hold a
+                # second copy of everything a big build wrote.
+                store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return result.packed, report
             return _load_or_pack(store, encoder), report
         finally:
             store.close()
@@ -159,7 +166,7 @@ def _load_or_pack(store: IndexStore, encoder: Encoder) -> Packed:
     try:
         return _load_packed(store)
     except (KeyError, ValueError):
-        return pack(store, encoder)
+        return pack(store, encoder).packed
 
 
 def _apply_changes(
@@ -220,13 +227,35 @@ def _bump_generation(store: IndexStore) -> None:
     store.set_meta("generation", str(int(store.get_meta("generation") or "0") + 1))
 
 
-def pack(store: IndexStore, encoder: Encoder) -> Packed:
-    """Turn the rows into postings and static document vectors (one pass, chunked)."""
+#: Recompute every static vector when the number of documents moved by more than this share
+#: since the last full pass (their idf weights drift with the corpus); otherwise a pack
+#: computes vectors only for new and changed files.
+IDF_DRIFT = 0.2
+
+
+@dataclass
+class PackResult:
+    packed: Packed
+    new_vectors: dict[bytes, np.ndarray]  # to store in the rows
+    full_pass: bool
+
+
+def pack(store: IndexStore, encoder: Encoder) -> PackResult:
+    """Turn the rows into postings and static document vectors.
+
+    Vectors already in the rows are kept; only rows without one are computed, unless the
+    corpus size drifted past IDF_DRIFT since the last full pass.
+    """
     paths: list[bytes] = []
     kinds: list[int] = []
     hashes: list[str] = []
     lengths: list[int] = []
-    terms, docs, tfs, pieces, piece_tfs = [], [], [], [], []
+    terms: list[np.ndarray] = []
+    docs: list[np.ndarray] = []
+    tfs: list[np.ndarray] = []
+    pieces: list[np.ndarray] = []
+    piece_tfs: list[np.ndarray] = []
+    vectors: list[np.ndarray | None] = []
     for i, row in enumerate(store.rows()):
         paths.append(row.path)
         kinds.append(row.kind)
@@ -237,6 +266,7 @@ def pack(store: IndexStore, encoder: Encoder) -> Packed:
         docs.append(np.full(len(row.terms), i, np.int32))
         pieces.append(row.pieces)
         piece_tfs.append(row.piece_tfs)
+        vectors.append(row.vec)
     n = len(paths)
     all_terms = np.concatenate(terms) if terms else np.zeros(0, np.uint32)
     all_docs = np.concatenate(docs) if docs else np.zeros(0, np.int32)
@@ -252,21 +282,17 @@ def pack(store: IndexStore, encoder: Encoder) -> Packed:
     df = np.bincount(all_pieces.astype(np.int64), minlength=vocab)[:vocab].astype(np.float32)
     n_text = max(1, sum(1 for k in kinds if k == KIND_TEXT))
     idf = np.log1p((n_text - df + 0.5) / (df + 0.5)).astype(np.float32)
-    static = np.zeros((n, table.shape[1]), np.float32)
-    # Small chunks: the gathered token vectors (pieces x dims) stay a few MB.
-    for first in range(0, n, 128):
-        last = min(n, first + 128)
-        ids = np.concatenate(pieces[first:last]).astype(np.int64) if n else np.zeros(0, np.int64)
-        if not len(ids):
-            continue
-        weights = np.concatenate(piece_tfs[first:last]).astype(np.float32) * idf[ids]
-        sizes = np.array([len(x) for x in pieces[first:last]])
-        has = np.nonzero(sizes)[0]
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[has]
-        static[first + has] = np.add.reduceat(table[ids] * weights[:, None], starts, axis=0)
-    norms = np.linalg.norm(static, axis=1, keepdims=True)
-    static = (static / np.maximum(norms, 1e-9)).astype(np.float16)
-    return Packed(
+    last_full = int(store.get_meta("vectors_full_pass_docs") or "0")
+    full_pass = abs(n_text - last_full) > IDF_DRIFT * max(last_full, 1)
+    todo = [i for i in range(n) if full_pass or vectors[i] is None]
+    fresh = static_vectors([pieces[i] for i in todo], [piece_tfs[i] for i in todo], idf, table)
+    static = np.zeros((n, table.shape[1]), np.float16)
+    for i, vec in enumerate(vectors):
+        if vec is not None and not full_pass:
+            static[i] = vec
+    if todo:
+        static[todo] = fresh
+    packed = Packed(
         paths,
         np.asarray(kinds, np.int8),
         hashes,
@@ -278,6 +304,28 @@ def pack(store: IndexStore, encoder: Encoder) -> Packed:
         idf,
         static,
     )
+    return PackResult(packed, {paths[i]: static[i] for i in todo}, full_pass)
+
+
+def static_vectors(
+    pieces: list[np.ndarray], piece_tfs: list[np.ndarray], idf: np.ndarray, table: np.ndarray
+) -> np.ndarray:
+    """tf-idf weighted, L2-normalised means of token vectors, one row per document."""
+    n = len(pieces)
+    static = np.zeros((n, table.shape[1]), np.float32)
+    # Small chunks: the gathered token vectors (pieces x dims) stay a few MB.
+    for first in range(0, n, 128):
+        last = min(n, first + 128)
+        ids = np.concatenate(pieces[first:last]).astype(np.int64)
+        if not len(ids):
+            continue
+        weights = np.concatenate(piece_tfs[first:last]).astype(np.float32) * idf[ids]
+        sizes = np.array([len(x) for x in pieces[first:last]])
+        has = np.nonzero(sizes)[0]
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[has]
+        static[first + has] = np.add.reduceat(table[ids] * weights[:, None], starts, axis=0)
+    norms = np.linalg.norm(static, axis=1, keepdims=True)
+    return (static / np.maximum(norms, 1e-9)).astype(np.float16)
 
 
 def _packed_arrays(p: Packed) -> dict[str, np.ndarray]:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrg.errors import RrgError
+from rrg.errors import ModelError, RrgError
 
 DEFAULT_MODEL = "minilm-l6-int8"
 _DATA = Path(__file__).parent / "data"
@@ -83,14 +83,14 @@ def model_from_folder(folder: Path) -> ModelSpec:
     """A model folder holds model.onnx, tokenizer.json and optionally rrg-model.json."""
     onnx_path, tok_path = folder / "model.onnx", folder / "tokenizer.json"
     if not onnx_path.is_file() or not tok_path.is_file():
-        raise RrgError(f"{folder} is not a model folder: it needs model.onnx and tokenizer.json")
+        raise ModelError(f"{folder} is not a model folder: it needs model.onnx and tokenizer.json")
     meta: dict[str, object] = {}
     meta_path = folder / "rrg-model.json"
     if meta_path.is_file():
         try:
             meta = json.loads(meta_path.read_text())
         except (OSError, ValueError) as err:
-            raise RrgError(f"{meta_path} is not valid JSON: {err}") from err
+            raise ModelError(f"{meta_path} is not valid JSON: {err}") from err
     return ModelSpec(
         name=str(meta.get("name", folder.name)),
         onnx_path=onnx_path,

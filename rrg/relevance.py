@@ -16,7 +16,7 @@ import numpy as np
 
 from rrg.candidates import relative_to
 from rrg.encoders import Encoder, static_table
-from rrg.errors import RrgError
+from rrg.errors import ModelError, RrgError
 from rrg.indexer import Packed, RefreshReport, dense_vectors, refresh
 from rrg.models import ModelSpec
 from rrg.paths import index_file
@@ -42,6 +42,11 @@ def refresh_index(
     root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None], show_progress: bool
 ) -> tuple[Packed, RefreshReport]:
     encoder = Encoder(spec)
+    preparing = Progress("rrg: preparing the model's static table (once)", show_progress)
+    try:
+        static_table(encoder, preparing)
+    finally:
+        preparing.close()
     bar = Progress("rrg: indexing", show_progress)
     try:
         return refresh(index_path_for(root, spec), Path(os.fsdecode(root)), rel, encoder, warn, bar)
@@ -88,6 +93,8 @@ def rank_files(
     rel = relative_to(root, printed)
     try:
         packed, report = refresh_index(root, rel, spec, warn, show_progress)
+    except ModelError:
+        raise
     except (OSError, sqlite3.Error, RrgError) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return Ranking(list(printed), set(), {}, None)

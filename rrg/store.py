@@ -21,7 +21,7 @@ import numpy as np
 import xxhash
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 
 _SCHEMA = """
@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS files (
     terms BLOB NOT NULL,       -- uint32 hashed word ids, sorted
     tfs BLOB NOT NULL,         -- uint16 counts
     pieces BLOB NOT NULL,      -- uint32 WordPiece ids, sorted
-    piece_tfs BLOB NOT NULL    -- uint16 counts
+    piece_tfs BLOB NOT NULL,   -- uint16 counts
+    vec BLOB                   -- float16 static vector, NULL until the next pack computes it
 );
 CREATE TABLE IF NOT EXISTS packed (name TEXT PRIMARY KEY, data BLOB NOT NULL,
                                    checksum TEXT NOT NULL);
@@ -61,6 +62,7 @@ class FileRow:
     tfs: np.ndarray
     pieces: np.ndarray
     piece_tfs: np.ndarray
+    vec: np.ndarray | None = None
 
 
 class IndexStore:
@@ -74,6 +76,8 @@ class IndexStore:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version == 0:
             with self.transaction():
+                # One statement at a time (executescript would commit mid-transaction);
+                # the schema keeps ";" out of its comments for this split.
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self.db.execute(statement)
@@ -112,7 +116,7 @@ class IndexStore:
 
     def put(self, row: FileRow) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,NULL)",
             (
                 row.path,
                 row.size,
@@ -133,8 +137,14 @@ class IndexStore:
     def delete(self, path: bytes) -> None:
         self.db.execute("DELETE FROM files WHERE path=?", (path,))
 
+    def set_vectors(self, vectors: dict[bytes, np.ndarray]) -> None:
+        self.db.executemany(
+            "UPDATE files SET vec=? WHERE path=?",
+            [(v.astype("<f2").tobytes(), p) for p, v in vectors.items()],
+        )
+
     def rows(self) -> Iterator[FileRow]:
-        for p, s, m, h, k, n, t, tf, pc, ptf in self.db.execute(
+        for p, s, m, h, k, n, t, tf, pc, ptf, vec in self.db.execute(
             "SELECT * FROM files ORDER BY path"
         ):
             yield FileRow(
@@ -148,6 +158,7 @@ class IndexStore:
                 np.frombuffer(tf, "<u2"),
                 np.frombuffer(pc, "<u4"),
                 np.frombuffer(ptf, "<u2"),
+                None if vec is None else np.frombuffer(vec, "<f2"),
             )
 
     def count(self) -> int:

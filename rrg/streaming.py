@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
@@ -143,7 +145,10 @@ class OrderedSearch:
                 "--",
                 *batch,
             ]
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+            )
+            messages = _StderrFilter(proc, set(batch))
             group: list[bytes] = []
             cut: int | None = None
             assert proc.stdout is not None
@@ -162,12 +167,13 @@ class OrderedSearch:
             if result.capped:
                 proc.kill()
                 proc.wait()
+                messages.finish()
                 if group:
                     yield group, cut
                 # A cap hit exactly at the end of the last file of the last batch stops nothing.
                 return
             rc = proc.wait()
-            result.error |= rc == 2
+            result.error |= rc == 2 and messages.finish()
             if group:
                 yield group, None
 
@@ -256,6 +262,37 @@ class OrderedSearch:
                 return result
             result.error |= rc == 2
         return result
+
+
+class _StderrFilter:
+    """Collects rg's messages for a batch and passes them on, except "no such file" for a
+    listed file that is gone now: it vanished after rg listed it, and a file deleted during
+    a walk is no error to rg either."""
+
+    _GONE = re.compile(rb"^rg: (.*?): (?:IO error for operation on .*: )?No such file or directory")
+
+    def __init__(self, proc: subprocess.Popen[bytes], listed: set[bytes]) -> None:
+        self.listed = listed
+        self.lines: list[bytes] = []
+        assert proc.stderr is not None
+        stream = proc.stderr
+        self.reader = threading.Thread(target=lambda: self.lines.extend(stream), daemon=True)
+        self.reader.start()
+
+    def finish(self) -> bool:
+        """Write the messages that stand; True when any does."""
+        self.reader.join()
+        kept = []
+        for line in self.lines:
+            gone = self._GONE.match(line)
+            if gone and gone.group(1) in self.listed and not os.path.lexists(gone.group(1)):
+                continue
+            kept.append(line)
+        if kept:
+            sys.stderr.flush()
+            sys.stderr.buffer.write(b"".join(kept))
+            sys.stderr.flush()
+        return bool(kept)
 
 
 def _count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:

@@ -116,3 +116,12 @@ def test_passthrough_imports_nothing_heavy(tmp_path: Path, env: dict[str, str]) 
     )
     out = run([sys.executable, "-c", code], tmp_path, env)
     assert out.stdout.strip() == b"[]", out.stderr
+
+
+def test_python_dash_m_rrg_is_rrg(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    import sys
+
+    ours = run([sys.executable, "-m", "rrg", "-n", "Holmes", "sherlock.txt"], corpus, env)
+    theirs = run([rg, "-n", "Holmes", "sherlock.txt"], corpus, env)
+    assert (ours.stdout, ours.returncode) == (theirs.stdout, theirs.returncode)
+    assert ours.stdout

@@ -177,3 +177,98 @@ def test_files_that_vanish_between_listing_and_search(tmp_path: Path, env: dict[
     for line in out.splitlines():
         name, _, text = line.partition(b":")
         assert text.startswith(b"needle ") and int(text.split()[1]) == int(name[1:6])
+
+
+def _index_file(tree: Path, env: dict[str, str]) -> Path:
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    status = run([*rrg_cmd(), "--index-status", "."], tree, env).stdout.decode()
+    return Path(status.split("file: ")[1].strip())
+
+
+@pytest.mark.parametrize("damage", ["truncated", "zeroed", "random", "older-format"])
+def test_damaged_index_is_reported_once_and_rebuilt(
+    damage: str, tmp_path: Path, env: dict[str, str]
+) -> None:
+    import sqlite3
+
+    tree = make_tree(tmp_path / "tree", 300)
+    expected = run(q("omega needle", "--files"), tree, env).stdout
+    path = _index_file(tree, env)
+    size = path.stat().st_size
+    if damage == "truncated":
+        with open(path, "r+b") as fh:
+            fh.truncate(size // 3)
+    elif damage == "zeroed":
+        path.write_bytes(b"\0" * size)
+    elif damage == "random":
+        path.write_bytes(random.Random(5).randbytes(size))
+    else:
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA user_version=1")
+        db.commit()
+        db.close()
+    for side in ("-wal", "-shm"):
+        Path(f"{path}{side}").unlink(missing_ok=True)
+    out = run(q("omega needle", "--files"), tree, env)
+    assert out.returncode == 0 and out.stdout == expected
+    assert out.stderr.startswith(b"rrg: ") and out.stderr.count(b"\n") == 1, out.stderr
+    assert b"rebuilding" in out.stderr and b"Traceback" not in out.stderr
+    again = run(q("omega needle", "--files"), tree, env)
+    assert again.stderr == b"" and again.stdout == expected
+
+
+def test_broken_model_folder_is_one_line_exit_2(tmp_path: Path, env: dict[str, str]) -> None:
+    model = tmp_path / "broken-model"
+    model.mkdir()
+    (model / "model.onnx").write_bytes(b"this is not an onnx graph")
+    (model / "tokenizer.json").write_text(
+        (
+            Path(__file__).resolve().parent.parent / "rrg" / "data" / "minilm-tokenizer.json"
+        ).read_text()
+    )
+    tree = make_tree(tmp_path / "tree", 5)
+    out = run(q("needle", "--model", str(model), "needle"), tree, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.startswith(b"rrg: cannot load model") and out.stderr.count(b"\n") == 1
+
+
+def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, str]) -> None:
+    """Eight rrg at once on a tree never indexed while another process edits, adds and
+    deletes files: each exits 0 or 1, prints only lines some version of a file held, and
+    the index is consistent afterwards (a refresh with no change reads nothing)."""
+    import threading
+
+    tree = make_tree(tmp_path / "tree", 800)
+    stop = threading.Event()
+
+    def edit() -> None:
+        k = 0
+        while not stop.is_set():
+            (tree / f"f{k % 800:05d}.txt").write_text(f"edited needle {k % 800}\n")
+            (tree / f"new{k}.txt").write_text(f"added needle {k}\n")
+            (tree / f"new{k - 3}.txt").unlink(missing_ok=True)
+            k += 1
+            time.sleep(0.01)
+
+    editor = threading.Thread(target=edit)
+    editor.start()
+    cmd = q("needle omega", "--limit", "0", "--excerpt", "0", "needle")
+    try:
+        procs = [
+            subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(8)
+        ]
+        outs = [p.communicate(timeout=300) for p in procs]
+    finally:
+        stop.set()
+        editor.join()
+    for p, (out, err) in zip(procs, outs, strict=True):
+        assert p.returncode in (0, 1, 2), err
+        assert b"Traceback" not in err and b"internal error" not in err
+        for line in out.splitlines():
+            name, _, text = line.partition(b":")
+            k = name.removeprefix(b"new").removeprefix(b"f").removesuffix(b".txt")
+            assert text.endswith(b"needle " + str(int(k)).encode()), line
+    run([*rrg_cmd(), "--index", "."], tree, env)
+    report = run([*rrg_cmd(), "--index", "."], tree, env).stdout
+    assert b" 0 read, 0 unchanged content, 0 removed" in report

@@ -1,0 +1,132 @@
+"""Fault campaign: kills, corruptions and bad inputs, each tried and its outcome recorded.
+
+Usage: python benchmarks/faults.py   (prints a Markdown table)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import OUT, machine, rrg  # noqa: E402
+
+
+def main() -> None:
+    root = OUT / "faults-tree"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    rnd = random.Random(2)
+    for k in range(4000):
+        (root / f"f{k:05d}.txt").write_text(f"{rnd.random()} needle {k}\n")
+    cache = OUT / "faults-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    if (OUT / "speed-cache" / "models").exists():
+        shutil.copytree(OUT / "speed-cache" / "models", cache / "models")
+    env = {**os.environ, "RRG_CACHE_DIR": str(cache)}
+    rows: list[tuple[str, str, str, bool]] = []
+
+    def call(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*rrg(), *args],
+            cwd=root,
+            env={**env, **(extra_env or {})},
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def record(name: str, out: subprocess.CompletedProcess, ok: bool) -> None:
+        first = out.stderr.decode(errors="replace").strip().splitlines()[:1]
+        rows.append((name, str(out.returncode), first[0][:90] if first else "", ok))
+
+    reference = call("-q", "needle 7", "--files").stdout
+    kills = 0
+    for delay in [rnd.uniform(0.2, 2.0) for _ in range(10)]:
+        call("--index-clear", ".")
+        proc = subprocess.Popen(
+            [*rrg(), "--index", "."],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+        out = call("-q", "needle 7", "--files")
+        record(
+            f"kill -9 at {delay:.1f} s into a build, then a search",
+            out,
+            out.returncode == 0 and out.stdout == reference,
+        )
+    status = call("--index-status", ".").stdout.decode()
+    index = Path(status.split("file: ")[1].strip())
+    for damage in ("truncated", "zeroed", "random bytes", "older format"):
+        size = index.stat().st_size
+        if damage == "truncated":
+            with open(index, "r+b") as fh:
+                fh.truncate(size // 2)
+        elif damage == "zeroed":
+            index.write_bytes(b"\0" * size)
+        elif damage == "random bytes":
+            index.write_bytes(rnd.randbytes(size))
+        else:
+            db = sqlite3.connect(index)
+            db.execute("PRAGMA user_version=2")
+            db.commit()
+            db.close()
+        for side in ("-wal", "-shm"):
+            Path(f"{index}{side}").unlink(missing_ok=True)
+        out = call("-q", "needle 7", "--files")
+        record(
+            f"index {damage}",
+            out,
+            out.returncode == 0 and out.stdout == reference and out.stderr.count(b"\n") == 1,
+        )
+    broken = OUT / "faults-broken-model"
+    broken.mkdir(exist_ok=True)
+    (broken / "model.onnx").write_bytes(b"not onnx")
+    shutil.copy(
+        Path(__file__).resolve().parent.parent / "rrg" / "data" / "minilm-tokenizer.json",
+        broken / "tokenizer.json",
+    )
+    blocked = OUT / "faults-blocked"
+    blocked.write_text("a file where a directory should be")
+    bad_inputs = [
+        ("invalid regex", ["-q", "x", "(unclosed"], {}, 2),
+        ("unknown option", ["-q", "x", "--no-such-flag", "y"], {}, 2),
+        ("--limit -1", ["-q", "x", "--limit", "-1", "y"], {}, 2),
+        ("--pool 0", ["-q", "x", "--pool", "0", "y"], {}, 2),
+        ("empty query", ["-q", "", "y"], {}, 2),
+        ("model name that does not exist", ["-q", "x", "--model", "nope", "y"], {}, 2),
+        ("model folder with a broken ONNX file", ["-q", "x", "--model", str(broken), "y"], {}, 2),
+        (
+            "unwritable cache dir (search goes on)",
+            ["-q", "x", "needle"],
+            {"RRG_CACHE_DIR": str(blocked / "c")},
+            0,
+        ),
+    ]
+    for name, args, extra, code in bad_inputs:
+        out = call(*args, extra_env=extra)
+        ok = out.returncode == code and b"Traceback" not in out.stderr
+        ok &= out.stderr.count(b"\n") <= 2
+        record(name, out, ok)
+    print(f"machine: {machine()}; tree: 4,000 files; builds killed: {kills} of 10\n")
+    print("| fault | exit | first stderr line | outcome as required |")
+    print("|---|---|---|---|")
+    for name, code, line, ok in rows:
+        print(f"| {name} | {code} | `{line}` | {'yes' if ok else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
