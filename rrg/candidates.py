@@ -37,5 +37,13 @@ def search_root(paths: list[str]) -> bytes:
 
 
 def relative_to(root: bytes, printed: list[bytes]) -> list[bytes]:
+    """Paths as rg printed them, relative to root (string work: relpath costs 20 us a path)."""
     cwd = os.fsencode(os.getcwd())
-    return [os.path.relpath(os.path.join(cwd, p), root) for p in printed]
+    prefix = root.rstrip(b"/") + b"/"
+    out = []
+    for p in printed:
+        full = p if p.startswith(b"/") else cwd + b"/" + p
+        if b"/." in full:  # "./x", "a/../b": rare, so normalise only then
+            full = os.path.normpath(full)
+        out.append(full[len(prefix) :] if full.startswith(prefix) else os.path.relpath(full, root))
+    return out
