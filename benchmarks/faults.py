@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rrg  # noqa: E402
+from common import OUT, machine, rg, rrg  # noqa: E402
 
 
 def main() -> None:
@@ -58,13 +58,15 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         time.sleep(delay)
-        if proc.poll() is None:
+        killed = proc.poll() is None
+        if killed:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.wait()
         out = call("-q", "needle 7", "--files")
+        what = "killed (-9)" if killed else "finished before the kill"
         record(
-            f"kill -9 at {delay:.1f} s into a build, then a search",
+            f"cold build {what} at {delay:.1f} s, then a search",
             out,
             out.returncode == 0 and out.stdout == reference,
         )
@@ -101,9 +103,18 @@ def main() -> None:
     )
     blocked = OUT / "faults-blocked"
     blocked.write_text("a file where a directory should be")
+    rg_decides = [
+        ("invalid regex (rg's message)", ["-q", "x", "(unclosed"]),
+        ("unknown option (rg's message)", ["-q", "x", "--no-such-flag", "y"]),
+        ("missing pattern file (rg's message)", ["-q", "x", "-f", "no-such-file"]),
+    ]
+    for name, args in rg_decides:
+        out = call(*args)
+        plain = subprocess.run(
+            [rg(), *args[2:]], cwd=root, capture_output=True, stdin=subprocess.DEVNULL
+        )
+        record(name, out, out.returncode == 2 and out.stderr == plain.stderr)
     bad_inputs = [
-        ("invalid regex", ["-q", "x", "(unclosed"], {}, 2),
-        ("unknown option", ["-q", "x", "--no-such-flag", "y"], {}, 2),
         ("--limit -1", ["-q", "x", "--limit", "-1", "y"], {}, 2),
         ("--pool 0", ["-q", "x", "--pool", "0", "y"], {}, 2),
         ("empty query", ["-q", "", "y"], {}, 2),

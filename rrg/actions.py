@@ -62,6 +62,8 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
         excerpt = 0 if args.colour_wanted(os.isatty(1)) else DEFAULT_EXCERPT
     search = OrderedSearch(rg, args, cap, with_filename=_with_filename(args.paths), excerpt=excerpt)
     mode = args.output_mode
+    if not search.preflight():
+        return 2
     if mode == "--quiet":
         result = search.run_quiet(files)
     elif mode in RECORD_MODES:

@@ -98,6 +98,14 @@ class OrderedSearch:
             *files,
         ]
 
+    def preflight(self) -> bool:
+        """Run rg once on an empty file so that a bad pattern or flag is reported once, in
+        rg's own words, rather than once per batch. True when rg accepts them."""
+        cmd = [self.rg, *self.user_flags, *self.patterns, "--", os.devnull]
+        return (
+            subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode != 2
+        )
+
     # ---- lines mode --------------------------------------------------------------------
     def run_lines(self, paths: list[bytes]) -> StreamResult:
         result = StreamResult()

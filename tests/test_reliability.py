@@ -272,3 +272,29 @@ def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, st
     run([*rrg_cmd(), "--index", "."], tree, env)
     report = run([*rrg_cmd(), "--index", "."], tree, env).stdout
     assert b" 0 read, 0 unchanged content, 0 removed" in report
+
+
+def test_a_2gb_file_is_handled_as_rg_does(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
+    """A sparse 2 GB file: text first, then NUL bytes. rg skips it as binary while walking;
+    rrg reads only its first MiB to index it, and skips it too."""
+    tree = make_tree(tmp_path / "tree", 5)
+    big = tree / "big.log"
+    with open(big, "wb") as fh:
+        fh.write(b"needle at the start of a huge file\n")
+        fh.truncate(2 * 1024**3)
+    ours = run(q("needle", "--limit", "0", "needle"), tree, env)
+    theirs = run([rg, "needle"], tree, env)
+    assert ours.returncode == theirs.returncode == 0
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    listed = run(q("needle", "--files"), tree, env).stdout.splitlines()
+    assert listed[-1] == b"big.log"  # unranked files come last, none dropped
+
+
+def test_many_empty_files(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
+    tree = tmp_path / "empties"
+    tree.mkdir()
+    for k in range(20000):
+        (tree / f"e{k:05d}").touch()
+    (tree / "one.txt").write_text("needle\n")
+    ours = run(q("needle", "needle"), tree, env)
+    assert ours.returncode == 0 and ours.stdout == run([rg, "needle"], tree, env).stdout
