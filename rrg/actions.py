@@ -12,12 +12,14 @@ from typing import Any
 from rrg.candidates import list_candidates, relative_to, search_root
 from rrg.errors import RrgError
 from rrg.models import installed_models, resolve_model
-from rrg.rgargs import RECORD_MODES, parse_rg_args
+from rrg.rgargs import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.streaming import OrderedSearch, StreamResult
 
 Warn = Callable[[str], None]
 DEFAULT_LIMIT = 30
 DEFAULT_EXCERPT = 1000
+DEFAULT_SCOPE_SIZE = 10_000
+DEFAULT_PARAGRAPHS = 10
 
 
 def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
@@ -55,15 +57,32 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
+    result = search_in_order(rg, args, files, opts, warn, _with_filename(args.paths))
+    if result is None:
+        return 2
+    result.error |= candidates.error
+    return result.exit_code
+
+
+def search_in_order(
+    rg: str,
+    args: RgArgs,
+    files: list[bytes],
+    opts: dict[str, Any],
+    warn: Warn,
+    with_filename: bool,
+) -> StreamResult | None:
+    """Run rg over files in this order with the cap; None when rg refused the pattern."""
+    cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
     excerpt = opts["excerpt"]
     if excerpt is None:
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
         # a terminal, or anyone asking for colour, gets rg's lines whole.
         excerpt = 0 if args.colour_wanted(os.isatty(1)) else DEFAULT_EXCERPT
-    search = OrderedSearch(rg, args, cap, with_filename=_with_filename(args.paths), excerpt=excerpt)
+    search = OrderedSearch(rg, args, cap, with_filename=with_filename, excerpt=excerpt)
     mode = args.output_mode
     if not search.preflight():
-        return 2
+        return None
     if mode == "--quiet":
         result = search.run_quiet(files)
     elif mode in RECORD_MODES:
@@ -71,8 +90,63 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     else:
         result = search.run_lines(files)
     _report_cap(result, cap, warn)
-    result.error |= candidates.error
-    return result.exit_code
+    return result
+
+
+def recall_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
+    """RARG's embed_recall: rank the candidates, write the scope, show the entry points."""
+    from rrg.relevance import rank_files
+    from rrg.scopes import write_scope
+    from rrg.semantic import best_paragraphs, print_entry_points
+
+    query = opts["recall"]
+    if not query.strip():
+        raise RrgError("the --recall query is empty: give it a few words saying what you look for")
+    args = parse_rg_args(["--files", *rg_args])
+    spec = resolve_model(opts["model"])
+    candidates = list_candidates(rg, args)
+    root = search_root(args.paths)
+    ranking = rank_files(
+        query,
+        root,
+        candidates.paths,
+        spec,
+        warn,
+        not opts["no_progress"],
+        cascade=opts["cascade"] or 0,
+    )
+    size = opts["scope_size"] or DEFAULT_SCOPE_SIZE
+    scope = ranking.ordered[:size]
+    target = write_scope(query, scope)
+    sys.stdout.write(f'"{query}" \u2192 {target} ({len(scope)} docs)\n')
+    sys.stdout.flush()
+    paragraphs = DEFAULT_PARAGRAPHS if opts["paragraphs"] is None else opts["paragraphs"]
+    if paragraphs:
+        print_entry_points(best_paragraphs(query, ranking, spec, paragraphs))
+    return 2 if candidates.error else (0 if scope else 1)
+
+
+def scope_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
+    """Search the files of a scope file in its order, as -q searches its ranking."""
+    from rrg.scopes import read_scope
+
+    args = parse_rg_args(rg_args)
+    breaker = args.order_breaker()
+    if breaker:
+        raise RrgError(f"{breaker} cannot be used with --scope-file: it would undo the order")
+    if args.paths:
+        raise RrgError("--scope-file takes its paths from the scope file: give no PATH")
+    if not args.has_pattern:
+        raise RrgError("--scope-file needs a PATTERN to search for")
+    scope = read_scope(opts["scope_file"])
+    files = [p for p in scope.paths if os.path.lexists(p)]
+    if len(files) < len(scope.paths):
+        sys.stderr.write(
+            f"[rrg: {len(scope.paths) - len(files)} paths of {scope.path.name} no longer "
+            "exist; skipped]\n"
+        )
+    result = search_in_order(rg, args, files, opts, warn, with_filename=True)
+    return 2 if result is None else result.exit_code
 
 
 def _with_filename(paths: list[str]) -> bool:

@@ -143,6 +143,14 @@ def _dispatch(split: SplitArgs) -> int:
         from rrg.actions import index_action
 
         return index_action(rg, split.rg, opts, warn)
+    if opts["recall"] is not None:
+        from rrg.actions import recall_action
+
+        return recall_action(rg, split.rg, opts, warn)
+    if opts["scope_file"] is not None:
+        from rrg.actions import scope_action
+
+        return scope_action(rg, split.rg, opts, warn)
     if opts["query"] is None:
         raise RrgError(
             "this rrg option needs -q QUERY (or one of --index, --index-status, "

@@ -72,15 +72,19 @@ OPTIONS: tuple[RrgOption, ...] = (
         "--pool", "Matches collected for --rerank (default 500; not built yet).", metavar="N"
     ),
     RrgOption(
-        "--recall", "Rank files for QUERY and write a scope file (not built yet).", metavar="TEXT"
+        "--recall",
+        "Rank files for QUERY, write them best first to a scope file, show entry points.",
+        metavar="TEXT",
     ),
-    RrgOption("--scope-size", "Paths kept in a --recall scope file (not built yet).", metavar="N"),
+    RrgOption("--scope-size", "Paths kept in a --recall scope file (default 10000).", metavar="N"),
     RrgOption(
-        "--paragraphs", "Entry-point paragraphs shown by --recall (not built yet).", metavar="N"
+        "--paragraphs",
+        "Entry-point paragraphs shown by --recall (default 10; 0 = none).",
+        metavar="N",
     ),
     RrgOption(
         "--scope-file",
-        "Search the files of a scope file in its order (not built yet).",
+        "Search the files of a scope file in its order, with the cap of -q.",
         metavar="FILE",
     ),
     RrgOption(
@@ -94,19 +98,7 @@ OPTIONS: tuple[RrgOption, ...] = (
 )
 
 #: Options parsed now whose feature is not built yet: using one is a clear error.
-NOT_BUILT = frozenset(
-    {
-        "rerank",
-        "rerank_query",
-        "pool",
-        "recall",
-        "scope_size",
-        "paragraphs",
-        "scope_file",
-        "import_model",
-        "agent_guide",
-    }
-)
+NOT_BUILT = frozenset({"rerank", "rerank_query", "pool", "import_model", "agent_guide"})
 
 BY_SPELLING: dict[str, RrgOption] = {}
 for _opt in OPTIONS:

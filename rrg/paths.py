@@ -14,7 +14,7 @@ def cache_dir() -> Path:
     """The cache root, created private to the user (0700): it holds what was read of files."""
     override = os.environ.get("RRG_CACHE_DIR")
     if override:
-        root = Path(override)
+        root = Path(override).absolute()
     else:
         import platformdirs
 

@@ -106,3 +106,9 @@ def test_missing_rg_is_a_clear_error(tmp_path: Path, env: dict[str, str]) -> Non
     env = {**env, "RRG_RG": str(tmp_path / "nope")}
     out = run([*rrg_cmd(), "x"], tmp_path, env)
     assert out.returncode == 2 and out.stderr.startswith(b"rrg: RRG_RG=")
+
+
+def test_every_option_is_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for opt in OPTIONS:
+        assert f"`{opt.long}" in readme or f", {opt.long}" in readme, opt.long

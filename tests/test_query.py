@@ -312,3 +312,56 @@ def test_long_lines_are_cut_around_the_match_in_a_pipe(corpus: Path, env: dict[s
 def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:
     out = run(q("doctor watson", "--color=always", "Watson", "long.txt"), corpus, env)
     assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout
+
+
+def test_recall_writes_numbered_scopes_with_their_query(topical: Path, env: dict[str, str]) -> None:
+    out = run(
+        [*rrg_cmd(), "--recall", "database connection timeout", "--paragraphs", "0"], topical, env
+    )
+    assert out.returncode == 0, out.stderr
+    head = out.stdout.decode().splitlines()
+    assert len(head) == 1 and head[0].startswith('"database connection timeout" \u2192 ')
+    scope = Path(head[0].split(" \u2192 ")[1].split(" (")[0])
+    assert head[0].endswith("(20 docs)")
+    assert scope.read_text().splitlines()[0] == "zz_db.txt"
+    assert json.loads(scope.with_suffix(".json").read_text())["query"] == (
+        "database connection timeout"
+    )
+    again = run(
+        [*rrg_cmd(), "--recall", "bread", "--scope-size", "3", "--paragraphs", "0"], topical, env
+    ).stdout.decode()
+    second = Path(again.split(" \u2192 ")[1].split(" (")[0])
+    assert second != scope and again.rstrip().endswith("(3 docs)")
+    assert len(second.read_text().splitlines()) == 3
+
+
+def test_recall_shows_entry_points_grouped_by_file(topical: Path, env: dict[str, str]) -> None:
+    out = run(
+        [*rrg_cmd(), "--recall", "database connection timeout", "--paragraphs", "3"], topical, env
+    )
+    lines_out = out.stdout.decode().splitlines()
+    assert lines_out[1] == "zz_db.txt:" and lines_out[2].startswith("Line 1-3: The database")
+
+
+def test_scope_file_search_keeps_the_file_order(
+    topical: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    scope = tmp_path / "my-scope.txt"
+    scope.write_text("note07.txt\ngone.txt\nzz_db.txt\nnote01.txt\n")
+    out = run([*rrg_cmd(), "--scope-file", str(scope), "--limit", "0", "-l", "error"], topical, env)
+    assert out.stdout.split() == [b"note07.txt", b"zz_db.txt", b"note01.txt"]
+    assert out.stderr == b"[rrg: 1 paths of my-scope.txt no longer exist; skipped]\n"
+    capped = run([*rrg_cmd(), "--scope-file", str(scope), "--limit", "2", "error"], topical, env)
+    assert [line.split(b":")[0] for line in capped.stdout.splitlines()] == [b"note07.txt"] * 2
+
+
+@pytest.mark.parametrize("content", [None, b"a\0binary\0file"])
+def test_bad_scope_file_is_exit_2(
+    content: bytes | None, topical: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    scope = tmp_path / "scope.txt"
+    if content is not None:
+        scope.write_bytes(content)
+    out = run([*rrg_cmd(), "--scope-file", str(scope), "error"], topical, env)
+    assert out.returncode == 2 and out.stderr.startswith(b"rrg: ")
+    assert out.stderr.count(b"\n") == 1

@@ -1,0 +1,73 @@
+"""Scope files (``--recall`` writes them, ``--scope-file`` reads them): ranked paths, one a
+line, best first, with a JSON sidecar that remembers the query and where it was asked.
+
+Numbered files under the cache dir, so that an agent can hold several scopes at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rrg.atomic import atomic_write_bytes
+from rrg.errors import RrgError
+from rrg.paths import cache_dir
+
+
+@dataclass
+class Scope:
+    path: Path
+    query: str | None
+    cwd: str | None
+    paths: list[bytes]
+
+
+def write_scope(query: str, paths: list[bytes]) -> Path:
+    """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
+    folder = cache_dir() / "scopes"
+    folder.mkdir(exist_ok=True, mode=0o700)
+    number = 1 + max(
+        (int(p.stem.split("-")[1]) for p in folder.glob("scope-*.txt") if p.stem[6:].isdigit()),
+        default=0,
+    )
+    while True:
+        target = folder / f"scope-{number}.txt"
+        try:
+            # O_EXCL claims the number: two agents recalling at once get two files.
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            number += 1
+            continue
+        os.close(fd)
+        break
+    sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
+    atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
+    atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
+    return target
+
+
+def read_scope(file: str) -> Scope:
+    """Read a scope file: a text file of paths, one a line (any such file will do)."""
+    path = Path(file)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise RrgError(f"cannot read scope file {file}: {err.strerror}") from err
+    if b"\0" in data:
+        raise RrgError(f"{file} is not a scope file: it holds binary data, not one path a line")
+    query = cwd = None
+    sidecar = path.with_suffix(".json")
+    if sidecar.is_file():
+        try:
+            meta = json.loads(sidecar.read_text())
+            query, cwd = meta.get("query"), meta.get("cwd")
+        except (OSError, ValueError):
+            pass  # a scope without its query still orders a search
+    paths = [line for line in data.split(b"\n") if line]
+    if cwd and cwd != os.getcwd():
+        base = os.fsencode(cwd)
+        paths = [p if p.startswith(b"/") else os.path.join(base, p) for p in paths]
+    return Scope(path, query, cwd, paths)
