@@ -7,19 +7,42 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rrg.candidates import list_candidates, relative_to, search_root
+from rrg.candidates import Candidates, list_candidates, relative_to, search_root
 from rrg.errors import RrgError
-from rrg.models import installed_models, resolve_model
+from rrg.models import ModelSpec, installed_models, resolve_model
 from rrg.rgargs import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.streaming import OrderedSearch, StreamResult
+
+if TYPE_CHECKING:
+    from rrg.relevance import Ranking
 
 Warn = Callable[[str], None]
 DEFAULT_LIMIT = 30
 DEFAULT_EXCERPT = 1000
 DEFAULT_SCOPE_SIZE = 10_000
 DEFAULT_PARAGRAPHS = 10
+
+
+def rank_candidates(
+    rg: str, args: RgArgs, query: str, opts: dict[str, Any], warn: Warn
+) -> tuple[Candidates, Ranking, ModelSpec]:
+    """The files rg would search for these arguments, ranked against the query."""
+    from rrg.relevance import rank_files
+
+    spec = resolve_model(opts["model"])
+    candidates = list_candidates(rg, args)
+    ranking = rank_files(
+        query,
+        search_root(args.paths),
+        candidates.paths,
+        spec,
+        warn,
+        not opts["no_progress"],
+        cascade=opts["cascade"] or 0,
+    )
+    return candidates, ranking, spec
 
 
 def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
@@ -30,20 +53,7 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
             f"{breaker} cannot be used with -q: rrg runs rg with one thread in "
             "relevance order, and it would undo that order"
         )
-    spec = resolve_model(opts["model"])
-    candidates = list_candidates(rg, args)
-    from rrg.relevance import rank_files
-
-    root = search_root(args.paths)
-    ranking = rank_files(
-        opts["query"],
-        root,
-        candidates.paths,
-        spec,
-        warn,
-        not opts["no_progress"],
-        cascade=opts["cascade"] or 0,
-    )
+    candidates, ranking, spec = rank_candidates(rg, args, opts["query"], opts, warn)
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         sys.stdout.buffer.write(b"".join(p + end for p in ranking.ordered))
@@ -95,7 +105,6 @@ def search_in_order(
 
 def recall_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
     """RARG's embed_recall: rank the candidates, write the scope, show the entry points."""
-    from rrg.relevance import rank_files
     from rrg.scopes import write_scope
     from rrg.semantic import best_paragraphs, print_entry_points
 
@@ -103,18 +112,7 @@ def recall_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn)
     if not query.strip():
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
     args = parse_rg_args(["--files", *rg_args])
-    spec = resolve_model(opts["model"])
-    candidates = list_candidates(rg, args)
-    root = search_root(args.paths)
-    ranking = rank_files(
-        query,
-        root,
-        candidates.paths,
-        spec,
-        warn,
-        not opts["no_progress"],
-        cascade=opts["cascade"] or 0,
-    )
+    candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn)
     size = opts["scope_size"] or DEFAULT_SCOPE_SIZE
     scope = ranking.ordered[:size]
     target = write_scope(query, scope)
