@@ -23,6 +23,7 @@ DEFAULT_LIMIT = 30
 DEFAULT_EXCERPT = 1000
 DEFAULT_SCOPE_SIZE = 10_000
 DEFAULT_PARAGRAPHS = 10
+DEFAULT_POOL = 500
 
 
 def rank_candidates(
@@ -54,6 +55,7 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
             "relevance order, and it would undo that order"
         )
     candidates, ranking, spec = rank_candidates(rg, args, opts["query"], opts, warn)
+    opts["_query"] = opts["query"]
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         sys.stdout.buffer.write(b"".join(p + end for p in ranking.ordered))
@@ -85,6 +87,15 @@ def search_in_order(
     """Run rg over files in this order with the cap; None when rg refused the pattern."""
     cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
     excerpt = opts["excerpt"]
+    if opts["rerank"]:
+        from rrg import rerank
+
+        flag = rerank.unsupported_with_rerank(args)
+        if flag:
+            raise RrgError(
+                f"{flag} cannot be used with --rerank: it prints matching lines, "
+                "one at a time, in score order"
+            )
     if excerpt is None:
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
         # a terminal, or anyone asking for colour, gets rg's lines whole.
@@ -93,6 +104,10 @@ def search_in_order(
     mode = args.output_mode
     if not search.preflight():
         return None
+    if opts["rerank"]:
+        reranked = _rerank(rg, args, files, opts, warn, search, with_filename, excerpt)
+        if reranked is not None:
+            return reranked
     if mode == "--quiet":
         result = search.run_quiet(files)
     elif mode in RECORD_MODES:
@@ -101,6 +116,61 @@ def search_in_order(
         result = search.run_lines(files)
     _report_cap(result, cap, warn)
     return result
+
+
+def _rerank(
+    rg: str,
+    args: RgArgs,
+    files: list[bytes],
+    opts: dict[str, Any],
+    warn: Warn,
+    search: OrderedSearch,
+    with_filename: bool,
+    excerpt: int,
+) -> StreamResult | None:
+    """Collect up to --pool matches, print the best --limit by score; None when there are
+    no more than --limit matches (then the plain ordered search prints them)."""
+    from rrg import rerank
+    from rrg.encoders import Encoder
+    from rrg.keywords import rerank_query
+    from rrg.render import Renderer
+
+    cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
+    pool = opts["pool"] or DEFAULT_POOL
+    matches, more, error = rerank.collect(rg, search.user_flags, search.patterns, files, pool)
+    if not more and (cap == 0 or len(matches) <= cap):
+        return None
+    query = opts["rerank_query"] or rerank_query(opts["_query"], _patterns(args))
+    spec = resolve_model(opts["model"])
+    rerank.score(matches, query, Encoder(spec))
+    best = rerank.top(matches, cap or len(matches))
+    out = sys.stdout.buffer
+    if args.output_mode == "--json":
+        for match in best:
+            out.write(Renderer.json_messages(match))
+        out.write(Renderer.json_summary(best))
+    else:
+        renderer = Renderer(args, with_filename, args.colour_wanted(os.isatty(1)), excerpt)
+        for match in best:
+            out.write(renderer.lines(match))
+    out.flush()
+    tail = f"; more matches lie beyond --pool {pool}" if more else ""
+    sys.stderr.write(f"[rrg: reranked top {len(best)} of {len(matches)} matches{tail}]\n")
+    return StreamResult(printed=len(best), matched=bool(best), error=error)
+
+
+def _patterns(args: RgArgs) -> list[str]:
+    """Every pattern of the search: positional, -e, and the lines of -f files."""
+    out = list(args.patterns_by_flag)
+    if args.pattern is not None:
+        out.append(args.pattern)
+    for name in args.pattern_files:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                out.extend(line.rstrip("\n") for line in fh if line.strip())
+        except OSError:
+            continue  # rg reports an unreadable pattern file itself
+    return out
 
 
 def recall_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
@@ -137,6 +207,9 @@ def scope_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     if not args.has_pattern:
         raise RrgError("--scope-file needs a PATTERN to search for")
     scope = read_scope(opts["scope_file"])
+    opts["_query"] = opts["query"] or scope.query
+    if opts["rerank"] and not opts["_query"] and not opts["rerank_query"]:
+        raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
     files = [p for p in scope.paths if os.path.lexists(p)]
     if len(files) < len(scope.paths):
         sys.stderr.write(

@@ -147,6 +147,9 @@ def _dispatch(split: SplitArgs) -> int:
         from rrg.actions import recall_action
 
         return recall_action(rg, split.rg, opts, warn)
+    opts["rerank"] = opts["rerank"] or opts["rerank_query"] is not None
+    if (opts["rerank"] or opts["pool"]) and not (opts["query"] or opts["scope_file"]):
+        raise RrgError("--rerank, --rerank-query and --pool work with -q QUERY or --scope-file")
     if opts["scope_file"] is not None:
         from rrg.actions import scope_action
 

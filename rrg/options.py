@@ -66,11 +66,18 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     RrgOption("--list-models", "List the installed embedding models and exit."),
     RrgOption("--no-progress", "Never show a progress bar while indexing."),
-    RrgOption("--rerank", "Rerank up to --pool matches with the embedding model (not built yet)."),
-    RrgOption("--rerank-query", "Write the rerank query yourself (not built yet).", metavar="TEXT"),
     RrgOption(
-        "--pool", "Matches collected for --rerank (default 500; not built yet).", metavar="N"
+        "--rerank",
+        "Collect up to --pool matches in relevance order, print the --limit best by the "
+        "embedding model (for one-answer questions).",
     ),
+    RrgOption(
+        "--rerank-query",
+        "Score matches against this text instead of the query plus the pattern's keywords "
+        "(implies --rerank).",
+        metavar="TEXT",
+    ),
+    RrgOption("--pool", "Matches collected for --rerank (default 500).", metavar="N"),
     RrgOption(
         "--recall",
         "Rank files for QUERY, write them best first to a scope file, show entry points.",
@@ -98,7 +105,7 @@ OPTIONS: tuple[RrgOption, ...] = (
 )
 
 #: Options parsed now whose feature is not built yet: using one is a clear error.
-NOT_BUILT = frozenset({"rerank", "rerank_query", "pool", "import_model", "agent_guide"})
+NOT_BUILT = frozenset({"import_model", "agent_guide"})
 
 BY_SPELLING: dict[str, RrgOption] = {}
 for _opt in OPTIONS:

@@ -1,0 +1,111 @@
+"""--rerank: the pool, the skip rule, rg's formats in score order, JSON with scores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run
+
+
+@pytest.fixture
+def facts(tmp_path: Path) -> Path:
+    """Sixty lines that all say 'river'; one answers where the river meets the sea."""
+    root = tmp_path / "facts"
+    root.mkdir()
+    for k in range(6):
+        lines = [f"The river {k}-{j} flows past farm {j} and a mill." for j in range(10)]
+        (root / f"river{k}.txt").write_text("\n".join(lines) + "\n")
+    (root / "delta.txt").write_text(
+        "Notes.\nThe river reaches the sea at a wide delta where salt water meets fresh water.\n"
+    )
+    return root
+
+
+def rerank(*args: str) -> list[str]:
+    return [*rrg_cmd(), "-q", "where does the river meet the sea", "--rerank", *args]
+
+
+def test_rerank_puts_the_answer_first_and_says_so(facts: Path, env: dict[str, str]) -> None:
+    out = run(rerank("--limit", "3", "river"), facts, env)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 and lines[0].startswith(b"delta.txt:The river reaches the sea")
+    assert out.stderr == b"[rrg: reranked top 3 of 61 matches]\n"
+
+
+def test_no_rerank_when_matches_fit_the_limit(facts: Path, env: dict[str, str]) -> None:
+    plain = run([*rrg_cmd(), "-q", "sea", "--limit", "5", "salt"], facts, env)
+    ours = run(rerank("--limit", "5", "salt"), facts, env)
+    assert ours.stdout == plain.stdout and b"reranked" not in ours.stderr
+
+
+@pytest.mark.parametrize(
+    "flags", [[], ["-n"], ["--column"], ["--vimgrep"], ["-o"], ["-H", "-n"], ["-0"], ["-I", "-n"]]
+)
+def test_reranked_lines_are_rg_lines(
+    flags: list[str], facts: Path, rg: str, env: dict[str, str]
+) -> None:
+    ours = run(rerank("--limit", "7", "--excerpt", "0", *flags, "river|sea"), facts, env)
+    theirs = run([rg, *flags, "river|sea"], facts, env)
+    assert ours.returncode == 0
+    got = ours.stdout.splitlines()
+    assert len(got) >= 7 and set(got) <= set(theirs.stdout.splitlines())
+
+
+def test_rerank_colours_like_rg(facts: Path, rg: str, env: dict[str, str]) -> None:
+    ours = run(rerank("--limit", "4", "--color=always", "-n", "river"), facts, env)
+    theirs = run([rg, "--color=always", "-n", "river"], facts, env)
+    assert set(ours.stdout.splitlines()) <= set(theirs.stdout.splitlines())
+
+
+def test_rerank_json_carries_scores(facts: Path, env: dict[str, str]) -> None:
+    out = run(rerank("--limit", "4", "--json", "river"), facts, env)
+    messages = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [m["type"] for m in messages] == ["begin", "match", "end"] * 4 + ["summary"]
+    scores = [m["data"]["score"] for m in messages if m["type"] == "match"]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1
+    assert messages[1]["data"]["path"]["text"] == "delta.txt"
+
+
+def test_rerank_query_overrides(facts: Path, env: dict[str, str]) -> None:
+    out = run(
+        [*rrg_cmd(), "-q", "x", "--rerank-query", "farm 3 and a mill", "--limit", "1", "river"],
+        facts,
+        env,
+    )
+    assert b"farm 3" in out.stdout
+
+
+@pytest.mark.parametrize("flag", [["-l"], ["-c"], ["-C", "1"], ["-r", "x"]])
+def test_rerank_refuses_output_it_cannot_order(
+    flag: list[str], facts: Path, env: dict[str, str]
+) -> None:
+    out = run(rerank(*flag, "river"), facts, env)
+    assert out.returncode == 2 and b"cannot be used with --rerank" in out.stderr
+
+
+def test_rerank_needs_a_query(facts: Path, env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), "--rerank", "river"], facts, env)
+    assert out.returncode == 2 and out.stderr.startswith(b"rrg: --rerank")
+
+
+def test_scope_file_rerank_uses_the_remembered_query(facts: Path, env: dict[str, str]) -> None:
+    recall = run(
+        [*rrg_cmd(), "--recall", "where does the river meet the sea", "--paragraphs", "0"],
+        facts,
+        env,
+    ).stdout.decode()
+    scope = recall.split(" \u2192 ")[1].split(" (")[0]
+    out = run([*rrg_cmd(), "--scope-file", scope, "--rerank", "--limit", "1", "river"], facts, env)
+    assert out.stdout.startswith(b"delta.txt:"), out.stderr
+
+
+def test_pool_bounds_what_is_collected(facts: Path, env: dict[str, str]) -> None:
+    out = subprocess.run(
+        rerank("--pool", "10", "--limit", "3", "river"), cwd=facts, env=env, capture_output=True
+    )
+    assert out.stderr == b"[rrg: reranked top 3 of 10 matches; more matches lie beyond --pool 10]\n"
