@@ -210,7 +210,7 @@ complete -c rrg -l no-sort-files -n '__rg_contains_opt sort-files ' -d '(DEPRECA
 # rrg's own options
 complete -c rrg -s q -l query -r -d 'Search in relevance order for this natural-language query (rrg\'s -q; rg\'s quiet mode is --quiet).'
 complete -c rrg -l limit -r -d 'Stop after N matching lines (default 30 with -q; 0 = no cap).'
-complete -c rrg -l cascade -r -d 'Re-score the K best files with the embedding model (default 0 = off; 20 lifts scifact nDCG@10 from .673 to .702 for ~0.3 s).'
+complete -c rrg -l cascade -r -d 'Re-score the K best files with the embedding model (default 0 = off; 20 lifts scifact nDCG@10 from .672 to .702 for ~0.25 s).'
 complete -c rrg -l excerpt -r -d 'Cut printed lines to N characters around their first match, marked [...] (with -q; default 1000 in a pipe, off on a terminal or with colour; 0 = off).'
 complete -c rrg -l index -d 'Build or refresh the index of PATH (default .) and exit.'
 complete -c rrg -l index-status -d 'Say what is indexed for PATH (default .), how fresh, how big.'
@@ -226,6 +226,6 @@ complete -c rrg -l scope-size -r -d 'Paths kept in a --recall scope file (defaul
 complete -c rrg -l paragraphs -r -d 'Entry-point paragraphs shown by --recall (default 10; 0 = none).'
 complete -c rrg -l scope-file -r -d 'Search the files of a scope file in its order, with the cap of -q.'
 complete -c rrg -l import-model -r -d 'Convert a sentence-transformers model to ONNX (not built yet).'
-complete -c rrg -l agent-guide -d 'Print a usage guide for an LLM agent (not built yet).'
+complete -c rrg -l agent-guide -d 'Print a short usage guide for an LLM agent\'s system prompt.'
 complete -c rrg -s h -l help -d 'Show rrg\'s options and how to reach rg\'s help.'
 complete -c rrg -l version -d 'Show rrg\'s version and the rg it uses.'

@@ -134,6 +134,11 @@ def _dispatch(split: SplitArgs) -> int:
                 f"{spelling} is not built yet in rrg {__version__}; "
                 "see `rrg --help` for what works now"
             )
+    if opts["agent_guide"]:
+        from rrg.guide import AGENT_GUIDE
+
+        sys.stdout.write(AGENT_GUIDE)
+        return 0
     if opts["list_models"]:
         from rrg.actions import list_models
 

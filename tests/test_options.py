@@ -112,3 +112,12 @@ def test_every_option_is_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for opt in OPTIONS:
         assert f"`{opt.long}" in readme or f", {opt.long}" in readme, opt.long
+
+
+def test_agent_guide_is_short_and_names_the_protocol(tmp_path: Path, env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), "--agent-guide"], tmp_path, env)
+    assert out.returncode == 0
+    text = out.stdout.decode()
+    assert len(text.splitlines()) < 60
+    for needle in ("--recall", "--scope-file", "--rerank", "stopped at --limit", "--quiet"):
+        assert needle in text

@@ -1,0 +1,47 @@
+"""The usage guide printed by ``rrg --agent-guide``, for an LLM agent's system prompt."""
+
+from __future__ import annotations
+
+AGENT_GUIDE = """\
+# rrg: search a corpus in relevance order (a drop-in for rg)
+
+rrg ARGS with no rrg option is exactly rg. rrg's own options:
+  -q "QUESTION"      rank files by the question; rg then prints matches best files first
+  --recall "QUESTION" write a scope file (ranked paths) and show entry-point paragraphs
+  --scope-file FILE  search the files of a scope, in its order
+  --rerank           re-order the matching lines themselves by the question
+  --limit N          matching lines shown (default 30; 0 = all)
+Note: -q is rrg's query, not rg's quiet mode (that is --quiet).
+
+## Protocol
+1. Start with recall on the question itself:
+     rrg --recall "who designed the clinic on Link Road in 1958"
+   It prints: "QUESTION" → /path/scope-N.txt (K docs), then paragraphs as
+     path:
+     Line S-E: text
+   Read the entry points first: they often hold the answer or the names to grep for.
+2. Search inside the scope with precise patterns (rg regex syntax, -i for case):
+     rrg --scope-file /path/scope-N.txt -i 'Copacabana|Link Road|1958'
+   Output is rg's: path:text (add -n for line numbers). Best files come first.
+3. For a one-answer question, rerank the matching lines:
+     rrg --scope-file /path/scope-N.txt --rerank -i 'clinic|architect'
+   Skip --rerank for broad recall (listing every X): it narrows what you see.
+4. Read around a hit with plain rg flags:
+     rrg -n -C 3 'Link Road' path/to/file.txt
+5. When an angle is exhausted (notices say the cap was reached and results drift off
+   topic), recall again with a reformulated question: each recall gets its own numbered
+   scope file, so earlier scopes stay usable.
+
+## Notices (stderr, one bracketed line each)
+  [rrg: stopped at --limit 30; more matches may follow: ...]  more exist: narrow the
+      pattern or raise --limit
+  [rrg: reranked top 30 of 500 matches]                      rerank happened
+  [rrg: N paths of scope-K.txt no longer exist; skipped]
+Lines longer than 1000 characters are cut around the match and marked [...].
+Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg:).
+
+## Tips
+- Quote the question; keep patterns short alternations of distinctive words.
+- -l lists matching files in relevance order; --files lists all candidates ranked.
+- rrg -q "QUESTION" with no pattern prints the most relevant paragraphs directly.
+"""
