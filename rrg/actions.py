@@ -143,6 +143,7 @@ def _rerank(
     query = opts["rerank_query"] or rerank_query(opts["_query"], _patterns(args))
     spec = resolve_model(opts["model"])
     rerank.score(matches, query, Encoder(spec))
+    rerank.add_file_prior(matches, files)
     best = rerank.top(matches, cap or len(matches))
     out = sys.stdout.buffer
     if args.output_mode == "--json":
