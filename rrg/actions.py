@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import sys
@@ -72,6 +73,7 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     result = search_in_order(rg, args, files, opts, warn, _with_filename(args.paths))
     if result is None:
         return 2
+    report_facts(result.facts, args.output_mode == "--json")
     result.error |= candidates.error
     return result.exit_code
 
@@ -114,7 +116,16 @@ def search_in_order(
         result = search.run_records(files)
     else:
         result = search.run_lines(files)
-    _report_cap(result, cap, warn)
+    if result.capped:
+        result.facts.append(
+            f"stopped at --limit {cap}; more matches may follow: raise --limit (0 = no cap) "
+            "or narrow the pattern"
+        )
+    if search.lines_cut:
+        result.facts.append(
+            f"{search.lines_cut} long lines cut to {excerpt} characters around their match, "
+            "marked [...] (--excerpt 0 prints them whole)"
+        )
     return result
 
 
@@ -156,8 +167,9 @@ def _rerank(
             out.write(renderer.lines(match))
     out.flush()
     tail = f"; more matches lie beyond --pool {pool}" if more else ""
-    sys.stderr.write(f"[rrg: reranked top {len(best)} of {len(matches)} matches{tail}]\n")
-    return StreamResult(printed=len(best), matched=bool(best), error=error)
+    result = StreamResult(printed=len(best), matched=bool(best), error=error)
+    result.facts.append(f"reranked top {len(best)} of {len(matches)} matches{tail}")
+    return result
 
 
 def _patterns(args: RgArgs) -> list[str]:
@@ -212,13 +224,16 @@ def scope_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
     if opts["rerank"] and not opts["_query"] and not opts["rerank_query"]:
         raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
     files = [p for p in scope.paths if os.path.lexists(p)]
-    if len(files) < len(scope.paths):
-        sys.stderr.write(
-            f"[rrg: {len(scope.paths) - len(files)} paths of {scope.path.name} no longer "
-            "exist; skipped]\n"
-        )
     result = search_in_order(rg, args, files, opts, warn, with_filename=True)
-    return 2 if result is None else result.exit_code
+    if result is None:
+        return 2
+    if len(files) < len(scope.paths):
+        result.facts.insert(
+            0,
+            f"{len(scope.paths) - len(files)} paths of {scope.path.name} no longer exist; skipped",
+        )
+    report_facts(result.facts, args.output_mode == "--json")
+    return result.exit_code
 
 
 def _with_filename(paths: list[str]) -> bool:
@@ -226,13 +241,18 @@ def _with_filename(paths: list[str]) -> bool:
     return not (len(paths) == 1 and not os.path.isdir(paths[0]))
 
 
-def _report_cap(result: StreamResult, cap: int, warn: Warn) -> None:
-    if result.capped:
+def report_facts(facts: list[str], json_mode: bool) -> None:
+    """Every cap, cut, skip and rerank as one bracketed stderr line; with --json also as a
+    final ``rrg`` message, so a reader of either stream alone misses nothing."""
+    if not facts:
+        return
+    sys.stdout.flush()
+    if json_mode:
+        message = {"type": "rrg", "data": {"notices": facts}}
+        sys.stdout.buffer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         sys.stdout.flush()
-        sys.stderr.write(
-            f"[rrg: stopped at --limit {cap}; more matches may follow: "
-            "raise --limit (0 = no cap) or narrow the pattern]\n"
-        )
+    sys.stderr.write("".join(f"[rrg: {fact}]\n" for fact in facts))
+    sys.stderr.flush()
 
 
 def index_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:

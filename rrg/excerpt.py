@@ -32,14 +32,15 @@ def plain(line: bytes) -> bytes:
     return _ESCAPE.sub(b"", line)
 
 
-def cut_line(line: bytes, limit: int) -> bytes:
+def cut_line(line: bytes, limit: int) -> tuple[bytes, bool]:
     """One output line (colour-marked, newline stripped) as rg would print it without
-    colour, its text cut to ``limit`` characters around the first match."""
+    colour, its text cut to ``limit`` characters around the first match; and whether it
+    was cut."""
     prefix_end = _PREFIX.match(line).end()  # type: ignore[union-attr]
     prefix, body = plain(line[:prefix_end]), line[prefix_end:]
     text = plain(body)
     if len(text) <= limit:
-        return prefix + text
+        return prefix + text, False
     first = body.find(_MATCH_ON)
     if first < 0:
         start = 0
@@ -56,4 +57,7 @@ def cut_line(line: bytes, limit: int) -> bytes:
     hi = min(len(chars), lo + limit)
     lo = max(0, hi - limit)
     out = chars[lo:hi].encode("utf-8", "surrogateescape")
-    return prefix + (MARKER if lo > 0 else b"") + out + (MARKER if hi < len(chars) else b"")
+    was_cut = lo > 0 or hi < len(chars)
+    return prefix + (MARKER if lo > 0 else b"") + out + (
+        MARKER if hi < len(chars) else b""
+    ), was_cut

@@ -76,6 +76,7 @@ class OrderedSearch:
     ) -> None:
         self.rg = rg
         self.excerpt = excerpt
+        self.lines_cut = 0
         self.args = args
         self.cap = cap
         self.user_flags = args.search_args()
@@ -211,7 +212,9 @@ class OrderedSearch:
         assert proc.stdout is not None
         for line in proc.stdout:
             end = b"\n" if line.endswith(b"\n") else b""
-            _write(cut_line(line[: len(line) - len(end)], self.excerpt) + end)
+            text, was_cut = cut_line(line[: len(line) - len(end)], self.excerpt)
+            self.lines_cut += was_cut
+            _write(text + end)
         return proc.wait()
 
     def _run_json(self, cmd: list[str | bytes], summary: dict | None) -> dict | None:

@@ -365,3 +365,19 @@ def test_bad_scope_file_is_exit_2(
     out = run([*rrg_cmd(), "--scope-file", str(scope), "error"], topical, env)
     assert out.returncode == 2 and out.stderr.startswith(b"rrg: ")
     assert out.stderr.count(b"\n") == 1
+
+
+def test_notices_reach_both_streams(corpus: Path, topical: Path, env: dict[str, str]) -> None:
+    """A cap or a cut says so on stderr, and --json output carries the same facts last."""
+    capped = run(q("database", "--limit", "2", "--json", "error"), topical, env)
+    messages = [json.loads(line) for line in capped.stdout.splitlines()]
+    assert messages[-2]["type"] == "summary" and messages[-1]["type"] == "rrg"
+    notice = messages[-1]["data"]["notices"][0]
+    assert (
+        notice.startswith("stopped at --limit 2") and capped.stderr == f"[rrg: {notice}]\n".encode()
+    )
+    cut = run(q("doctor watson", "Watson", "long.txt"), corpus, env)
+    assert cut.stderr == (
+        b"[rrg: 1 long lines cut to 1000 characters around their match, "
+        b"marked [...] (--excerpt 0 prints them whole)]\n"
+    )

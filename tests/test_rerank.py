@@ -65,7 +65,8 @@ def test_rerank_colours_like_rg(facts: Path, rg: str, env: dict[str, str]) -> No
 def test_rerank_json_carries_scores(facts: Path, env: dict[str, str]) -> None:
     out = run(rerank("--limit", "4", "--json", "river"), facts, env)
     messages = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [m["type"] for m in messages] == ["begin", "match", "end"] * 4 + ["summary"]
+    assert [m["type"] for m in messages] == ["begin", "match", "end"] * 4 + ["summary", "rrg"]
+    assert messages[-1]["data"]["notices"] == ["reranked top 4 of 61 matches"]
     scores = [m["data"]["score"] for m in messages if m["type"] == "match"]
     assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1
     assert messages[1]["data"]["path"]["text"] == "delta.txt"
