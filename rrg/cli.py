@@ -17,7 +17,7 @@ import click
 from rrg import __version__
 from rrg.argsplit import SplitArgs
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, RrgError
-from rrg.options import NOT_BUILT, OPTIONS
+from rrg.options import OPTIONS
 from rrg.rgbin import find_rg
 
 DEFAULT_LIMIT = 30
@@ -127,13 +127,15 @@ def _dispatch(split: SplitArgs) -> int:
     if opts["version"]:
         sys.stdout.write(version_text())
         return 0
-    for dest in sorted(NOT_BUILT):
-        if opts.get(dest) not in (None, False):
-            spelling = "--" + dest.replace("_", "-")
-            raise RrgError(
-                f"{spelling} is not built yet in rrg {__version__}; "
-                "see `rrg --help` for what works now"
-            )
+    if opts["import_model"] is not None:
+        from rrg.importer import import_model
+
+        folder = import_model(opts["import_model"], opts["trust_remote_code"])
+        sys.stdout.write(
+            f"imported {opts['import_model']} into {folder}\n"
+            f"use it with: rrg --model {folder.name} -q ...\n"
+        )
+        return 0
     if opts["agent_guide"]:
         from rrg.guide import AGENT_GUIDE
 

@@ -96,16 +96,18 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     RrgOption(
         "--import-model",
-        "Convert a sentence-transformers model to ONNX (not built yet).",
+        "Turn a sentence-transformers model (a folder, or a hub name where the network "
+        "allows) into an ONNX model folder for --model; needs pip install 'rrg[import]'.",
         metavar="SRC",
+    ),
+    RrgOption(
+        "--trust-remote-code",
+        "Let --import-model run code shipped with the model (off: such code never runs).",
     ),
     RrgOption("--agent-guide", "Print a short usage guide for an LLM agent's system prompt."),
     RrgOption("--help", "Show rrg's options and how to reach rg's help.", short="-h"),
     RrgOption("--version", "Show rrg's version and the rg it uses."),
 )
-
-#: Options parsed now whose feature is not built yet: using one is a clear error.
-NOT_BUILT = frozenset({"import_model"})
 
 BY_SPELLING: dict[str, RrgOption] = {}
 for _opt in OPTIONS:

@@ -81,7 +81,6 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["--import-model", "m", "-q", "x", "y"], b"--import-model is not built yet"),
         (["--limit", "-1", "-q", "x", "y"], b"--limit"),
         (["--limit", "abc", "-q", "x", "y"], b"--limit"),
         (["-q", "  ", "y"], b"the query is empty"),
