@@ -1,0 +1,28 @@
+"""End-to-end replay on a slice of hotpotqa (../shared/data): the scripted agent with rrg
+sees at least as much gold evidence as the same script with plain rg, in no more commands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.mark.skipif(
+    not (SHARED / "hotpotqa-distractor-100").is_dir(),
+    reason="../shared/data is not beside this checkout",
+)
+def test_replay_rrg_sees_at_least_what_rg_sees(env: dict[str, str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from replay import replay
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    rows = replay(8, env)
+    assert sum(r["rrg_seen"] for r in rows) >= sum(r["rg_seen"] for r in rows)
+    assert sum(r["rrg_cmds"] for r in rows) <= sum(r["rg_cmds"] for r in rows)
+    assert sum(r["rrg_seen"] == r["gold"] for r in rows) >= 6, rows
