@@ -1,0 +1,22 @@
+"""docs/GUIDE.md is real sessions: regenerated here, it must equal the checked-in file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_guide_is_current(env: dict[str, str], cache_dir: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "make_guide.py")],
+        env={**env, "RRG_GUIDE_MODELS": str(cache_dir / "models")},
+        capture_output=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode() == (ROOT / "docs" / "GUIDE.md").read_text(), (
+        "docs/GUIDE.md is stale: run python docs/make_guide.py > docs/GUIDE.md"
+    )
