@@ -28,7 +28,11 @@ def split_paragraphs(text: str) -> list[Paragraph]:
 
     def flush(end: int) -> None:
         nonlocal buf, size
-        if buf and "".join(buf).strip():
+        # Blank lines kept while merging short blocks never end a paragraph.
+        while buf and not buf[-1].strip():
+            buf.pop()
+            end -= 1
+        if buf:
             out.append(Paragraph(buf_start, end, "\n".join(buf)))
         buf, size = [], 0
 

@@ -1,0 +1,39 @@
+"""Paragraph splitting for entry points: 400-1200 characters, contiguous line ranges."""
+
+from __future__ import annotations
+
+from rrg.paragraphs import MAX_CHARS, MIN_CHARS, split_paragraphs
+
+
+def test_short_blocks_merge_and_ranges_are_contiguous() -> None:
+    blocks = [f"block {k} " + "word " * 30 for k in range(12)]  # ~160 chars each
+    text = "\n\n".join(blocks)
+    paragraphs = split_paragraphs(text)
+    lines = text.splitlines()
+    for p in paragraphs[:-1]:
+        assert MIN_CHARS <= len(p.text) <= MAX_CHARS
+    for p in paragraphs:
+        assert p.text == "\n".join(lines[p.start - 1 : p.end])
+    covered = [n for p in paragraphs for n in range(p.start, p.end + 1)]
+    assert covered == sorted(covered)
+    assert all(f"block {k}" in "".join(p.text for p in paragraphs) for k in range(12))
+
+
+def test_a_big_block_is_cut_at_line_boundaries() -> None:
+    text = "\n".join("x" * 100 for _ in range(40))  # 40 lines, no blank line
+    paragraphs = split_paragraphs(text)
+    assert all(len(p.text) <= MAX_CHARS for p in paragraphs)
+    assert paragraphs[0].start == 1 and paragraphs[-1].end == 40
+    assert [p.start for p in paragraphs[1:]] == [p.end + 1 for p in paragraphs[:-1]]
+
+
+def test_a_single_very_long_line_is_cut_into_pieces_of_that_line() -> None:
+    text = "intro\n\n" + "y" * 3000 + "\n\nend"
+    paragraphs = split_paragraphs(text)
+    long_parts = [p for p in paragraphs if p.start == p.end == 3]
+    assert [len(p.text) for p in long_parts] == [1200, 1200, 600]
+    assert paragraphs[0].text == "intro" and paragraphs[-1].text == "end"
+
+
+def test_blank_text_has_no_paragraphs() -> None:
+    assert split_paragraphs("\n\n  \n") == []
