@@ -38,7 +38,7 @@ SESSIONS = [
     ("Rerank the matching lines for a one-answer question.",
      'rrg -q "what to do after a timeout" --rerank --limit 2 -i "timeout|retry|error"'),
     ("Without a pattern: the most relevant paragraphs.", 'rrg -q "sourdough starter" --limit 1'),
-    ("No rrg option: plain rg, byte for byte.", "rrg -c error notes"),
+    ("No rrg option: plain rg, byte for byte.", "rrg --sort path -c error notes"),
 ]
 
 
