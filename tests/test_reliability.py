@@ -64,7 +64,7 @@ def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, 
 def test_ctrl_c_during_a_build_exits_130_and_leaves_a_usable_index(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    tree = make_tree(tmp_path / "tree", 6000)
+    tree = make_tree(tmp_path / "ctrlc-tree", 6000)
     proc = subprocess.Popen(
         [*rrg_cmd(), "--index", "."],
         cwd=tree,
@@ -72,7 +72,12 @@ def test_ctrl_c_during_a_build_exits_130_and_leaves_a_usable_index(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    time.sleep(0.8)
+    # Interrupt once the build is writing its index, not before it started.
+    index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
+    deadline = time.monotonic() + 60
+    while not list(index_dir.glob("ctrlc-tree-*.sqlite")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:
