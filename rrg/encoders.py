@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 STATIC_DIMS = 256
 _STATIC_VERSION = 2
+_TABLES: dict[str, np.ndarray] = {}
 
 
 def load_tokenizer(path: Path) -> Tokenizer:
@@ -149,11 +150,14 @@ def static_table(
     from rrg.paths import models_dir
 
     cache = models_dir() / f"static-v{_STATIC_VERSION}-{encoder.spec.key}.npy"
+    if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)
+        return _TABLES[str(cache)]
     if cache.is_file():
         try:
             table = np.load(cache, allow_pickle=False)
             if table.ndim == 2 and table.shape[1] == STATIC_DIMS:
-                return table.astype(np.float32)
+                _TABLES[str(cache)] = table.astype(np.float32)
+                return _TABLES[str(cache)]
         except (OSError, ValueError):
             pass  # a damaged cache is recomputed below
     tok = encoder.tokenizer
@@ -180,4 +184,5 @@ def static_table(
     buf = io.BytesIO()
     np.save(buf, table.astype(np.float16), allow_pickle=False)
     atomic_write_bytes(cache, buf.getvalue())
+    _TABLES[str(cache)] = table
     return table
