@@ -17,7 +17,7 @@ SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 def rg() -> str:
-    from rrg.rgbin import find_rg
+    from rrg.rg.binary import find_rg
 
     return find_rg()
 

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datasets import BEIR_SETS, beir, swebench_tasks  # noqa: E402
 
-from rrg.encoders import Encoder  # noqa: E402
-from rrg.models import ModelSpec  # noqa: E402
+from rrg.model.encoder import Encoder  # noqa: E402
+from rrg.model.registry import ModelSpec  # noqa: E402
 
 
 def main() -> None:

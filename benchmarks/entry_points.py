@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine  # noqa: E402
 from datasets import beir  # noqa: E402
 
-from rrg.models import default_model  # noqa: E402
-from rrg.relevance import rank_files  # noqa: E402
-from rrg.semantic import best_paragraphs  # noqa: E402
+from rrg.model.registry import default_model  # noqa: E402
+from rrg.rank.entry_points import best_paragraphs  # noqa: E402
+from rrg.rank.files import rank_files  # noqa: E402
 
 SETS = ["scifact", "hotpotqa-distractor-100", "nfcorpus", "cranfield"]
 

@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine, rrg  # noqa: E402
 from datasets import BEIR_SETS, LabelledSet, beir, swebench_tasks  # noqa: E402
 
-from rrg.encoders import Encoder  # noqa: E402
-from rrg.models import default_model  # noqa: E402
-from rrg.ranking import cascade_scores, fuse, order_by  # noqa: E402
-from rrg.relevance import refresh_index, signals  # noqa: E402
-from rrg.textstats import words  # noqa: E402
+from rrg.index.textstats import words  # noqa: E402
+from rrg.model.encoder import Encoder  # noqa: E402
+from rrg.model.registry import default_model  # noqa: E402
+from rrg.rank.files import refresh_index, signals  # noqa: E402
+from rrg.rank.scoring import cascade_scores, fuse, order_by  # noqa: E402
 
 CAP = 30
 STOP = frozenset(

@@ -12,8 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine, rg, rrg  # noqa: E402
 from datasets import beir  # noqa: E402
-
-from rrg.replay import rg_agent, rrg_agent, seen_files  # noqa: E402
+from replay_agent import rg_agent, rrg_agent, seen_files  # noqa: E402
 
 
 def replay(n: int, env: dict[str, str] | None = None) -> list[dict]:

@@ -21,7 +21,7 @@ from common import OUT, machine, rrg  # noqa: E402
 from datasets import beir  # noqa: E402
 from quality import agent_pattern, first_lines_docs  # noqa: E402
 
-from rrg.textstats import words  # noqa: E402
+from rrg.index.textstats import words  # noqa: E402
 
 SETS = ["scifact", "hotpotqa-distractor-100", "nfcorpus", "cranfield"]
 

@@ -1,4 +1,4 @@
-from rrg.entry import main
+from rrg.cli.entry import main
 
 if __name__ == "__main__":
     main()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rrg.rgbin import find_rg
+from rrg.rg.binary import find_rg
 
 BIN = Path(sys.executable).parent
 

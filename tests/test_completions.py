@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rrg.completions import FILES, GENERATORS
+from rrg.cli.completions import FILES, GENERATORS
 
 COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
 
@@ -17,7 +17,7 @@ COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
 def test_checked_in_completions_are_current(shell: str, rg: str) -> None:
     checked_in = (COMPLETIONS / FILES[shell]).read_text()
     assert checked_in == GENERATORS[shell](rg), (
-        f"completions/{FILES[shell]} is stale: run `python -m rrg.completions`"
+        f"completions/{FILES[shell]} is stale: run `python -m rrg.cli.completions`"
     )
 
 

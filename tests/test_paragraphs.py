@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rrg.paragraphs import MAX_CHARS, MIN_CHARS, split_paragraphs
+from rrg.rank.paragraphs import MAX_CHARS, MIN_CHARS, split_paragraphs
 
 
 def test_short_blocks_merge_and_ranges_are_contiguous() -> None:

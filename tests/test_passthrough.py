@@ -109,8 +109,8 @@ def test_passthrough_imports_nothing_heavy(tmp_path: Path, env: dict[str, str]) 
 
     code = (
         "import sys, os; sys.argv=['rrg','--version-probe-never-run'];"
-        "import rrg.entry, rrg.argsplit, rrg.rgbin;"
-        "rrg.argsplit.split_argv(['-i','x']);"
+        "import rrg.cli.entry, rrg.cli.argsplit, rrg.rg.binary;"
+        "rrg.cli.argsplit.split_argv(['-i','x']);"
         "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers') "
         "if m in sys.modules))"
     )

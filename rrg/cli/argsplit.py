@@ -7,9 +7,9 @@ pattern rather than reading it as rrg's option.
 
 from __future__ import annotations
 
+from rrg.cli.options import BY_SPELLING, RrgOption
 from rrg.errors import RrgError
-from rrg.options import BY_SPELLING, RrgOption
-from rrg.rgflags import VALUE_LONG, VALUE_SHORT
+from rrg.rg.flags import VALUE_LONG, VALUE_SHORT
 
 
 class SplitArgs:

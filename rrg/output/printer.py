@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import os
 
-from rrg.excerpt import MARKER
-from rrg.rerank import Match
-from rrg.rgargs import RgArgs
+from rrg.output.excerpt import MARKER
+from rrg.rank.rerank import Match
+from rrg.rg.args import RgArgs
 
 _PATH, _LINE, _MATCH, _RESET = (
     b"\x1b[0m\x1b[35m",

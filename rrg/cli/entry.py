@@ -1,4 +1,4 @@
-"""Console entry point: exec rg when no rrg option is present, else hand over to rrg.cli.
+"""Console entry point: exec rg when no rrg option is present, else hand over to rrg.cli.app.
 
 Keep imports here to the standard library and rrg's plain-data modules: this path runs on
 every pass-through call, and its start-up time is what rrg costs over rg.
@@ -11,9 +11,9 @@ import _signal
 import os
 import sys
 
-from rrg.argsplit import split_argv
+from rrg.cli.argsplit import split_argv
 from rrg.errors import EXIT_ERROR, RrgError
-from rrg.rgbin import find_rg
+from rrg.rg.binary import find_rg
 
 
 def main() -> None:
@@ -25,7 +25,7 @@ def main() -> None:
     except RrgError as err:
         sys.stderr.write(f"rrg: {err}\n")
         sys.exit(EXIT_ERROR)
-    from rrg.cli import run
+    from rrg.cli.app import run
 
     sys.exit(run(split))
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from rrg.encoders import Encoder, static_table
-from rrg.store import (
+from rrg.index.store import (
     KIND_BINARY,
     KIND_TEXT,
     KIND_UNREADABLE,
@@ -22,7 +21,8 @@ from rrg.store import (
     open_store,
     writer_lock,
 )
-from rrg.textstats import decode, looks_binary, term_counts
+from rrg.index.textstats import decode, looks_binary, term_counts
+from rrg.model.encoder import Encoder, static_table
 
 #: Bytes read of each file for ranking; a longer file is ranked by its head.
 READ_LIMIT = 1 << 20

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rrg.errors import ModelError, RrgError
-from rrg.paths import models_dir
+from rrg.index.cachedir import models_dir
 
 _POOLING = {
     "pooling_mode_mean_tokens": "mean",

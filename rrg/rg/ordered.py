@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from rrg.excerpt import MARK_FLAGS, cut_line
-from rrg.rgargs import RgArgs
+from rrg.output.excerpt import MARK_FLAGS, cut_line
+from rrg.rg.args import RgArgs
 
 #: Bytes of paths per rg run: far below ARG_MAX (and its per-argument cousin) everywhere.
 _BATCH_BYTES = 96 * 1024

@@ -9,7 +9,7 @@ from pathlib import Path
 from rrg.errors import ModelError, RrgError
 
 DEFAULT_MODEL = "minilm-l6-int8"
-_DATA = Path(__file__).parent / "data"
+_DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def default_model() -> ModelSpec:
 
 def installed_models() -> list[ModelSpec]:
     """The default model plus every model folder under the cache's models/ dir."""
-    from rrg.paths import models_dir
+    from rrg.index.cachedir import models_dir
 
     found = [default_model()]
     for folder in sorted(models_dir().iterdir()):

@@ -15,10 +15,10 @@ from typing import Any
 import click
 
 from rrg import __version__
-from rrg.argsplit import SplitArgs
+from rrg.cli.argsplit import SplitArgs
+from rrg.cli.options import OPTIONS
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, RrgError
-from rrg.options import OPTIONS
-from rrg.rgbin import find_rg
+from rrg.rg.binary import find_rg
 
 DEFAULT_LIMIT = 30
 
@@ -128,7 +128,7 @@ def _dispatch(split: SplitArgs) -> int:
         sys.stdout.write(version_text())
         return 0
     if opts["import_model"] is not None:
-        from rrg.importer import import_model
+        from rrg.model.importer import import_model
 
         folder = import_model(opts["import_model"], opts["trust_remote_code"])
         sys.stdout.write(
@@ -137,28 +137,28 @@ def _dispatch(split: SplitArgs) -> int:
         )
         return 0
     if opts["agent_guide"]:
-        from rrg.guide import AGENT_GUIDE
+        from rrg.cli.guide import AGENT_GUIDE
 
         sys.stdout.write(AGENT_GUIDE)
         return 0
     if opts["list_models"]:
-        from rrg.actions import list_models
+        from rrg.cli.commands import list_models
 
         return list_models()
     rg = find_rg()
     if opts["index"] or opts["index_status"] or opts["index_clear"]:
-        from rrg.actions import index_action
+        from rrg.cli.commands import index_action
 
         return index_action(rg, split.rg, opts, warn)
     if opts["recall"] is not None:
-        from rrg.actions import recall_action
+        from rrg.cli.commands import recall_action
 
         return recall_action(rg, split.rg, opts, warn)
     opts["rerank"] = opts["rerank"] or opts["rerank_query"] is not None
     if (opts["rerank"] or opts["pool"]) and not (opts["query"] or opts["scope_file"]):
         raise RrgError("--rerank, --rerank-query and --pool work with -q QUERY or --scope-file")
     if opts["scope_file"] is not None:
-        from rrg.actions import scope_action
+        from rrg.cli.commands import scope_action
 
         return scope_action(rg, split.rg, opts, warn)
     if opts["query"] is None:
@@ -171,14 +171,14 @@ def _dispatch(split: SplitArgs) -> int:
     if _reads_stdin(split.rg):
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *split.rg]).returncode
-    from rrg.actions import query_action
+    from rrg.cli.commands import query_action
 
     return query_action(rg, split.rg, opts, warn)
 
 
 def _reads_stdin(rg_args: list[str]) -> bool:
     """Whether rg would search stdin: a ``-`` path, or no path with stdin a pipe or file."""
-    from rrg.rgargs import parse_rg_args
+    from rrg.rg.args import parse_rg_args
 
     parsed = parse_rg_args(rg_args)
     if "-" in parsed.paths:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rrg.errors import RrgError
-from rrg.rgflags import (
+from rrg.rg.flags import (
     FILE_SELECTION_LONG,
     SHORT_TO_LONG,
     VALUE_LONG,

@@ -7,12 +7,12 @@ import sys
 
 import numpy as np
 
-from rrg.encoders import Encoder
-from rrg.indexer import READ_LIMIT
-from rrg.models import ModelSpec
-from rrg.paragraphs import Paragraph, split_paragraphs
-from rrg.relevance import Ranking
-from rrg.textstats import decode
+from rrg.index.refresh import READ_LIMIT
+from rrg.index.textstats import decode
+from rrg.model.encoder import Encoder
+from rrg.model.registry import ModelSpec
+from rrg.rank.files import Ranking
+from rrg.rank.paragraphs import Paragraph, split_paragraphs
 
 TOP_FILES = 20
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 
-from rrg.rgargs import RgArgs
+from rrg.rg.args import RgArgs
 
 
 @dataclass

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-from rrg.candidates import relative_to
-from rrg.encoders import Encoder, static_table
 from rrg.errors import ModelError, RrgError
-from rrg.indexer import Packed, RefreshReport, dense_vectors, refresh
-from rrg.models import ModelSpec
-from rrg.paths import index_file
-from rrg.progress import Progress
-from rrg.ranking import bm25, cascade_scores, fuse, order_by, static_query_vector
-from rrg.store import KIND_BINARY, KIND_TEXT
-from rrg.textstats import query_term_ids
+from rrg.index.cachedir import index_file
+from rrg.index.refresh import Packed, RefreshReport, dense_vectors, refresh
+from rrg.index.store import KIND_BINARY, KIND_TEXT
+from rrg.index.textstats import query_term_ids
+from rrg.model.encoder import Encoder, static_table
+from rrg.model.registry import ModelSpec
+from rrg.output.progress import Progress
+from rrg.rank.scoring import bm25, cascade_scores, fuse, order_by, static_query_vector
+from rrg.rg.candidates import relative_to
 
 
 @dataclass

@@ -10,14 +10,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rrg.candidates import Candidates, list_candidates, relative_to, search_root
 from rrg.errors import RrgError
-from rrg.models import ModelSpec, installed_models, resolve_model
-from rrg.rgargs import RECORD_MODES, RgArgs, parse_rg_args
-from rrg.streaming import OrderedSearch, StreamResult
+from rrg.model.registry import ModelSpec, installed_models, resolve_model
+from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
+from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
+from rrg.rg.ordered import OrderedSearch, StreamResult
 
 if TYPE_CHECKING:
-    from rrg.relevance import Ranking
+    from rrg.rank.files import Ranking
 
 Warn = Callable[[str], None]
 DEFAULT_LIMIT = 30
@@ -31,7 +31,7 @@ def rank_candidates(
     rg: str, args: RgArgs, query: str, opts: dict[str, Any], warn: Warn
 ) -> tuple[Candidates, Ranking, ModelSpec]:
     """The files rg would search for these arguments, ranked against the query."""
-    from rrg.relevance import rank_files
+    from rrg.rank.files import rank_files
 
     spec = resolve_model(opts["model"])
     candidates = list_candidates(rg, args)
@@ -64,7 +64,7 @@ def query_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) 
         return 2 if candidates.error else (0 if ranking.ordered else 1)
     cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
     if not args.has_pattern:
-        from rrg.semantic import paragraph_search
+        from rrg.rank.entry_points import paragraph_search
 
         return paragraph_search(opts["query"], ranking, spec, cap or DEFAULT_LIMIT)
     files = ranking.ordered
@@ -90,7 +90,7 @@ def search_in_order(
     cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
     excerpt = opts["excerpt"]
     if opts["rerank"]:
-        from rrg import rerank
+        from rrg.rank import rerank
 
         flag = rerank.unsupported_with_rerank(args)
         if flag:
@@ -141,10 +141,10 @@ def _rerank(
 ) -> StreamResult | None:
     """Collect up to --pool matches, print the best --limit by score; None when there are
     no more than --limit matches (then the plain ordered search prints them)."""
-    from rrg import rerank
-    from rrg.encoders import Encoder
-    from rrg.keywords import rerank_query
-    from rrg.render import Renderer
+    from rrg.model.encoder import Encoder
+    from rrg.output.printer import Renderer
+    from rrg.rank import rerank
+    from rrg.rank.keywords import rerank_query
 
     cap = DEFAULT_LIMIT if opts["limit"] is None else opts["limit"]
     pool = opts["pool"] or DEFAULT_POOL
@@ -188,8 +188,8 @@ def _patterns(args: RgArgs) -> list[str]:
 
 def recall_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
     """RARG's embed_recall: rank the candidates, write the scope, show the entry points."""
-    from rrg.scopes import write_scope
-    from rrg.semantic import best_paragraphs, print_entry_points
+    from rrg.index.scopes import write_scope
+    from rrg.rank.entry_points import best_paragraphs, print_entry_points
 
     query = opts["recall"]
     if not query.strip():
@@ -209,7 +209,7 @@ def recall_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn)
 
 def scope_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
     """Search the files of a scope file in its order, as -q searches its ranking."""
-    from rrg.scopes import read_scope
+    from rrg.index.scopes import read_scope
 
     args = parse_rg_args(rg_args)
     breaker = args.order_breaker()
@@ -256,8 +256,8 @@ def report_facts(facts: list[str], json_mode: bool) -> None:
 
 
 def index_action(rg: str, rg_args: list[str], opts: dict[str, Any], warn: Warn) -> int:
-    from rrg.relevance import index_path_for, refresh_index
-    from rrg.store import IndexStore, remove_index
+    from rrg.index.store import IndexStore, remove_index
+    from rrg.rank.files import index_path_for, refresh_index
 
     args = parse_rg_args(["--files", *rg_args])
     spec = resolve_model(opts["model"])

@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrg.atomic import atomic_write_bytes
 from rrg.errors import RrgError
-from rrg.paths import cache_dir
+from rrg.index.atomic import atomic_write_bytes
+from rrg.index.cachedir import cache_dir
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """rrg's own options, defined once.
 
 This table is plain data so that the pass-through path can split argv without importing
-click; ``rrg.cli`` builds its click command, ``--help`` and the shell completions from it.
+click; ``rrg.cli.app`` builds its click command, ``--help`` and the shell completions from it.
 """
 
 from __future__ import annotations

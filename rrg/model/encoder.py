@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rrg.errors import ModelError
-from rrg.models import ModelSpec
+from rrg.model.registry import ModelSpec
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -146,8 +146,8 @@ def static_table(
     its own position; the table is centred and reduced by PCA. Computed once per model (about
     15 s on 2 cores for MiniLM) and kept in the cache dir.
     """
-    from rrg.atomic import atomic_write_bytes
-    from rrg.paths import models_dir
+    from rrg.index.atomic import atomic_write_bytes
+    from rrg.index.cachedir import models_dir
 
     cache = models_dir() / f"static-v{_STATIC_VERSION}-{encoder.spec.key}.npy"
     if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)

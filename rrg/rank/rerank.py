@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import xxhash
 
-from rrg.encoders import Encoder
-from rrg.paths import cache_dir
-from rrg.rgargs import RgArgs
-from rrg.store import IndexStore
-from rrg.streaming import batches
+from rrg.index.cachedir import cache_dir
+from rrg.index.store import IndexStore
+from rrg.model.encoder import Encoder
+from rrg.rg.args import RgArgs
+from rrg.rg.ordered import batches
 
 #: Characters of a match line the model reads, cut around the first submatch.
 SCORE_CHARS = 480
