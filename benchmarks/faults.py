@@ -71,7 +71,7 @@ def main() -> None:
             out.returncode == 0 and out.stdout == reference,
         )
     status = call("--index-status", ".").stdout.decode()
-    index = Path(status.split("file: ")[1].strip())
+    index = Path(status.split("file: ")[1].splitlines()[0])
     for damage in ("truncated", "zeroed", "random bytes", "older format"):
         size = index.stat().st_size
         if damage == "truncated":

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.cli.helptext import readme_table
 from rrg.cli.options import OPTIONS
 from rrg.rg.flags import SHORT_TO_LONG, VALUE_LONG, VALUE_SHORT
 
@@ -86,7 +87,15 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["-q", "  ", "y"], b"the query is empty"),
         (["-qi", "x"], b"cannot be bundled"),
         (["-q"], b"-q needs a value"),
-        (["--limit", "5", "pattern"], b"needs -q QUERY"),
+        (["--limit", "5", "pattern"], b"--limit applies only with -q/--query or --scope-file"),
+        (["-q", "x", "--paragraphs", "3", "y"], b"--paragraphs applies only with --recall"),
+        (["-q", "x", "--scope-size", "3", "y"], b"--scope-size applies only with --recall"),
+        (["-q", "x", "--pool", "9", "y"], b"--pool applies only with --rerank or --rerank-query"),
+        (["--recall", "x", "--limit", "3"], b"--limit applies only with"),
+        (["--recall", "x", "-q", "y"], b"cannot be used together"),
+        (["--index", "-q", "y"], b"cannot be used together"),
+        (["--trust-remote-code", "-q", "y"], b"--trust-remote-code applies only with"),
+        (["-q", "x", "--rerank", "--files"], b"--files cannot be used with --rerank"),
         (["-q", "x", "-j", "4", "y"], b"--threads cannot be used with -q"),
         (["-q", "x", "--sort", "path", "y"], b"--sort cannot be used with -q"),
         (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
@@ -107,10 +116,25 @@ def test_missing_rg_is_a_clear_error(tmp_path: Path, env: dict[str, str]) -> Non
     assert out.returncode == 2 and out.stderr.startswith(b"rrg: RRG_RG=")
 
 
-def test_every_option_is_in_the_readme() -> None:
+def test_readme_option_table_is_the_option_table() -> None:
+    """README's table is rendered from the one option table: every option, its help and
+    its default as --help states them."""
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert readme_table() in readme, "stale: run python -m rrg.cli.helptext"
     for opt in OPTIONS:
-        assert f"`{opt.long}" in readme or f", {opt.long}" in readme, opt.long
+        row = next(
+            line for line in readme.splitlines() if line.startswith(f"| `{opt.short or opt.long}")
+        )
+        if opt.default is not None:
+            assert f"default {opt.default}" in row, row
+
+
+def test_help_states_each_default(tmp_path: Path, env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), "--help"], tmp_path, env).stdout.decode()
+    for opt in OPTIONS:
+        if opt.default is not None:
+            line = next(ln for ln in out.splitlines() if ln.strip().startswith(opt.spelling))
+            assert f"default {opt.default}" in line, line
 
 
 def test_agent_guide_is_short_and_names_the_protocol(tmp_path: Path, env: dict[str, str]) -> None:

@@ -232,7 +232,7 @@ def test_concurrent_cold_runs_agree(topical: Path, env: dict[str, str]) -> None:
 def test_corrupt_index_is_rebuilt(topical: Path, env: dict[str, str]) -> None:
     run([*rrg_cmd(), "--index", "."], topical, env)
     status = run([*rrg_cmd(), "--index-status", "."], topical, env).stdout.decode()
-    index_path = Path(status.split("file: ")[1].strip())
+    index_path = Path(status.split("file: ")[1].splitlines()[0])
     index_path.write_bytes(os.urandom(4096))
     for side in ("-wal", "-shm"):
         Path(f"{index_path}{side}").unlink(missing_ok=True)

@@ -187,7 +187,7 @@ def test_files_that_vanish_between_listing_and_search(tmp_path: Path, env: dict[
 def _index_file(tree: Path, env: dict[str, str]) -> Path:
     assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
     status = run([*rrg_cmd(), "--index-status", "."], tree, env).stdout.decode()
-    return Path(status.split("file: ")[1].strip())
+    return Path(status.split("file: ")[1].splitlines()[0])
 
 
 @pytest.mark.parametrize("damage", ["truncated", "zeroed", "random", "older-format"])

@@ -1,4 +1,4 @@
-"""rrg's own command line: validates rrg's options (click) and runs the chosen action.
+"""rrg's own command line: parse the options once, run the chosen command.
 
 Every failure becomes one ``rrg: ...`` line and exit code 2 here, in one place.
 """
@@ -10,50 +10,12 @@ import signal
 import stat
 import subprocess
 import sys
-from typing import Any
-
-import click
 
 from rrg import __version__
 from rrg.cli.argsplit import SplitArgs
-from rrg.cli.options import OPTIONS
-from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, RrgError
+from rrg.cli.settings import Options, parse_options
+from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
 from rrg.rg.binary import find_rg
-
-DEFAULT_LIMIT = 30
-
-_TYPES: dict[str, Any] = {
-    "limit": click.IntRange(min=0),
-    "cascade": click.IntRange(min=0),
-    "excerpt": click.IntRange(min=0),
-    "pool": click.IntRange(min=1),
-    "scope_size": click.IntRange(min=1),
-    "paragraphs": click.IntRange(min=0),
-}
-
-
-def _command() -> click.Command:
-    params: list[click.Parameter] = [
-        click.Option([opt.long], type=_TYPES.get(opt.dest, click.STRING), help=opt.help)
-        if opt.takes_value
-        else click.Option([opt.long], is_flag=True, help=opt.help)
-        for opt in OPTIONS
-    ]
-    return click.Command(
-        "rrg", params=params, callback=lambda **kw: kw, context_settings={"help_option_names": []}
-    )
-
-
-def parse_rrg_options(split: SplitArgs) -> dict[str, Any]:
-    tokens: list[str] = []
-    for opt, value in split.rrg:
-        # "--opt=value" keeps a value such as "-1" from being read as an option.
-        tokens.append(opt.long if value is None else f"{opt.long}={value}")
-    try:
-        parsed: dict[str, Any] = _command().main(tokens, standalone_mode=False)
-        return parsed
-    except click.ClickException as err:
-        raise RrgError(err.format_message()) from err
 
 
 def warn(message: str) -> None:
@@ -61,52 +23,18 @@ def warn(message: str) -> None:
     sys.stderr.flush()
 
 
-def help_text() -> str:
-    lines = [
-        f"rrg {__version__}: ripgrep in relevance order.",
-        "",
-        "Usage: rrg -q QUERY [RG OPTIONS] PATTERN [PATH...]   search, most relevant files first",
-        "       rrg -q QUERY [PATH...]                        most relevant paragraphs",
-        "       rrg -q QUERY --files [PATH...]                files, most relevant first",
-        "       rrg [RG ARGS...]                              exactly rg (no rrg option given)",
-        "",
-        "rrg's options (anywhere before a bare --; everything else goes to rg unchanged):",
-    ]
-    for opt in OPTIONS:
-        spelling = f"{opt.short}, {opt.long}" if opt.short else f"    {opt.long}"
-        if opt.metavar:
-            spelling += f" {opt.metavar}"
-        lines.append(f"  {spelling:<28} {opt.help}")
-    lines += [
-        "",
-        "Differences from rg: -q is rrg's --query, not rg's quiet mode (use --quiet);",
-        "-h/--help and --version are rrg's. With -q, -j/--threads and --sort are refused,",
-        "since they would undo the relevance order.",
-        "",
-        f"rg's own help: {_rg_for_help()} --help",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _rg_for_help() -> str:
-    try:
-        return find_rg()
-    except RrgError:
-        return "rg"
-
-
 def version_text() -> str:
+    from rrg.rg.version import rg_version
+
     rg = find_rg()
-    out = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout
-    first = out.splitlines()[0] if out else "rg (unknown version)"
-    return f"rrg {__version__}\n{first} at {rg}\n"
+    return f"rrg {__version__}\nripgrep {rg_version(rg)} at {rg}\n"
 
 
 def run(split: SplitArgs) -> int:
     """Run rrg with options present; returns the exit code."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
-        return _dispatch(split)
+        return _dispatch(parse_options(split), split.rg)
     except RrgError as err:
         warn(str(err))
         return EXIT_ERROR
@@ -119,61 +47,60 @@ def run(split: SplitArgs) -> int:
         return EXIT_ERROR
 
 
-def _dispatch(split: SplitArgs) -> int:
-    opts = parse_rrg_options(split)
-    if opts["help"]:
-        sys.stdout.write(help_text())
-        return 0
-    if opts["version"]:
+def _dispatch(opts: Options, rg_args: list[str]) -> int:
+    if opts.help:
+        from rrg.cli.helptext import help_text
+
+        try:
+            rg_name = find_rg()
+        except RrgError:
+            rg_name = "rg"
+        sys.stdout.write(help_text(rg_name))
+        return EXIT_MATCH
+    if opts.version:
         sys.stdout.write(version_text())
-        return 0
-    if opts["import_model"] is not None:
+        return EXIT_MATCH
+    if opts.import_model is not None:
         from rrg.model.importer import import_model
 
-        folder = import_model(opts["import_model"], opts["trust_remote_code"])
+        folder = import_model(opts.import_model, opts.trust_remote_code)
         sys.stdout.write(
-            f"imported {opts['import_model']} into {folder}\n"
+            f"imported {opts.import_model} into {folder}\n"
             f"use it with: rrg --model {folder.name} -q ...\n"
         )
-        return 0
-    if opts["agent_guide"]:
+        return EXIT_MATCH
+    if opts.agent_guide:
         from rrg.cli.guide import AGENT_GUIDE
 
         sys.stdout.write(AGENT_GUIDE)
-        return 0
-    if opts["list_models"]:
+        return EXIT_MATCH
+    if opts.list_models:
         from rrg.cli.commands import list_models
 
         return list_models()
     rg = find_rg()
-    if opts["index"] or opts["index_status"] or opts["index_clear"]:
-        from rrg.cli.commands import index_action
+    from rrg.rg.version import check_version
 
-        return index_action(rg, split.rg, opts, warn)
-    if opts["recall"] is not None:
-        from rrg.cli.commands import recall_action
+    check_version(rg, warn)
+    from rrg.cli import commands
 
-        return recall_action(rg, split.rg, opts, warn)
-    opts["rerank"] = opts["rerank"] or opts["rerank_query"] is not None
-    if (opts["rerank"] or opts["pool"]) and not (opts["query"] or opts["scope_file"]):
-        raise RrgError("--rerank, --rerank-query and --pool work with -q QUERY or --scope-file")
-    if opts["scope_file"] is not None:
-        from rrg.cli.commands import scope_action
-
-        return scope_action(rg, split.rg, opts, warn)
-    if opts["query"] is None:
+    if opts.index or opts.index_status or opts.index_clear:
+        return commands.index_command(rg, rg_args, opts, warn)
+    if opts.recall is not None:
+        return commands.recall_command(rg, rg_args, opts, warn)
+    if opts.scope_file is not None:
+        return commands.scope_command(rg, rg_args, opts, warn)
+    if opts.query is None:
         raise RrgError(
-            "this rrg option needs -q QUERY (or one of --index, --index-status, "
-            "--index-clear, --list-models)"
+            "this rrg option needs -q QUERY (or one of --recall, --scope-file, --index, "
+            "--index-status, --index-clear, --list-models)"
         )
-    if not opts["query"].strip():
+    if not opts.query.strip():
         raise RrgError("the query is empty: give -q a few words saying what you look for")
-    if _reads_stdin(split.rg):
+    if _reads_stdin(rg_args):
         warn("searching standard input: nothing to order, running plain rg")
-        return subprocess.run([rg, *split.rg]).returncode
-    from rrg.cli.commands import query_action
-
-    return query_action(rg, split.rg, opts, warn)
+        return subprocess.run([rg, *rg_args]).returncode
+    return commands.query_command(rg, rg_args, opts, warn)
 
 
 def _reads_stdin(rg_args: list[str]) -> bool:

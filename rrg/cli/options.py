@@ -1,28 +1,61 @@
-"""rrg's own options, defined once.
+"""rrg's own options, defined once: spelling, value, default, help, and what each needs.
 
 This table is plain data so that the pass-through path can split argv without importing
-click; ``rrg.cli.app`` builds its click command, ``--help`` and the shell completions from it.
+click or dataclasses; ``rrg.cli.settings`` builds the typed options from it, and ``--help``,
+the README's option table and the shell completions are all rendered from it.
 """
 
 from __future__ import annotations
 
+#: The options that choose what rrg does; at most one is given (``-q`` may join
+#: ``--scope-file``, whose rerank then scores against it).
+COMMANDS = (
+    "--query",
+    "--recall",
+    "--scope-file",
+    "--index",
+    "--index-status",
+    "--index-clear",
+    "--list-models",
+    "--import-model",
+    "--agent-guide",
+)
+_SEARCHES = ("--query", "--scope-file")
+_INDEXING = ("--query", "--recall", "--index")
+
 
 class RrgOption:
-    """One rrg option: its spellings, whether it takes a value, and its one-line help.
+    """One rrg option.
+
+    ``help`` may hold ``{default}``, filled from ``default``; ``readme`` adds an example
+    for the README's table only. ``needs`` lists options of which one must be given for this
+    one to apply (empty: it applies alone). ``minimum`` bounds an integer value.
 
     A plain class rather than a dataclass: importing dataclasses costs the pass-through path
     several milliseconds.
     """
 
-    __slots__ = ("long", "help", "short", "metavar")
+    __slots__ = ("long", "help", "short", "metavar", "default", "needs", "minimum", "readme")
 
     def __init__(
-        self, long: str, help: str, short: str | None = None, metavar: str | None = None
+        self,
+        long: str,
+        help: str,
+        short: str | None = None,
+        metavar: str | None = None,
+        default: int | None = None,
+        needs: tuple[str, ...] = (),
+        minimum: int | None = None,
+        readme: str = "",
     ) -> None:
         self.long = long
         self.help = help
         self.short = short
         self.metavar = metavar  # None: a flag that takes no value
+        self.default = default
+        self.needs = needs
+        self.minimum = minimum
+        self.readme = readme
 
     @property
     def takes_value(self) -> bool:
@@ -32,6 +65,15 @@ class RrgOption:
     def dest(self) -> str:
         return self.long.lstrip("-").replace("-", "_")
 
+    @property
+    def spelling(self) -> str:
+        """``-q, --query TEXT`` as help and README show it."""
+        names = f"{self.short}, {self.long}" if self.short else self.long
+        return f"{names} {self.metavar}" if self.metavar else names
+
+    def help_text(self) -> str:
+        return self.help.format(default=self.default)
+
 
 OPTIONS: tuple[RrgOption, ...] = (
     RrgOption(
@@ -40,59 +82,109 @@ OPTIONS: tuple[RrgOption, ...] = (
         "(rrg's -q; rg's quiet mode is --quiet).",
         short="-q",
         metavar="TEXT",
+        readme="`rrg -q \"retry logic\" 'retry\\|backoff'`",
     ),
     RrgOption(
-        "--limit", "Stop after N matching lines (default 30 with -q; 0 = no cap).", metavar="N"
+        "--limit",
+        "Stop after N matching lines, or N files with -l, -c or --files "
+        "(default {default} for lines, every file for --files; 0 = no cap).",
+        metavar="N",
+        default=30,
+        needs=_SEARCHES,
+        minimum=0,
     ),
     RrgOption(
         "--cascade",
-        "Re-score the K best files with the embedding model (default 0 = off; 20 lifts "
-        "scifact nDCG@10 from .672 to .702 for ~0.25 s).",
+        "Re-score the K best files with the embedding model (default {default} = off; "
+        "better on prose, worse on code).",
         metavar="K",
+        default=0,
+        needs=("--query", "--recall"),
+        minimum=0,
     ),
     RrgOption(
         "--excerpt",
         "Cut printed lines to N characters around their first match, marked [...] "
-        "(with -q; default 1000 in a pipe, off on a terminal or with colour; 0 = off).",
+        "(default 1000 in a pipe, off on a terminal or with colour; 0 = off).",
         metavar="N",
+        needs=_SEARCHES,
+        minimum=0,
     ),
-    RrgOption("--index", "Build or refresh the index of PATH (default .) and exit."),
-    RrgOption("--index-status", "Say what is indexed for PATH (default .), how fresh, how big."),
-    RrgOption("--index-clear", "Remove the index of PATH (default .)."),
+    RrgOption(
+        "--index",
+        "Build or refresh the index of PATH (default .) and exit.",
+        readme="`rrg --index src`",
+    ),
+    RrgOption(
+        "--index-status",
+        "Say which index serves PATH (default .): its files, how fresh, every cache file "
+        "and its size.",
+    ),
+    RrgOption(
+        "--index-clear",
+        "Remove the index of PATH (default .) and its vector cache, under the writer lock.",
+    ),
     RrgOption(
         "--model",
         "Embedding model: a name from --list-models or a model folder.",
         metavar="NAME|PATH",
+        needs=(*_INDEXING, "--scope-file", "--index-status", "--index-clear"),
     ),
     RrgOption("--list-models", "List the installed embedding models and exit."),
-    RrgOption("--no-progress", "Never show a progress bar while indexing."),
+    RrgOption(
+        "--no-progress",
+        "Never show a progress bar while indexing (it shows only on a terminal).",
+        needs=_INDEXING,
+    ),
     RrgOption(
         "--rerank",
         "Collect up to --pool matches in relevance order, print the --limit best by the "
         "embedding model (for one-answer questions).",
+        needs=_SEARCHES,
+        readme="`rrg -q \"who founded the clinic\" --rerank 'Copacabana\\|clinic\\|1958'`",
     ),
     RrgOption(
         "--rerank-query",
         "Score matches against this text instead of the query plus the pattern's keywords "
         "(implies --rerank).",
         metavar="TEXT",
+        needs=_SEARCHES,
     ),
-    RrgOption("--pool", "Matches collected for --rerank (default 500).", metavar="N"),
+    RrgOption(
+        "--pool",
+        "Matches collected for --rerank (default {default}).",
+        metavar="N",
+        default=500,
+        needs=("--rerank", "--rerank-query"),
+        minimum=1,
+    ),
     RrgOption(
         "--recall",
         "Rank files for QUERY, write them best first to a scope file, show entry points.",
         metavar="TEXT",
+        readme='`rrg --recall "retry on timeout" src/`',
     ),
-    RrgOption("--scope-size", "Paths kept in a --recall scope file (default 10000).", metavar="N"),
+    RrgOption(
+        "--scope-size",
+        "Paths kept in a --recall scope file (default {default}).",
+        metavar="N",
+        default=10_000,
+        needs=("--recall",),
+        minimum=1,
+    ),
     RrgOption(
         "--paragraphs",
-        "Entry-point paragraphs shown by --recall (default 10; 0 = none).",
+        "Entry-point paragraphs shown by --recall (default {default}; 0 = none).",
         metavar="N",
+        default=10,
+        needs=("--recall",),
+        minimum=0,
     ),
     RrgOption(
         "--scope-file",
         "Search the files of a scope file in its order, with the cap of -q.",
         metavar="FILE",
+        readme="`rrg --scope-file ~/.cache/rrg/scopes/scope-1.txt -i retry`",
     ),
     RrgOption(
         "--import-model",
@@ -103,6 +195,7 @@ OPTIONS: tuple[RrgOption, ...] = (
     RrgOption(
         "--trust-remote-code",
         "Let --import-model run code shipped with the model (off: such code never runs).",
+        needs=("--import-model",),
     ),
     RrgOption("--agent-guide", "Print a short usage guide for an LLM agent's system prompt."),
     RrgOption("--help", "Show rrg's options and how to reach rg's help.", short="-h"),

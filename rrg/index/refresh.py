@@ -22,6 +22,7 @@ from rrg.index.store import (
     writer_lock,
 )
 from rrg.index.textstats import decode, looks_binary, term_counts
+from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder, static_table
 
 #: Bytes read of each file for ranking; a longer file is ranked by its head.
@@ -364,26 +365,20 @@ def _load_packed(store: IndexStore) -> Packed:
 def dense_vectors(
     index_path: Path, root: Path, items: list[tuple[str, bytes]], encoder: Encoder
 ) -> np.ndarray:
-    """Transformer vectors of files (by content hash, path relative to root), cached in the
-    index so that each file is encoded once, the first time it reaches the top."""
-    store = IndexStore(index_path)
-    try:
-        cached = store.get_dense(encoder.spec.key, [h for h, _ in items])
-        missing = [(h, rel) for h, rel in items if h not in cached]
-        if missing:
-            texts = []
-            for _, rel in missing:
-                try:
-                    with open(os.path.join(os.fsencode(root), rel), "rb") as fh:
-                        texts.append(decode(fh.read(DENSE_READ_BYTES)))
-                except OSError:
-                    texts.append("")
-            fresh = dict(zip([h for h, _ in missing], encoder.encode(texts), strict=True))
-            cached.update(fresh)
-            with writer_lock(index_path, wait_s=0.5) as got_lock:
-                if got_lock:
-                    with store.transaction():
-                        store.put_dense(encoder.spec.key, fresh)
-        return np.stack([cached[h] for h, _ in items])
-    finally:
-        store.close()
+    """Transformer vectors of files (by content hash, path relative to root), kept in the
+    root's vector cache so that each file is encoded once, the first time it reaches the top."""
+    path_of = dict(items)
+
+    def encode(hashes: list[str]) -> np.ndarray:
+        texts = []
+        for digest in hashes:
+            try:
+                with open(os.path.join(os.fsencode(root), path_of[digest]), "rb") as fh:
+                    texts.append(decode(fh.read(DENSE_READ_BYTES)))
+            except OSError:
+                texts.append("")
+        return encoder.encode(texts)
+
+    cache = VectorCache(index_path)
+    vectors = cached_vectors(cache, f"file-{encoder.spec.key}", [h for h, _ in items], encode)
+    return np.stack([vectors[h] for h, _ in items])

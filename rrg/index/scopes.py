@@ -6,6 +6,8 @@ Numbered files under the cache dir, so that an agent can hold several scopes at 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import time
@@ -16,6 +18,9 @@ from rrg.errors import RrgError
 from rrg.index.atomic import atomic_write_bytes
 from rrg.index.cachedir import cache_dir
 
+#: Scope files kept: the newest ones; older ones are pruned when a new one is written.
+MAX_SCOPES = 100
+
 
 @dataclass
 class Scope:
@@ -25,14 +30,43 @@ class Scope:
     paths: list[bytes]
 
 
-def write_scope(query: str, paths: list[bytes]) -> Path:
-    """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
+def _folder() -> Path:
     folder = cache_dir() / "scopes"
     folder.mkdir(exist_ok=True, mode=0o700)
-    number = 1 + max(
-        (int(p.stem.split("-")[1]) for p in folder.glob("scope-*.txt") if p.stem[6:].isdigit()),
-        default=0,
-    )
+    return folder
+
+
+def _numbered(folder: Path) -> list[tuple[int, Path]]:
+    return sorted((int(p.stem[6:]), p) for p in folder.glob("scope-*.txt") if p.stem[6:].isdigit())
+
+
+def scope_files() -> list[Path]:
+    """Every scope file and sidecar, oldest first."""
+    out = []
+    for _, path in _numbered(_folder()):
+        out += [path, path.with_suffix(".json")]
+    return [p for p in out if p.exists()]
+
+
+def prune_scopes(keep: int = MAX_SCOPES) -> None:
+    """Delete all but the ``keep`` newest scopes, one pruner at a time."""
+    folder = _folder()
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        numbered = _numbered(folder)
+        for _, path in numbered[: max(0, len(numbered) - keep)]:
+            for doomed in (path.with_suffix(".json"), path):
+                with contextlib.suppress(FileNotFoundError):
+                    doomed.unlink()
+    finally:
+        os.close(fd)
+
+
+def write_scope(query: str, paths: list[bytes]) -> Path:
+    """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
+    folder = _folder()
+    number = 1 + max((n for n, _ in _numbered(folder)), default=0)
     while True:
         target = folder / f"scope-{number}.txt"
         try:
@@ -46,6 +80,7 @@ def write_scope(query: str, paths: list[bytes]) -> Path:
     sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
     atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
     atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
+    prune_scopes()
     return target
 
 

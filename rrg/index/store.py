@@ -21,7 +21,7 @@ import numpy as np
 import xxhash
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 
 _SCHEMA = """
@@ -41,8 +41,6 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE TABLE IF NOT EXISTS packed (name TEXT PRIMARY KEY, data BLOB NOT NULL,
                                    checksum TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS dense (hash TEXT NOT NULL, model TEXT NOT NULL,
-                                  vec BLOB NOT NULL, PRIMARY KEY (hash, model));
 """
 
 
@@ -181,24 +179,6 @@ class IndexStore:
             out[name] = _bytes_array(bytes(data))
         return out
 
-    # ---- transformer vectors, by content hash ---------------------------------------------
-    def get_dense(self, model: str, hashes: list[str]) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for h, vec in self.db.execute(
-                f"SELECT hash, vec FROM dense WHERE model=? AND hash IN ({marks})", (model, *chunk)
-            ):
-                out[h] = np.frombuffer(vec, "<f4")
-        return out
-
-    def put_dense(self, model: str, vectors: dict[str, np.ndarray]) -> None:
-        self.db.executemany(
-            "INSERT OR REPLACE INTO dense VALUES (?,?,?)",
-            [(h, model, v.astype("<f4").tobytes()) for h, v in vectors.items()],
-        )
-
 
 def _array_bytes(arr: np.ndarray) -> bytes:
     # ";" separates: dtype strings themselves may hold "|" (as "|S16" does).
@@ -213,51 +193,83 @@ def _bytes_array(data: bytes) -> np.ndarray:
     return np.frombuffer(data[4 + size :], np.dtype(dtype)).reshape(dims)
 
 
+class IndexUnavailable(Exception):
+    """The index cannot be used right now (locked past the timeout, disk full, an I/O error):
+    nothing is wrong with it, so it is kept and the search runs in rg's order."""
+
+
+#: SQLite's result codes for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB): only these
+#: lead to a rebuild; any other error may pass (a lock, a full disk) and deletes nothing.
+_DAMAGE_CODES = {11, 26}
+
+
+def is_damage(err: sqlite3.Error) -> bool:
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _DAMAGE_CODES
+    # Python 3.10 has no error codes: a DatabaseError that is not operational is damage.
+    return isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)
+
+
 def open_store(path: Path, warn: Callable[[str], None]) -> IndexStore:
-    """Open the index at path; a damaged or foreign-format file is reported once and rebuilt."""
+    """Open the index at path; a damaged or foreign-format file is reported once and rebuilt.
+
+    Call with the writer lock held: a rebuild deletes the file.
+    """
     try:
         store = IndexStore(path)
         store.db.execute("SELECT COUNT(*) FROM meta").fetchone()
         return store
-    except (sqlite3.DatabaseError, IndexCorrupt) as err:
-        warn(f"index {path.name} is unreadable ({err}); rebuilding it")
-        remove_index(path)
-        return IndexStore(path)
+    except IndexCorrupt as err:
+        reason = str(err)
+    except sqlite3.Error as err:
+        if not is_damage(err):
+            raise IndexUnavailable(f"index {path.name}: {err}") from err
+        reason = str(err)
+    warn(f"index {path.name} is unreadable ({reason}); rebuilding it")
+    remove_index(path)
+    return IndexStore(path)
 
 
-def remove_index(path: Path, with_lock: bool = False) -> None:
-    """Delete an index file and its SQLite side files.
-
-    The lock file stays unless asked: another process may hold an flock on it, and a new
-    file under the same name would let a second writer in.
-    """
-    for suffix in ("", "-wal", "-shm", *((".lock",) if with_lock else ())):
+def remove_index(path: Path) -> None:
+    """Delete an index file and its SQLite side files (the caller holds the writer lock)."""
+    for suffix in ("", "-wal", "-shm"):
         with suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")
 
 
 @contextmanager
 def writer_lock(path: Path, wait_s: float = 600.0) -> Iterator[bool]:
-    """Hold the index's writer lock; yields False when it could not be had in time.
+    """Hold the root's writer lock (index and vector cache); yields False when it could not
+    be had in time.
 
-    An flock dies with its process, so a writer killed mid-build leaves no stale lock.
+    An flock dies with its process, so a writer killed mid-build leaves no stale lock. The
+    lock file may be deleted by ``--index-clear`` while others wait on it: a lock is only
+    held once the file locked is still the one at the path.
     """
     lock_path = Path(f"{path}.lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    got = False
+    deadline = time.monotonic() + wait_s
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() > deadline:
+                yield False
+                return
+            time.sleep(0.05)
+            continue
+        try:
+            current = os.stat(lock_path)
+        except FileNotFoundError:
+            current = None
+        if current is None or current.st_ino != os.fstat(fd).st_ino:
+            os.close(fd)  # deleted while we waited: lock the new file instead
+            continue
+        break
     try:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                got = True
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
-        yield got
+        yield True
     finally:
-        if got:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

@@ -32,6 +32,36 @@ def plain(line: bytes) -> bytes:
     return _ESCAPE.sub(b"", line)
 
 
+def window(
+    length: int, start: int, match_len: int, limit: int, lead: float = 0.5
+) -> tuple[int, int]:
+    """The span [lo, hi) of at most ``limit`` units of a text of ``length`` units that holds
+    the match at ``start`` with ``lead`` of the room before it (0.5: centred).
+
+    The one rule for every cut around a match: printed excerpts, reranked lines and the text
+    the model scores. Units are characters, so that no cut splits a UTF-8 sequence.
+    """
+    lo = max(0, start - int(max(0, limit - match_len) * lead))
+    hi = min(length, lo + limit)
+    lo = max(0, hi - limit)
+    return lo, hi
+
+
+def cut_text(text: str, start: int, match_len: int, limit: int) -> tuple[str, bool]:
+    """``text`` cut to ``limit`` characters around a match, marked [...] where cut; and
+    whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    lo, hi = window(len(text), start, match_len, limit)
+    marker = MARKER.decode()
+    return (marker if lo > 0 else "") + text[lo:hi] + (marker if hi < len(text) else ""), True
+
+
+def char_offset(data: bytes, byte_offset: int) -> int:
+    """The character index of a byte offset in UTF-8 data (invalid bytes count one each)."""
+    return len(data[:byte_offset].decode("utf-8", "surrogateescape"))
+
+
 def cut_line(line: bytes, limit: int) -> tuple[bytes, bool]:
     """One output line (colour-marked, newline stripped) as rg would print it without
     colour, its text cut to ``limit`` characters around the first match; and whether it
@@ -42,22 +72,13 @@ def cut_line(line: bytes, limit: int) -> tuple[bytes, bool]:
     if len(text) <= limit:
         return prefix + text, False
     first = body.find(_MATCH_ON)
-    if first < 0:
-        start = 0
-        match_len = 0
-    else:
+    start = match_len = 0
+    if first >= 0:
         start = len(plain(body[:first]))
         end_mark = body.find(_RESET, first + len(_MATCH_ON))
         match_len = len(plain(body[first:end_mark])) if end_mark >= 0 else 0
     chars = text.decode("utf-8", "surrogateescape")
-    # Work in characters so that a cut never splits a UTF-8 sequence.
-    char_start = len(text[:start].decode("utf-8", "surrogateescape"))
-    char_match = len(text[start : start + match_len].decode("utf-8", "surrogateescape"))
-    lo = max(0, char_start - max(0, limit - char_match) // 2)
-    hi = min(len(chars), lo + limit)
-    lo = max(0, hi - limit)
-    out = chars[lo:hi].encode("utf-8", "surrogateescape")
-    was_cut = lo > 0 or hi < len(chars)
-    return prefix + (MARKER if lo > 0 else b"") + out + (
-        MARKER if hi < len(chars) else b""
-    ), was_cut
+    char_start = char_offset(text, start)
+    char_match = char_offset(text[start:], match_len)
+    out, was_cut = cut_text(chars, char_start, char_match, limit)
+    return prefix + out.encode("utf-8", "surrogateescape"), was_cut

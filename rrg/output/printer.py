@@ -1,7 +1,11 @@
 """Printing matches one at a time in rg's formats, for output in an order rg cannot produce
 (score order after --rerank): standard lines (path, line and column numbers, -o, --vimgrep,
--0, rg's default colours) and rg's JSON with a score field.
+-0, rg's default colours, -M/--max-columns, --max-columns-preview, --trim) and rg's JSON
+with a score field.
 
+The long-line rules follow rg's standard printer (crates/printer/src/standard.rs): a line
+longer than -M bytes, its terminator counted, is omitted or previewed; the message depends on
+whether rg looked at each match (colour, --column, -o, --vimgrep) or not.
 Reranked lines are never grouped under file headings: neighbours come from different files.
 """
 
@@ -9,9 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 
-from rrg.output.excerpt import MARKER
-from rrg.rank.rerank import Match
+from rrg.output.excerpt import MARKER, char_offset, window
+from rrg.rank.rerank import Match, line_json
 from rrg.rg.args import RgArgs
 
 _PATH, _LINE, _MATCH, _RESET = (
@@ -20,16 +25,40 @@ _PATH, _LINE, _MATCH, _RESET = (
     b"\x1b[0m\x1b[1m\x1b[31m",
     b"\x1b[0m",
 )
+_ASCII_SPACE = b" \t\n\x0b\x0c\r"
 
 
-class Renderer:
+def _graphemes_end(data: bytes, limit: int) -> int:
+    """Byte offset after the first ``limit`` characters, combining marks joined to their
+    base (rg counts grapheme clusters; this covers accents, not every emoji sequence)."""
+    count = 0
+    text = data.decode("utf-8", "surrogateescape")
+    for pos, char in enumerate(text):
+        if count == limit and not unicodedata.combining(char) and char != "\u200d":
+            return len(text[:pos].encode("utf-8", "surrogateescape"))
+        if not unicodedata.combining(char) and char != "\u200d":
+            count += 1
+    return len(data)
+
+
+def _trim_start(line: bytes) -> int:
+    """Where --trim makes a line start: after its leading ASCII white space, terminator kept."""
+    at = 0
+    while at < len(line) and line[at] in _ASCII_SPACE and line[at : at + 1] != b"\n":
+        at += 1
+    return at
+
+
+class Printer:
     def __init__(self, args: RgArgs, with_filename: bool, colour: bool, excerpt: int) -> None:
         self.colour = colour
         self.excerpt = excerpt
         self.with_filename = with_filename
         self.line_numbers = os.isatty(1)
         self.column = self.vimgrep = self.only = self.null = False
-        for name, _ in args.flags:
+        self.trim = self.preview = False
+        self.max_columns: int | None = None
+        for name, value in args.flags:
             if name == "--with-filename":
                 self.with_filename = True
             elif name == "--no-filename":
@@ -40,96 +69,164 @@ class Renderer:
                 self.line_numbers = False
             elif name == "--column":
                 self.column = True
+            elif name == "--no-column":
+                self.column = False
             elif name == "--vimgrep":
                 self.vimgrep = True
             elif name == "--only-matching":
                 self.only = True
             elif name == "--null":
                 self.null = True
+            elif name == "--trim":
+                self.trim = True
+            elif name == "--no-trim":
+                self.trim = False
+            elif name == "--max-columns-preview":
+                self.preview = True
+            elif name == "--no-max-columns-preview":
+                self.preview = False
+            elif name == "--max-columns" and value is not None:
+                self.max_columns = int(value) if value.isdigit() and int(value) else None
         if self.vimgrep:
             self.column = True
         if self.column:
             self.line_numbers = True
+        # rg finds each match only when it must: for colour, columns, -o or --vimgrep.
+        self.per_match_detail = self.colour or self.column or self.only or self.vimgrep
 
+    # ---- standard lines --------------------------------------------------------------------
     def lines(self, match: Match) -> bytes:
-        data = match.data
-        line = match.line_bytes().rstrip(b"\n").rstrip(b"\r")
-        spans = [(int(s["start"]), int(s["end"])) for s in data.get("submatches") or []]
+        line = match.line()
+        if line is None:
+            return self._prelude(match, match.spans[0][0] if match.spans else 0) + (
+                MARKER + match.excerpt.encode("utf-8", "surrogateescape") + MARKER + b"\n"
+            )
+        spans = match.spans
         if self.only or self.vimgrep:
-            pieces = [self._one(match, line, [span], span[0], only=self.only) for span in spans]
-            return b"".join(pieces)
-        return self._one(match, line, spans, spans[0][0] if spans else 0, only=False)
+            return b"".join(
+                self._prelude(match, start)
+                + (self._only(line, spans, start, end) if self.only else self._body(line, spans))
+                for start, end in spans
+            )
+        return self._prelude(match, spans[0][0] if spans else 0) + self._body(line, spans)
 
-    def _one(
-        self, match: Match, line: bytes, spans: list[tuple[int, int]], column: int, only: bool
-    ) -> bytes:
+    def _prelude(self, match: Match, column: int) -> bytes:
         out = b""
         if self.with_filename:
-            path = match.path_bytes()
-            out += (_PATH + path + _RESET if self.colour else path) + (b"\0" if self.null else b":")
-        if self.line_numbers:
-            number = str(match.data["line_number"]).encode()
+            out += (_PATH + match.path + _RESET if self.colour else match.path) + (
+                b"\0" if self.null else b":"
+            )
+        if self.line_numbers and match.line_number is not None:
+            number = str(match.line_number).encode()
             out += (_LINE + number + _RESET if self.colour else number) + b":"
         if self.column:
             out += str(column + 1).encode() + b":"
-        if only:
-            start, end = spans[0]
-            text = line[start:end]
-            return out + (_MATCH + text + _RESET if self.colour else text) + b"\n"
-        return out + self._text(line, spans) + b"\n"
+        return out
 
-    def _text(self, line: bytes, spans: list[tuple[int, int]]) -> bytes:
-        lo, hi = 0, len(line)
-        if self.excerpt and len(line) > self.excerpt and spans:
-            first_start, first_end = spans[0]
-            lo = max(0, first_start - max(0, self.excerpt - (first_end - first_start)) // 2)
-            hi = min(len(line), lo + self.excerpt)
-            lo = max(0, hi - self.excerpt)
-            # Keep whole UTF-8 characters at both cut ends.
-            while lo > 0 and (line[lo] & 0xC0) == 0x80:
-                lo -= 1
-            while hi < len(line) and (line[hi] & 0xC0) == 0x80:
-                hi += 1
-        out, at = b"", lo
-        if self.colour:
-            for start, end in spans:
-                start, end = max(start, lo), min(end, hi)
-                if start >= end:
-                    continue
-                out += line[at:start] + _MATCH + line[start:end] + _RESET
-                at = end
-        out += line[at:hi]
-        return (MARKER if lo > 0 else b"") + out + (MARKER if hi < len(line) else b"")
+    def _exceeds(self, data: bytes) -> bool:
+        return self.max_columns is not None and len(data) > self.max_columns
 
-    @staticmethod
-    def json_summary(matches: list[Match]) -> bytes:
-        zero = {"secs": 0, "nanos": 0, "human": "0s"}
-        stats = {
-            "elapsed": zero,
-            "searches": len(matches),
-            "searches_with_match": len(matches),
-            "bytes_searched": 0,
-            "bytes_printed": 0,
-            "matched_lines": len(matches),
-            "matches": sum(len(m.data.get("submatches") or []) for m in matches),
-        }
-        summary = {"data": {"elapsed_total": zero, "stats": stats}, "type": "summary"}
-        return json.dumps(summary, separators=(",", ":")).encode() + b"\n"
+    def _only(self, line: bytes, spans: list[tuple[int, int]], start: int, end: int) -> bytes:
+        text = line[start:end]
+        if self.trim:
+            text = text[_trim_start(text) :]
+        if self._exceeds(line[start:end] if self.colour else text):
+            if not self.preview:
+                return b"[Omitted long matching line]\n"
+            cut = _graphemes_end(text, self.max_columns or 0)
+            # rg counts the line's matches against the match text's own offsets here.
+            own = [(0, len(text))] if self.colour else spans
+            more = sum(1 for s, _ in own if cut <= s < len(text))
+            shown = self._coloured(text[:cut], [(0, len(text))])
+            return shown + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
+        return (_MATCH + text + _RESET if self.colour else text) + b"\n"
 
+    def _body(self, line: bytes, spans: list[tuple[int, int]]) -> bytes:
+        lo = _trim_start(line) if self.trim else 0
+        checked = line if self.colour else line[lo:]
+        if self._exceeds(checked):
+            return self._exceeded(line, lo, spans)
+        text = line[lo:].rstrip(b"\n").rstrip(b"\r")
+        shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in spans]
+        return self._cut(text, shifted) + b"\n"
+
+    def _exceeded(self, line: bytes, lo: int, spans: list[tuple[int, int]]) -> bytes:
+        detail = self.per_match_detail
+        if self.preview:
+            cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
+            shown = line[lo:cut].rstrip(b"\n").rstrip(b"\r")
+            visible = [(max(0, s - lo), max(0, e - lo)) for s, e in spans]
+            out = self._coloured(shown, visible if self.colour else [])
+            if not detail:
+                return out + b" [... omitted end of long line]\n"
+            more = sum(1 for s, _ in spans if cut <= s < len(line))
+            return out + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
+        if not detail:
+            return b"[Omitted long matching line]\n"
+        return b"[Omitted long line with %d matches]\n" % len(spans)
+
+    def _coloured(self, text: bytes, spans: list[tuple[int, int]]) -> bytes:
+        if not self.colour:
+            return text
+        out, at = b"", 0
+        for start, end in spans:
+            start, end = max(start, at), min(end, len(text))
+            if start >= end:
+                continue
+            out += text[at:start] + _MATCH + text[start:end] + _RESET
+            at = end
+        return out + text[at:]
+
+    def _cut(self, text: bytes, spans: list[tuple[int, int]]) -> bytes:
+        """The line, coloured, cut to --excerpt characters around its first match."""
+        if not self.excerpt or not spans:
+            return self._coloured(text, spans)
+        chars = text.decode("utf-8", "surrogateescape")
+        if len(chars) <= self.excerpt:
+            return self._coloured(text, spans)
+        first_start, first_end = spans[0]
+        start = char_offset(text, first_start)
+        lo, hi = window(
+            len(chars),
+            start,
+            char_offset(text[first_start:], first_end - first_start),
+            self.excerpt,
+        )
+        lo_b = len(chars[:lo].encode("utf-8", "surrogateescape"))
+        hi_b = len(chars[:hi].encode("utf-8", "surrogateescape"))
+        inside = [(s - lo_b, e - lo_b) for s, e in spans if e > lo_b and s < hi_b]
+        body = self._coloured(text[lo_b:hi_b], inside)
+        return (MARKER if lo > 0 else b"") + body + (MARKER if hi < len(chars) else b"")
+
+    # ---- JSON --------------------------------------------------------------------------
     @staticmethod
     def json_messages(match: Match) -> bytes:
-        """begin, the match with its score, end: each match stands alone in score order."""
-        path = match.data["path"]
-        message = {**match.message, "data": {**match.data, "score": round(match.score, 6)}}
-        stats = {
-            "elapsed": {"secs": 0, "nanos": 0, "human": "0s"},
-            "searches": 1,
-            "searches_with_match": 1,
-            "bytes_searched": 0,
-            "bytes_printed": 0,
-            "matched_lines": 1,
-            "matches": len(match.data.get("submatches") or []),
-        }
-        end = {"type": "end", "data": {"path": path, "binary_offset": None, "stats": stats}}
-        parts = [{"type": "begin", "data": {"path": path}}, message, end]
+        """begin, the match with its score, end: each match stands alone in score order.
+
+        rg's end message carries per-file statistics (time, bytes searched) that a match
+        taken out of its file's search does not have: they are left out, not made up.
+        """
+        line = match.line()
+        if line is None:
+            line = match.excerpt.encode("utf-8", "surrogateescape")
+        path = match.path_json
+        parts = [
+            {"type": "begin", "data": {"path": path}},
+            line_json(match, line),
+            {"type": "end", "data": {"path": path, "binary_offset": None}},
+        ]
         return b"".join(json.dumps(p, separators=(",", ":")).encode() + b"\n" for p in parts)
+
+    @staticmethod
+    def json_summary(matches: list[Match], elapsed_s: float) -> bytes:
+        """rg's summary message with what rrg knows for certain: the whole run's time and
+        the lines and matches printed."""
+        secs = int(elapsed_s)
+        nanos = int((elapsed_s - secs) * 1e9)
+        elapsed = {"secs": secs, "nanos": nanos, "human": f"{elapsed_s:.6f}s"}
+        stats = {
+            "matched_lines": len(matches),
+            "matches": sum(len(m.spans) for m in matches),
+        }
+        summary = {"data": {"elapsed_total": elapsed, "stats": stats}, "type": "summary"}
+        return json.dumps(summary, separators=(",", ":")).encode() + b"\n"

@@ -17,7 +17,7 @@ import numpy as np
 from rrg.errors import ModelError, RrgError
 from rrg.index.cachedir import index_file
 from rrg.index.refresh import Packed, RefreshReport, dense_vectors, refresh
-from rrg.index.store import KIND_BINARY, KIND_TEXT
+from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import query_term_ids
 from rrg.model.encoder import Encoder, static_table
 from rrg.model.registry import ModelSpec
@@ -95,7 +95,7 @@ def rank_files(
         packed, report = refresh_index(root, rel, spec, warn, show_progress)
     except ModelError:
         raise
-    except (OSError, sqlite3.Error, RrgError) as err:
+    except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return Ranking(list(printed), set(), {}, None)
     encoder = Encoder(spec)

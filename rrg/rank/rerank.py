@@ -1,8 +1,10 @@
 """Match rerank (RARG++): collect up to M matches in relevance order, score each match
 excerpt against the constructed query with the embedding model, keep the best m.
 
-Excerpt vectors are cached by content hash across calls (agents repeat searches), so a
-repeated or overlapping search pays only for matches it has not seen.
+Memory stays bounded by what can be scored and printed: a match keeps its line only when the
+line is short; a long line keeps its coordinates and a content hash, and is re-read from its
+file when it is printed. Excerpt vectors are cached by content hash across calls (agents
+repeat searches), so a repeated or overlapping search pays only for matches it has not seen.
 """
 
 from __future__ import annotations
@@ -11,40 +13,56 @@ import base64
 import json
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import xxhash
 
-from rrg.index.cachedir import cache_dir
-from rrg.index.store import IndexStore
+from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder
+from rrg.output.excerpt import char_offset, window
+from rrg.rank.scoring import zscore
 from rrg.rg.args import RgArgs
 from rrg.rg.ordered import batches
 
-#: Characters of a match line the model reads, cut around the first submatch.
+#: Characters of a match line the model reads, around the first submatch (a third before it).
 SCORE_CHARS = 480
 #: Tokens the model reads of each excerpt: 96 keeps 500 excerpts near a second on 2 cores.
 SCORE_TOKENS = 96
+#: Lines up to this size are kept whole; longer ones are re-read from their file to print.
+KEEP_LINE_BYTES = 16 * 1024
+#: Flags under which rg searches other bytes than the file holds, so lines are kept whole.
+_TRANSFORMING = ("--pre", "--search-zip", "--encoding")
 
 
 @dataclass
 class Match:
-    """One rg JSON match message, kept whole so that --json output is rg's own."""
+    """One matching line: where it is, its submatches, and what the model scores."""
 
-    message: dict
-    score: float = 0.0
+    path: bytes
+    path_json: dict  # rg's own {"text": ...} or {"bytes": ...}
+    line_number: int | None
+    offset: int  # absolute byte offset of the line in its file
+    length: int  # bytes of the line, its terminator included
+    digest: str  # xxh3-64 of the line
+    spans: list[tuple[int, int]]  # submatches, byte offsets in the line
+    excerpt: str  # what the model reads
+    kept: bytes | None  # the line itself, when short (or when rg transforms the bytes)
     order: int = 0
+    score: float = 0.0
     extras: dict = field(default_factory=dict)
 
-    @property
-    def data(self) -> dict:
-        return self.message["data"]
-
-    def line_bytes(self) -> bytes:
-        return _text_or_bytes(self.data["lines"])
-
-    def path_bytes(self) -> bytes:
-        return _text_or_bytes(self.data["path"])
+    def line(self) -> bytes | None:
+        """The whole line, terminator included; None when its file changed since rg read it."""
+        if self.kept is not None:
+            return self.kept
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(self.length)
+        except OSError:
+            return None
+        return data if xxhash.xxh3_64_hexdigest(data) == self.digest else None
 
 
 def _text_or_bytes(obj: dict) -> bytes:
@@ -53,20 +71,51 @@ def _text_or_bytes(obj: dict) -> bytes:
     return base64.b64decode(obj["bytes"])
 
 
+def scoring_excerpt(line: bytes, spans: list[tuple[int, int]]) -> str:
+    """The line cut to SCORE_CHARS characters around its first submatch."""
+    start_byte = spans[0][0] if spans else 0
+    lo_byte = max(0, start_byte - 4 * SCORE_CHARS)
+    piece = line[lo_byte : start_byte + 4 * SCORE_CHARS].decode("utf-8", "replace")
+    start = char_offset(line[lo_byte:], start_byte - lo_byte)
+    lo, hi = window(len(piece), start, 0, SCORE_CHARS, lead=1 / 3)
+    return piece[lo:hi].strip()
+
+
+def _match_from(message: dict, keep_whole: bool, order: int) -> Match:
+    data = message["data"]
+    line = _text_or_bytes(data["lines"])
+    spans = [(int(s["start"]), int(s["end"])) for s in data.get("submatches") or []]
+    keep = keep_whole or len(line) <= KEEP_LINE_BYTES
+    return Match(
+        path=_text_or_bytes(data["path"]),
+        path_json=data["path"],
+        line_number=data.get("line_number"),
+        offset=int(data.get("absolute_offset") or 0),
+        length=len(line),
+        digest=xxhash.xxh3_64_hexdigest(line),
+        spans=spans,
+        excerpt=scoring_excerpt(line, spans),
+        kept=line if keep else None,
+        order=order,
+    )
+
+
 def collect(
-    rg: str, user_flags: list[str], patterns: list[str], files: list[bytes], pool: int
+    rg: str, args: RgArgs, user_flags: list[str], patterns: list[str], files: list[bytes], pool: int
 ) -> tuple[list[Match], bool, bool]:
     """Up to ``pool`` matches in file order; (matches, more remain, rg reported an error)."""
+    keep_whole = args.has(*_TRANSFORMING)
     found: list[Match] = []
     error = False
     for batch in batches(files):
         cmd: list[str | bytes] = [rg, *user_flags, *patterns, "--json", "-j1", "--", *batch]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
         assert proc.stdout is not None
-        for line in proc.stdout:
-            if not line.startswith(b'{"type":"match"'):
+        for raw in proc.stdout:
+            if not raw.startswith(b'{"type":"match"'):
                 continue
-            found.append(Match(json.loads(line), order=len(found)))
+            found.append(_match_from(json.loads(raw), keep_whole, len(found)))
+            del raw  # a 500 KB line must not outlive its parse
             if len(found) > pool:
                 proc.kill()
                 proc.wait()
@@ -75,36 +124,20 @@ def collect(
     return found, False, error
 
 
-def excerpt_for_scoring(match: Match) -> str:
-    """The match line cut to SCORE_CHARS around its first submatch."""
-    line = match.line_bytes()
-    subs = match.data.get("submatches") or []
-    start = int(subs[0]["start"]) if subs else 0
-    lo = max(0, start - SCORE_CHARS // 3)
-    return line[lo : lo + SCORE_CHARS].decode("utf-8", "replace").strip()
-
-
-def score(matches: list[Match], query: str, encoder: Encoder) -> None:
+def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) -> None:
     """Cosine of each match excerpt with the query, vectors cached by content hash."""
-    texts = [excerpt_for_scoring(m) for m in matches]
-    keys = [xxhash.xxh3_64_hexdigest(t.encode("utf-8", "surrogatepass")) for t in texts]
-    path = cache_dir() / "excerpt-vectors.sqlite"
-    store = IndexStore(path)
-    try:
-        model = f"{encoder.spec.key}-{SCORE_TOKENS}"
-        cached = store.get_dense(model, sorted(set(keys)))
-        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in cached}.items())
-        if todo:
-            vectors = encoder.encode([t for _, t in todo], max_tokens=SCORE_TOKENS, batch_size=64)
-            fresh = {k: v for (k, _), v in zip(todo, vectors, strict=True)}
-            cached.update(fresh)
-            with store.transaction():
-                store.put_dense(model, fresh)
-    finally:
-        store.close()
+    keys = [xxhash.xxh3_64_hexdigest(m.excerpt.encode("utf-8", "surrogatepass")) for m in matches]
+    text_of = dict(zip(keys, (m.excerpt for m in matches), strict=True))
+
+    def encode(missing: list[str]) -> np.ndarray:
+        texts = [text_of[k] for k in missing]
+        return encoder.encode(texts, max_tokens=SCORE_TOKENS, batch_size=64)
+
+    cache = VectorCache(index_path)
+    vectors = cached_vectors(cache, f"excerpt-{encoder.spec.key}-{SCORE_TOKENS}", keys, encode)
     qvec = encoder.encode([query], max_tokens=128)[0]
     for match, key in zip(matches, keys, strict=True):
-        match.score = float(np.dot(cached[key], qvec))
+        match.score = float(np.dot(vectors[key], qvec))
 
 
 #: Weight of the file's place in the relevance order against the match's own cosine
@@ -120,12 +153,8 @@ def add_file_prior(matches: list[Match], files: list[bytes]) -> None:
         return
     rank = {p: i for i, p in enumerate(files)}
     cos = np.array([m.score for m in matches])
-    place = np.log1p([rank.get(m.path_bytes(), len(files)) for m in matches])
-
-    def z(v: np.ndarray) -> np.ndarray:
-        return (v - v.mean()) / (v.std() + 1e-9)
-
-    blended = z(cos) - FILE_PRIOR_WEIGHT * z(place)
+    place = np.log1p([rank.get(m.path, len(files)) for m in matches])
+    blended = zscore(cos) - FILE_PRIOR_WEIGHT * zscore(place)
     for match, value, raw in zip(matches, blended, cos, strict=True):
         match.extras["cosine"] = float(raw)
         match.score = float(round(value, 9))
@@ -157,3 +186,26 @@ def unsupported_with_rerank(args: RgArgs) -> str | None:
         ):
             return name
     return None
+
+
+def line_json(match: Match, line: bytes) -> dict:
+    """The match as rg's JSON ``match`` message, with its score."""
+
+    def text_or_bytes(data: bytes) -> dict:
+        try:
+            return {"text": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            return {"bytes": base64.b64encode(data).decode()}
+
+    submatches = [{"match": text_or_bytes(line[s:e]), "start": s, "end": e} for s, e in match.spans]
+    return {
+        "type": "match",
+        "data": {
+            "path": match.path_json,
+            "lines": text_or_bytes(line),
+            "line_number": match.line_number,
+            "absolute_offset": match.offset,
+            "submatches": submatches,
+            "score": round(match.score, 6),
+        },
+    }

@@ -1,0 +1,114 @@
+"""rrg's parsed options as one typed, frozen object, built once from the command line.
+
+click checks each value against the option table (integers, their bounds); this module then
+refuses combinations that cannot apply, so that no option is silently ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from rrg.cli.argsplit import SplitArgs
+from rrg.cli.options import BY_SPELLING, COMMANDS, OPTIONS, RrgOption
+from rrg.errors import RrgError
+
+
+@dataclass(frozen=True)
+class Options:
+    """rrg's options; a value not given is None, except flags (False) and the defaults that
+    the option table sets."""
+
+    query: str | None = None
+    limit: int | None = None  # None: not given (30 for lines, every file for --files)
+    cascade: int = 0
+    excerpt: int | None = None  # None: 1000 in a pipe, off on a terminal
+    index: bool = False
+    index_status: bool = False
+    index_clear: bool = False
+    model: str | None = None
+    list_models: bool = False
+    no_progress: bool = False
+    rerank: bool = False
+    rerank_query: str | None = None
+    pool: int = 500
+    recall: str | None = None
+    scope_size: int = 10_000
+    paragraphs: int = 10
+    scope_file: str | None = None
+    import_model: str | None = None
+    trust_remote_code: bool = False
+    agent_guide: bool = False
+    help: bool = False
+    version: bool = False
+
+    @property
+    def line_cap(self) -> int:
+        """Matching lines (or records) printed before rrg stops rg; 0 = no cap."""
+        return _default("--limit") if self.limit is None else self.limit
+
+    @property
+    def reranking(self) -> bool:
+        return self.rerank or self.rerank_query is not None
+
+    @property
+    def show_progress(self) -> bool:
+        return not self.no_progress
+
+
+def _default(long: str) -> int:
+    default = BY_SPELLING[long].default
+    assert default is not None
+    return default
+
+
+def _click_type(opt: RrgOption) -> Any:
+    if opt.minimum is not None:
+        return click.IntRange(min=opt.minimum)
+    return click.STRING
+
+
+def _command() -> click.Command:
+    params: list[click.Parameter] = [
+        click.Option([opt.long], type=_click_type(opt), default=opt.default)
+        if opt.takes_value
+        else click.Option([opt.long], is_flag=True)
+        for opt in OPTIONS
+    ]
+    return click.Command(
+        "rrg", params=params, callback=lambda **kw: kw, context_settings={"help_option_names": []}
+    )
+
+
+def parse_options(split: SplitArgs) -> Options:
+    """The typed options of a command line, or RrgError saying what cannot be."""
+    tokens: list[str] = []
+    for opt, value in split.rrg:
+        # "--opt=value" keeps a value such as "-1" from being read as an option.
+        tokens.append(opt.long if value is None else f"{opt.long}={value}")
+    try:
+        parsed: dict[str, Any] = _command().main(tokens, standalone_mode=False)
+    except click.ClickException as err:
+        raise RrgError(err.format_message()) from err
+    given = {opt.long for opt, _ in split.rrg}
+    if not given & {"--help", "--version"}:
+        _check_combinations(given)
+    return Options(**parsed)
+
+
+def _name(long: str) -> str:
+    opt = BY_SPELLING[long]
+    return f"{opt.short}/{opt.long}" if opt.short else opt.long
+
+
+def _check_combinations(given: set[str]) -> None:
+    commands = [c for c in COMMANDS if c in given]
+    if len(commands) > 1 and set(commands) != {"--query", "--scope-file"}:
+        listed = " and ".join(_name(c) for c in commands[:2])
+        raise RrgError(f"{listed} cannot be used together: each chooses what rrg does")
+    for opt in OPTIONS:
+        if opt.long in given and opt.needs and not given & set(opt.needs):
+            wanted = " or ".join(_name(n) for n in opt.needs)
+            raise RrgError(f"{opt.long} applies only with {wanted}")

@@ -1,0 +1,79 @@
+"""Every file rrg keeps for one root, seen and removed together: what ``--index-status``
+lists and ``--index-clear`` deletes (under the writer lock, which guards them all)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from contextlib import suppress
+from pathlib import Path
+
+from rrg.index.scopes import scope_files
+from rrg.index.store import IndexStore, writer_lock
+from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
+
+
+def root_files(index_path: Path) -> list[Path]:
+    """The index, its SQLite side files, the vector cache and its side files, the lock."""
+    vectors = vectors_path(index_path)
+    names = [
+        index_path,
+        Path(f"{index_path}-wal"),
+        Path(f"{index_path}-shm"),
+        vectors,
+        Path(f"{vectors}-wal"),
+        Path(f"{vectors}-shm"),
+        Path(f"{index_path}.lock"),
+    ]
+    return [p for p in names if p.exists()]
+
+
+def clear_root(index_path: Path) -> bool:
+    """Delete every file of the root while holding its writer lock; True if any existed.
+
+    The lock file goes last, still held: a process waiting on it notices that the file it
+    waited on is gone and locks the new one (see ``writer_lock``).
+    """
+    existed = index_path.exists() or vectors_path(index_path).exists()
+    with writer_lock(index_path) as got:
+        if not got:
+            raise OSError(f"cannot clear {index_path.name}: another rrg holds its lock")
+        for path in root_files(index_path):
+            with suppress(FileNotFoundError):
+                path.unlink()
+    return existed
+
+
+def _size(path: Path) -> str:
+    size = path.stat().st_size
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
+
+
+def status_text(where: str, index_path: Path, model: str) -> str:
+    """Which index serves the root, how big and fresh it is, and every file kept for it."""
+    try:
+        store = IndexStore(index_path)
+        files = str(store.count())
+        store.close()
+    except (sqlite3.Error, Exception) as err:  # noqa: BLE001 - any damage is reported
+        files = f"unreadable ({err}); the next search rebuilds it"
+    age = time.time() - index_path.stat().st_mtime
+    vectors, vector_bytes = VectorCache(index_path).stats()
+    lines = [
+        where,
+        f"  files indexed: {files}",
+        f"  last written: {age:.0f} s ago",
+        f"  model: {model}",
+        f"  file: {index_path}",
+        f"  vector cache: {vectors} vectors, {vector_bytes / 1e6:.1f} MB "
+        f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)",
+        "  cache files:",
+    ]
+    lines += [f"    {path} ({_size(path)})" for path in root_files(index_path)]
+    scopes = scope_files()
+    total = sum(p.stat().st_size for p in scopes if p.exists())
+    lines.append(
+        f"  scope files (shared by every root): {len(scopes)} files, {total / 1e3:.1f} KB "
+        f"in {scopes[0].parent if scopes else 'none yet'}"
+    )
+    return "\n".join(lines) + "\n"

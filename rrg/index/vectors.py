@@ -1,0 +1,145 @@
+"""The transformer vector cache of one root: vectors by content hash and model, so that a
+text the model has read once (a file's head, a match excerpt) is never encoded again.
+
+One SQLite file beside the root's index, written under the root's writer lock, and bounded:
+entries unused for MAX_AGE_DAYS go, and past MAX_BYTES the least recently used go first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from rrg.index.store import writer_lock
+
+#: Bounds a user should never notice: 256 MB holds about 330,000 MiniLM vectors (float16).
+MAX_BYTES = 256 * 1024 * 1024
+MAX_AGE_DAYS = 30
+#: Seconds a writer waits for the lock; past that the new vectors serve this call only.
+LOCK_WAIT_S = 0.5
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+    key TEXT NOT NULL,      -- xxh3-64 of the text the model read
+    model TEXT NOT NULL,    -- the model key, with the token limit the text was cut at
+    vec BLOB NOT NULL,      -- float16, L2-normalised
+    used INTEGER NOT NULL,  -- unix time of the last write or hit
+    PRIMARY KEY (key, model)
+)
+"""
+
+
+def vectors_path(index_path: Path) -> Path:
+    return index_path.with_name(index_path.stem + ".vectors.sqlite")
+
+
+class VectorCache:
+    """Content-hash keyed vectors; reads never block, writes take the writer lock briefly."""
+
+    def __init__(self, index_path: Path, max_bytes: int = MAX_BYTES) -> None:
+        self.index_path = index_path
+        self.path = vectors_path(index_path)
+        self.max_bytes = max_bytes
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(_SCHEMA)
+        return db
+
+    def get(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
+        if not self.path.exists():
+            return {}
+        out: dict[str, np.ndarray] = {}
+        db = self._connect()
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT key, vec FROM vectors WHERE model=? AND key IN ({marks})"
+                for key, vec in db.execute(query, (model, *chunk)):
+                    out[key] = np.frombuffer(vec, "<f2").astype(np.float32)
+        finally:
+            db.close()
+        return out
+
+    def put(self, model: str, fresh: dict[str, np.ndarray], hits: list[str]) -> bool:
+        """Store new vectors, mark hits as used, prune; False when the lock was busy."""
+        with writer_lock(self.index_path, wait_s=LOCK_WAIT_S) as got:
+            if not got:
+                return False
+            now = int(time.time())
+            db = self._connect()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
+                    [(k, model, v.astype("<f2").tobytes(), now) for k, v in fresh.items()],
+                )
+                db.executemany(
+                    "UPDATE vectors SET used=? WHERE key=? AND model=?",
+                    [(now, k, model) for k in hits],
+                )
+                self._prune(db, now)
+                db.execute("COMMIT")
+            finally:
+                db.close()
+        return True
+
+    def _prune(self, db: sqlite3.Connection, now: int) -> None:
+        db.execute("DELETE FROM vectors WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
+        total = db.execute("SELECT COALESCE(SUM(LENGTH(vec) + 64), 0) FROM vectors").fetchone()[0]
+        if total <= self.max_bytes:
+            return
+        # Down to 90% of the bound, least recently used first, so that pruning is rare.
+        excess = total - int(self.max_bytes * 0.9)
+        cutoff_rows = db.execute(
+            "SELECT rowid, LENGTH(vec) + 64 FROM vectors ORDER BY used, rowid"
+        ).fetchall()
+        doomed = []
+        for rowid, size in cutoff_rows:
+            if excess <= 0:
+                break
+            doomed.append((rowid,))
+            excess -= size
+        db.executemany("DELETE FROM vectors WHERE rowid=?", doomed)
+
+    def stats(self) -> tuple[int, int]:
+        """(vectors, bytes of vector data)."""
+        if not self.path.exists():
+            return 0, 0
+        db = self._connect()
+        try:
+            row = db.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(vec)), 0) FROM vectors")
+            count, size = row.fetchone()
+        finally:
+            db.close()
+        return int(count), int(size)
+
+
+def cached_vectors(
+    cache: VectorCache, model: str, keys: list[str], encode: Callable[[list[str]], np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Vectors for keys: cached ones read, the rest computed by ``encode(missing_keys)``
+    (returning one row per key) and stored; an unwritable cache only costs re-encoding."""
+    try:
+        found = cache.get(model, sorted(set(keys)))
+    except sqlite3.Error:
+        found = {}
+    missing = sorted(set(keys) - set(found))
+    fresh: dict[str, np.ndarray] = {}
+    if missing:
+        rows = encode(missing)
+        fresh = {k: np.asarray(v, np.float32) for k, v in zip(missing, rows, strict=True)}
+    # A full or read-only disk only costs re-encoding: the vectors still serve this call.
+    with contextlib.suppress(OSError, sqlite3.Error):
+        cache.put(model, fresh, sorted(found))
+    # Rounded as stored, so that a first call ranks exactly as the repeats do.
+    for key, vec in fresh.items():
+        found[key] = vec.astype(np.float16).astype(np.float32)
+    return found
