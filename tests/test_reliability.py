@@ -29,28 +29,51 @@ def make_tree(root: Path, files: int) -> Path:
     return root
 
 
+def _indexed_rows(index_dir: Path, name: str) -> int:
+    """Files committed so far by a running build (0 before its first commit)."""
+    import sqlite3
+
+    for path in index_dir.glob(f"{name}-*.sqlite"):
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1)
+            try:
+                return int(db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return 0
+    return 0
+
+
+def _start_build_and_wait(tree: Path, env: dict[str, str], rows: int) -> subprocess.Popen[bytes]:
+    """A cold ``rrg --index`` that has committed at least ``rows`` files and is still going
+    (the tree holds many more): a signal sent now lands mid-build, whatever the machine."""
+    proc = subprocess.Popen(
+        [*rrg_cmd(), "--index", "."],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
+    deadline = time.monotonic() + 120
+    while _indexed_rows(index_dir, tree.name) < rows and time.monotonic() < deadline:
+        assert proc.poll() is None, "the build ended before it was interrupted"
+        time.sleep(0.01)
+    assert proc.poll() is None, "the build ended before it was interrupted"
+    return proc
+
+
 def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, str]) -> None:
-    """kill -9 at random points of index builds; a build that finished is cleared so the next
-    starts cold. Afterwards a normal run succeeds and ranks exactly as a fresh index does."""
-    tree = make_tree(tmp_path / "tree", 5000)
-    rnd = random.Random(11)
-    killed = 0
-    for _ in range(8):
-        proc = subprocess.Popen(
-            [*rrg_cmd(), "--index", "."],
-            cwd=tree,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(rnd.uniform(0.3, 1.5))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            killed += 1
-        elif rnd.random() < 0.5:
-            run([*rrg_cmd(), "--index-clear", "."], tree, env)
-        proc.wait()
-    assert killed >= 2
+    """kill -9 at several points of cold builds (after 500, 1000, ... files committed, each
+    build starting again from where the last was killed); afterwards a normal run succeeds
+    and ranks exactly as a fresh index does."""
+    tree = make_tree(tmp_path / "killtree", 5000)
+    for rows in (500, 1000, 1500):
+        proc = _start_build_and_wait(tree, env, rows)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
     after = run(q("omega sigma needle", "--files"), tree, env)
     fresh_env = {**env, "RRG_CACHE_DIR": str(tmp_path / "fresh")}
     (tmp_path / "fresh").mkdir()
@@ -65,23 +88,9 @@ def test_ctrl_c_during_a_build_exits_130_and_leaves_a_usable_index(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     tree = make_tree(tmp_path / "ctrlc-tree", 6000)
-    proc = subprocess.Popen(
-        [*rrg_cmd(), "--index", "."],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    # Interrupt once the build is writing its index, not before it started.
-    index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
-    deadline = time.monotonic() + 60
-    while not list(index_dir.glob("ctrlc-tree-*.sqlite")) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)
+    proc = _start_build_and_wait(tree, env, 500)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    if proc.returncode == 0:
-        pytest.skip("the build finished before the signal")
     assert proc.returncode == 130 and b"Traceback" not in err
     out = run(q("needle", "-l", "--limit", "0", "needle"), tree, env)
     assert out.returncode == 0 and len(out.stdout.splitlines()) == 6000
@@ -178,7 +187,8 @@ def test_files_that_vanish_between_listing_and_search(tmp_path: Path, env: dict[
     for k in range(0, 400, 2):
         (tree / f"f{k:05d}.txt").unlink()
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode in (0, 2) and b"Traceback" not in err
+    # Skipped silently, as rg skips a file deleted during its walk.
+    assert proc.returncode == 0 and err == b"", err
     for line in out.splitlines():
         name, _, text = line.partition(b":")
         assert text.startswith(b"needle ") and int(text.split()[1]) == int(name[1:6])
@@ -268,7 +278,7 @@ def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, st
         stop.set()
         editor.join()
     for p, (out, err) in zip(procs, outs, strict=True):
-        assert p.returncode in (0, 1, 2), err
+        assert p.returncode in (0, 1), err
         assert b"Traceback" not in err and b"internal error" not in err
         for line in out.splitlines():
             name, _, text = line.partition(b":")
@@ -303,3 +313,39 @@ def test_many_empty_files(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
     (tree / "one.txt").write_text("needle\n")
     ours = run(q("needle", "needle"), tree, env)
     assert ours.returncode == 0 and ours.stdout == run([rg, "needle"], tree, env).stdout
+
+
+def _without_root_powers() -> list[str] | None:
+    """A command prefix under which even root obeys file permissions (all capabilities
+    dropped), so a mode-000 file is unreadable; None where that cannot be had."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    prefix = [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+    probe = subprocess.run([*prefix, "true"], capture_output=True)
+    return prefix if probe.returncode == 0 else None
+
+
+def test_unreadable_file_is_reported_as_rg_reports_it(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    prefix = _without_root_powers()
+    if prefix is None:
+        pytest.skip("running as root without setpriv able to drop capabilities")
+    tree = make_tree(tmp_path / "perm", 20)
+    locked = tree / "locked.txt"
+    locked.write_text("needle you cannot read\n")
+    locked.chmod(0)
+    try:
+        ours = run([*prefix, *q("needle", "--limit", "0", "needle")], tree, env)
+        theirs = run([*prefix, rg, "needle"], tree, env)
+        assert theirs.returncode == 2 and b"Permission denied" in theirs.stderr
+        assert ours.returncode == theirs.returncode
+        assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+        assert ours.stderr.splitlines() == theirs.stderr.splitlines()
+    finally:
+        locked.chmod(0o600)

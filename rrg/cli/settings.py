@@ -16,6 +16,12 @@ from rrg.cli.options import BY_SPELLING, COMMANDS, OPTIONS, RrgOption
 from rrg.errors import RrgError
 
 
+def _default(long: str) -> int:
+    default = BY_SPELLING[long].default
+    assert default is not None
+    return default
+
+
 @dataclass(frozen=True)
 class Options:
     """rrg's options; a value not given is None, except flags (False) and the defaults that
@@ -23,7 +29,7 @@ class Options:
 
     query: str | None = None
     limit: int | None = None  # None: not given (30 for lines, every file for --files)
-    cascade: int = 0
+    cascade: int = _default("--cascade")
     excerpt: int | None = None  # None: 1000 in a pipe, off on a terminal
     index: bool = False
     index_status: bool = False
@@ -33,10 +39,10 @@ class Options:
     no_progress: bool = False
     rerank: bool = False
     rerank_query: str | None = None
-    pool: int = 500
+    pool: int = _default("--pool")
     recall: str | None = None
-    scope_size: int = 10_000
-    paragraphs: int = 10
+    scope_size: int = _default("--scope-size")
+    paragraphs: int = _default("--paragraphs")
     scope_file: str | None = None
     import_model: str | None = None
     trust_remote_code: bool = False
@@ -58,12 +64,6 @@ class Options:
         return not self.no_progress
 
 
-def _default(long: str) -> int:
-    default = BY_SPELLING[long].default
-    assert default is not None
-    return default
-
-
 def _click_type(opt: RrgOption) -> Any:
     if opt.minimum is not None:
         return click.IntRange(min=opt.minimum)
@@ -72,7 +72,7 @@ def _click_type(opt: RrgOption) -> Any:
 
 def _command() -> click.Command:
     params: list[click.Parameter] = [
-        click.Option([opt.long], type=_click_type(opt), default=opt.default)
+        click.Option([opt.long], type=_click_type(opt))
         if opt.takes_value
         else click.Option([opt.long], is_flag=True)
         for opt in OPTIONS
@@ -95,7 +95,8 @@ def parse_options(split: SplitArgs) -> Options:
     given = {opt.long for opt, _ in split.rrg}
     if not given & {"--help", "--version"}:
         _check_combinations(given)
-    return Options(**parsed)
+    # Options not given keep the table's defaults (the dataclass's own).
+    return Options(**{k: v for k, v in parsed.items() if v is not None})
 
 
 def _name(long: str) -> str:

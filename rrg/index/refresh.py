@@ -199,7 +199,9 @@ def _apply_changes(
     for start in range(0, max(len(stale), 1), _COMMIT_EVERY):
         changed: list[tuple[bytes, os.stat_result, bytes | None]] = []
         with store.transaction():
-            for rel, st in stale[start : start + _COMMIT_EVERY]:
+            for offset, (rel, st) in enumerate(stale[start : start + _COMMIT_EVERY]):
+                if progress:
+                    progress(start + offset, len(stale))
                 data = read_head(root, rel)
                 old = known.get(rel)
                 if (

@@ -42,7 +42,7 @@ def refresh_index(
     root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None], show_progress: bool
 ) -> tuple[Packed, RefreshReport]:
     encoder = Encoder(spec)
-    preparing = Progress("rrg: preparing the model's static table (once)", show_progress)
+    preparing = Progress("rrg: preparing the model's static table (once)", show_progress, "tokens")
     try:
         static_table(encoder, preparing)
     finally:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 
 MAX_KEYWORDS = 32
+#: Regex syntax that names no word: inline flags ``(?i)``, ``(?x:``, character classes
+#: ``[A-Z]`` and counted repetition ``{3}`` / ``{2,5}``.
+_NON_WORDS = re.compile(r"\(\?[a-zA-Z-]*[:)]|\[\^?\]?(?:\\.|[^\]])*\]|\{\d*,?\d*\}")
 _CLASS_ESCAPE = re.compile(r"\\[bBwWsSdDAzZ]")
 _OTHER_ESCAPE = re.compile(r"\\.")
 _REGEX_SYNTAX = re.compile(r"[\^$*+?()\[\]{}]")
@@ -20,7 +23,8 @@ def keywords(patterns: list[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     for pattern in patterns:
-        text = _CLASS_ESCAPE.sub(" ", pattern).replace("|", " ")
+        text = _NON_WORDS.sub(" ", pattern)
+        text = _CLASS_ESCAPE.sub(" ", text).replace("|", " ")
         text = _OTHER_ESCAPE.sub("", text)
         text = _REGEX_SYNTAX.sub(" ", text)
         text = "".join(c if c.isalnum() or c in "_./:-" else " " for c in text)

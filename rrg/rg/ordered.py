@@ -77,6 +77,7 @@ class OrderedSearch:
         self.rg = rg
         self.excerpt = excerpt
         self.lines_cut = 0
+        self.summary: dict | None = None
         self.args = args
         self.cap = cap
         self.user_flags = args.search_args()
@@ -112,7 +113,7 @@ class OrderedSearch:
         result = StreamResult()
         json_mode = self.args.output_mode == "--json"
         separator = b"" if json_mode else self._file_separator()
-        summary: dict | None = None
+        self.summary = None
         first_output = True
         for group, last_cut in self._counted_groups(paths, result):
             runs: list[tuple[list[bytes], list[str]]] = [(group, [])]
@@ -124,19 +125,29 @@ class OrderedSearch:
                 if not first_output and separator:
                     _write(separator)
                 first_output = False
-                if json_mode:
-                    cmd = self._cmd(["--no-messages", *extra], files)
-                    summary = self._run_json(cmd, summary)
-                elif self.excerpt:
-                    cmd = self._cmd(["--no-messages", *MARK_FLAGS, *extra], files)
-                    result.error |= self._run_excerpted(cmd) == 2
-                else:
-                    cmd = self._cmd(["--no-messages", *extra], files)
-                    rc = subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode
-                    result.error |= rc == 2
-        if json_mode and summary is not None:
-            _write(json.dumps(summary, separators=(",", ":")).encode() + b"\n")
+                result.error |= self._print(files, extra, json_mode)
+        if json_mode and self.summary is not None:
+            _write(json.dumps(self.summary, separators=(",", ":")).encode() + b"\n")
         return result
+
+    def _print(self, files: list[bytes], extra: list[str], json_mode: bool) -> bool:
+        """The print pass over files with matches; True when rg reported an error that
+        stands (a file that vanished since the count pass is no error, as in a walk)."""
+        marks = MARK_FLAGS if self.excerpt and not json_mode else []
+        cmd = self._cmd([*marks, *extra], files)
+        piped = json_mode or bool(self.excerpt)
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE if piped else None,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        messages = _StderrFilter(proc, set(files))
+        if json_mode:
+            self._relay_json(proc)
+        elif self.excerpt:
+            self._relay_excerpted(proc)
+        return proc.wait() == 2 and messages.finish()
 
     def _counted_groups(
         self, paths: list[bytes], result: StreamResult
@@ -207,26 +218,21 @@ class OrderedSearch:
             return ctx_sep + b"\n"
         return b""
 
-    def _run_excerpted(self, cmd: list[str | bytes]) -> int:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    def _relay_excerpted(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             end = b"\n" if line.endswith(b"\n") else b""
             text, was_cut = cut_line(line[: len(line) - len(end)], self.excerpt)
             self.lines_cut += was_cut
             _write(text + end)
-        return proc.wait()
 
-    def _run_json(self, cmd: list[str | bytes], summary: dict | None) -> dict | None:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    def _relay_json(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             if line.startswith(b'{"data":{"elapsed_total"') or b'"type":"summary"' in line[-40:]:
-                summary = _merge_summary(summary, json.loads(line))
+                self.summary = _merge_summary(self.summary, json.loads(line))
                 continue
             _write(line)
-        proc.wait()
-        return summary
 
     # ---- one record per file: -l, -c, --count-matches, --files-without-match --------------
     def run_records(self, paths: list[bytes]) -> StreamResult:
