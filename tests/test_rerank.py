@@ -110,3 +110,84 @@ def test_pool_bounds_what_is_collected(facts: Path, env: dict[str, str]) -> None
         rerank("--pool", "10", "--limit", "3", "river"), cwd=facts, env=env, capture_output=True
     )
     assert out.stderr == b"[rrg: reranked top 3 of 10 matches; more matches lie beyond --pool 10]\n"
+
+
+@pytest.fixture
+def long_lines(tmp_path: Path) -> Path:
+    """Matching lines long and short, indented, with accents, so -M, its preview and --trim
+    have something to cut."""
+    root = tmp_path / "long"
+    root.mkdir()
+    for k in range(8):
+        lines = [
+            f"   \tshort river line {k}",
+            "x" * 30 + f" river {k} " + "y" * 30,
+            "  café river " + "é" * 40,
+            f"river river river {k} " + "z" * 50,
+        ]
+        (root / f"f{k}.txt").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-M", "20"],
+        ["-M", "20", "--max-columns-preview"],
+        ["--trim"],
+        ["-M", "20", "--trim"],
+        ["-M", "30", "--max-columns-preview", "--trim"],
+        ["-M", "20", "--column"],
+        ["-M", "20", "--vimgrep"],
+        ["-M", "20", "--vimgrep", "--max-columns-preview"],
+        ["-M", "3", "-o"],
+        ["-M", "3", "-o", "--max-columns-preview"],
+        ["-M", "20", "--color=always"],
+        ["-M", "20", "--max-columns-preview", "--color=always"],
+        ["-M", "60", "--max-columns-preview"],
+    ],
+)
+def test_reranked_long_lines_are_cut_as_rg_cuts_them(
+    flags: list[str], long_lines: Path, rg: str, env: dict[str, str]
+) -> None:
+    ours = run(
+        [*rrg_cmd(), "-q", "river", "--rerank", "--limit", "20", "-n", *flags, "river"],
+        long_lines,
+        env,
+    )
+    theirs = run([rg, "-n", *flags, "river"], long_lines, env)
+    assert ours.returncode == 0, ours.stderr
+    got = ours.stdout.splitlines()
+    assert len(got) >= 20 and set(got) <= set(theirs.stdout.splitlines()), (got, theirs.stdout)
+
+
+def test_rerank_json_summary_holds_no_made_up_figures(facts: Path, env: dict[str, str]) -> None:
+    out = run(rerank("--limit", "4", "--json", "river"), facts, env)
+    messages = [json.loads(line) for line in out.stdout.splitlines()]
+    summary = next(m for m in messages if m["type"] == "summary")["data"]
+    assert summary["stats"] == {"matched_lines": 4, "matches": 4}
+    elapsed = summary["elapsed_total"]
+    assert elapsed["secs"] + elapsed["nanos"] > 0
+    ends = [m for m in messages if m["type"] == "end"]
+    assert ends and all("stats" not in m["data"] for m in ends)
+
+
+def test_rerank_reads_long_lines_back_from_their_files(tmp_path: Path, env: dict[str, str]) -> None:
+    """Lines past the size kept in memory are re-read at print time, byte for byte."""
+    root = tmp_path / "huge"
+    root.mkdir()
+    for k in range(5):
+        line = ("filler " * 5000) + f"river mouth {k} " + ("tail " * 5000)
+        (root / f"h{k}.txt").write_text(f"river {k}\n{line}\n")
+    out = run(
+        [*rrg_cmd(), "-q", "river mouth", "--rerank", "--limit", "3", "--excerpt", "0", "river"],
+        root,
+        env,
+    )
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        name, _, text = line.partition(b":")
+        assert text + b"\n" in (root / name.decode()).read_bytes().split(b"\n", 1)[1] + b"\n" or (
+            text == b"river " + name[1:2]
+        )

@@ -23,6 +23,9 @@ import xxhash
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
 FORMAT_VERSION = 7
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
+#: Seconds a reader or writer waits on a lock held inside SQLite before giving up (then the
+#: search runs in rg's order); ``RRG_INDEX_BUSY_S`` overrides it.
+BUSY_TIMEOUT_S = 60.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,7 +71,8 @@ class IndexStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+        busy_s = float(os.environ.get("RRG_INDEX_BUSY_S", BUSY_TIMEOUT_S))
+        self.db = sqlite3.connect(str(path), timeout=busy_s, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]

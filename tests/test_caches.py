@@ -1,0 +1,129 @@
+"""What rrg keeps on disk: bounded, listed by --index-status, removed by --index-clear, and
+never deleted for a passing fault."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from conftest import rrg_cmd, run
+from rrg.index.scopes import MAX_SCOPES
+from rrg.index.vectors import VectorCache, cached_vectors
+from test_reliability import make_tree
+
+
+def _status(tree: Path, env: dict[str, str]) -> str:
+    out = run([*rrg_cmd(), "--index-status", "."], tree, env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.decode()
+
+
+def test_status_lists_every_cache_file_and_clear_removes_them(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path / "cached", 40)
+    out = run([*rrg_cmd(), "-q", "omega", "--cascade", "5", "--files"], tree, env)
+    assert out.returncode == 0, out.stderr
+    status = _status(tree, env)
+    index = Path(status.split("file: ")[1].splitlines()[0])
+    vectors = index.with_name(index.stem + ".vectors.sqlite")
+    assert "vector cache: 5 vectors" in status
+    for path in (index, vectors, Path(f"{index}.lock")):
+        assert f"    {path} (" in status, status
+    cleared = run([*rrg_cmd(), "--index-clear", "."], tree, env)
+    assert cleared.returncode == 0 and b"removed the index" in cleared.stdout
+    assert not [p for p in index.parent.iterdir() if p.name.startswith(index.stem)]
+
+
+def test_files_limit_prints_the_best_n(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = make_tree(tmp_path / "best", 40)
+    every = run([*rrg_cmd(), "-q", "omega needle", "--files"], tree, env).stdout.splitlines()
+    best = run([*rrg_cmd(), "-q", "omega needle", "--files", "--limit", "7"], tree, env)
+    assert len(every) == 40 and best.stdout.splitlines() == every[:7]
+    assert best.stderr == b"[rrg: printed the 7 best of 40 files]\n"
+
+
+def test_a_locked_index_is_kept_and_the_search_runs_in_rg_order(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A lock held past the busy timeout is no damage: one warning, rg's order, nothing
+    deleted."""
+    tree = make_tree(tmp_path / "locked", 30)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    index = Path(_status(tree, env).split("file: ")[1].splitlines()[0])
+    before = index.stat().st_size
+    holder = sqlite3.connect(index, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        out = run(
+            [*rrg_cmd(), "-q", "needle", "--limit", "0", "needle"],
+            tree,
+            {**env, "RRG_INDEX_BUSY_S": "0.2"},
+        )
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert out.returncode == 0
+    assert out.stderr.count(b"\n") == 1 and b"searching in rg's order" in out.stderr, out.stderr
+    assert sorted(out.stdout.splitlines()) == sorted(
+        run([rg, "needle"], tree, env).stdout.splitlines()
+    )
+    assert index.exists() and index.stat().st_size == before
+    again = run([*rrg_cmd(), "-q", "needle", "needle"], tree, env)
+    assert again.returncode == 0 and b"unreadable" not in again.stderr
+
+
+def test_scopes_keep_the_newest(tmp_path: Path, env: dict[str, str]) -> None:
+    env = {**env, "RRG_CACHE_DIR": str(tmp_path / "cache")}
+    (tmp_path / "cache" / "scopes").mkdir(parents=True)
+    for k in range(1, MAX_SCOPES + 6):
+        (tmp_path / "cache" / "scopes" / f"scope-{k}.txt").write_text("a\n")
+    tree = make_tree(tmp_path / "sc", 5)
+    out = run([*rrg_cmd(), "--recall", "needle", "--paragraphs", "0"], tree, env)
+    assert out.returncode == 0, out.stderr
+    kept = sorted(int(p.stem[6:]) for p in (tmp_path / "cache" / "scopes").glob("scope-*.txt"))
+    assert len(kept) == MAX_SCOPES and kept[-1] == MAX_SCOPES + 6 and kept[0] == 7
+
+
+def test_vector_cache_drops_the_least_recently_used(tmp_path: Path) -> None:
+    cache = VectorCache(tmp_path / "root.sqlite", max_bytes=200 * 1024)
+    calls: list[list[str]] = []
+
+    def encode(keys: list[str]) -> np.ndarray:
+        calls.append(keys)
+        return np.ones((len(keys), 384), np.float32) / np.sqrt(384)
+
+    for batch in range(4):  # 4 x 100 vectors of 768 bytes, against a 200 KB bound
+        cached_vectors(cache, "m", [f"{batch}-{k}" for k in range(100)], encode)
+        time.sleep(1.1)  # "used" is kept in seconds
+    count, size = cache.stats()
+    assert size <= 200 * 1024 and 0 < count < 400
+    kept = cache.get("m", [f"3-{k}" for k in range(100)])
+    assert len(kept) == 100  # the newest survive
+    assert not cache.get("m", ["0-0"])
+    calls.clear()
+    cached_vectors(cache, "m", [f"3-{k}" for k in range(100)], encode)
+    assert calls == []  # hits are not encoded again
+
+
+def test_rg_of_another_version_is_named_once(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
+    fake = tmp_path / "old-rg"
+    fake.write_text(
+        f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ripgrep 13.0.0"; exit 0; fi\nexec {rg} "$@"\n'
+    )
+    fake.chmod(0o755)
+    tree = make_tree(tmp_path / "v", 5)
+    env = {**env, "RRG_RG": str(fake)}
+    first = run([*rrg_cmd(), "-q", "needle", "needle"], tree, env)
+    assert first.returncode == 0
+    assert first.stderr.startswith(b"rrg: ") and b"ripgrep 13.0.0" in first.stderr
+    assert b"15.2.0" in first.stderr and first.stderr.count(b"\n") == 1
+    second = run([*rrg_cmd(), "-q", "needle", "needle"], tree, env)
+    assert second.returncode == 0 and second.stderr == b""
+    passthrough = subprocess.run([*rrg_cmd(), "needle"], cwd=tree, env=env, capture_output=True)
+    assert passthrough.stderr == b""
