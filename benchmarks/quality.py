@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rrg  # noqa: E402
+from common import OUT, STOP, machine, rrg  # noqa: E402
 from datasets import BEIR_SETS, LabelledSet, beir, swebench_tasks  # noqa: E402
 
 from rrg.index.textstats import words  # noqa: E402
@@ -33,68 +33,6 @@ from rrg.rank.files import refresh_index, signals  # noqa: E402
 from rrg.rank.scoring import cascade_scores, fuse, order_by  # noqa: E402
 
 CAP = 30
-STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "does",
-        "do",
-        "did",
-        "can",
-        "not",
-        "no",
-        "into",
-        "than",
-        "then",
-        "there",
-        "these",
-        "those",
-        "their",
-        "they",
-        "we",
-        "you",
-        "your",
-        "our",
-        "but",
-        "if",
-        "about",
-        "after",
-        "before",
-        "between",
-    ]
-)
 
 
 def ndcg10(ranked: list[str], gold: dict[str, float]) -> float:

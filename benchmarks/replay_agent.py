@@ -10,11 +10,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-_STOP = frozenset(
-    "a an and are as at be by for from has have how in is it its of on or that the this to "
-    "was were what when where which who whom whose why will with does do did can not no "
-    "into than then there these those their they same both also".split()
-)
+from common import STOP
 
 
 def pattern_for(question: str, words: int = 4) -> str:
@@ -22,7 +18,7 @@ def pattern_for(question: str, words: int = 4) -> str:
     found = [
         w
         for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]+", question)
-        if w.lower() not in _STOP and len(w) > 2
+        if w.lower() not in STOP and len(w) > 2
     ]
     capitalised = [w for w in found if w[0].isupper()]
     ranked = sorted(dict.fromkeys(capitalised + found), key=lambda w: (-len(w), w))

@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from test_reliability import make_tree
 
 from conftest import rrg_cmd, run
 from rrg.index.scopes import MAX_SCOPES
 from rrg.index.vectors import VectorCache, cached_vectors
-from test_reliability import make_tree
 
 
 def _status(tree: Path, env: dict[str, str]) -> str:
@@ -114,7 +114,9 @@ def test_vector_cache_drops_the_least_recently_used(tmp_path: Path) -> None:
 def test_rg_of_another_version_is_named_once(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
     fake = tmp_path / "old-rg"
     fake.write_text(
-        f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ripgrep 13.0.0"; exit 0; fi\nexec {rg} "$@"\n'
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo "ripgrep 13.0.0"; exit 0; fi\n'
+        f'exec {rg} "$@"\n'
     )
     fake.chmod(0o755)
     tree = make_tree(tmp_path / "v", 5)

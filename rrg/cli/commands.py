@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rrg.cli.settings import Options
@@ -87,8 +88,10 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
-    root = search_root(args.paths)
-    result = search_in_order(rg, args, files, opts, query, root, warn, _with_filename(args.paths))
+    plan = OrderedRun(
+        rg, args, files, opts, query, search_root(args.paths), _with_filename(args.paths)
+    )
+    result = search_in_order(plan)
     if result is None:
         return EXIT_ERROR
     report_facts(result.facts, args.output_mode == "--json")
@@ -96,28 +99,34 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     return result.exit_code
 
 
-def search_in_order(
-    rg: str,
-    args: RgArgs,
-    files: list[bytes],
-    opts: Options,
-    query: str,
-    root: bytes,
-    warn: Warn,
-    with_filename: bool,
-) -> StreamResult | None:
+@dataclass(frozen=True)
+class OrderedRun:
+    """One search over files in a chosen order: rg, its arguments, the query behind the
+    order, and the root whose caches serve it."""
+
+    rg: str
+    args: RgArgs
+    files: list[bytes]
+    opts: Options
+    query: str
+    root: bytes
+    with_filename: bool
+
+
+def search_in_order(plan: OrderedRun) -> StreamResult | None:
     """Run rg over files in this order with the cap; None when rg refused the pattern."""
+    rg, args, files, opts = plan.rg, plan.args, plan.files, plan.opts
     cap = opts.line_cap
     excerpt = opts.excerpt
     if excerpt is None:
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
         # a terminal, or anyone asking for colour, gets rg's lines whole.
         excerpt = 0 if args.colour_wanted(os.isatty(1)) else PIPE_EXCERPT
-    search = OrderedSearch(rg, args, cap, with_filename=with_filename, excerpt=excerpt)
+    search = OrderedSearch(rg, args, cap, with_filename=plan.with_filename, excerpt=excerpt)
     if not search.preflight():
         return None
     if opts.reranking:
-        reranked = _rerank(rg, args, files, opts, query, root, search, with_filename, excerpt)
+        reranked = _rerank(plan, search, excerpt)
         if reranked is not None:
             return reranked
     mode = args.output_mode
@@ -140,17 +149,7 @@ def search_in_order(
     return result
 
 
-def _rerank(
-    rg: str,
-    args: RgArgs,
-    files: list[bytes],
-    opts: Options,
-    query: str,
-    root: bytes,
-    search: OrderedSearch,
-    with_filename: bool,
-    excerpt: int,
-) -> StreamResult | None:
+def _rerank(plan: OrderedRun, search: OrderedSearch, excerpt: int) -> StreamResult | None:
     """Collect up to --pool matches, print the best --limit by score; None when there are
     no more than --limit matches (then the plain ordered search prints them)."""
     from rrg.model.encoder import Encoder
@@ -160,6 +159,7 @@ def _rerank(
     from rrg.rank.keywords import rerank_query
 
     started = time.monotonic()
+    rg, args, files, opts = plan.rg, plan.args, plan.files, plan.opts
     cap = opts.line_cap
     matches, more, error = rerank.collect(
         rg, args, search.user_flags, search.patterns, files, opts.pool
@@ -169,9 +169,9 @@ def _rerank(
     spec = resolve_model(opts.model)
     rerank.score(
         matches,
-        opts.rerank_query or rerank_query(query, _patterns(args)),
+        opts.rerank_query or rerank_query(plan.query, _patterns(args)),
         Encoder(spec),
-        index_path_for(root, spec),
+        index_path_for(plan.root, spec),
     )
     rerank.add_file_prior(matches, files)
     best = rerank.top(matches, cap or len(matches))
@@ -181,7 +181,7 @@ def _rerank(
             out.write(Printer.json_messages(match))
         out.write(Printer.json_summary(best, time.monotonic() - started))
     else:
-        printer = Printer(args, with_filename, args.colour_wanted(os.isatty(1)), excerpt)
+        printer = Printer(args, plan.with_filename, args.colour_wanted(os.isatty(1)), excerpt)
         for match in best:
             out.write(printer.lines(match))
     out.flush()
@@ -241,7 +241,7 @@ def scope_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
     files = [p for p in scope.paths if os.path.lexists(p)]
     root = os.fsencode(scope.cwd or os.getcwd())
-    result = search_in_order(rg, args, files, opts, query, root, warn, with_filename=True)
+    result = search_in_order(OrderedRun(rg, args, files, opts, query, root, with_filename=True))
     if result is None:
         return EXIT_ERROR
     if len(files) < len(scope.paths):

@@ -75,6 +75,14 @@ class RrgOption:
         return self.help.format(default=self.default)
 
 
+def _number(
+    long: str, help: str, default: int | None, minimum: int, needs: tuple[str, ...]
+) -> RrgOption:
+    """An option whose value is a count."""
+    metavar = "K" if long == "--cascade" else "N"
+    return RrgOption(long, help, metavar=metavar, default=default, needs=needs, minimum=minimum)
+
+
 OPTIONS: tuple[RrgOption, ...] = (
     RrgOption(
         "--query",
@@ -84,31 +92,29 @@ OPTIONS: tuple[RrgOption, ...] = (
         metavar="TEXT",
         readme="`rrg -q \"retry logic\" 'retry\\|backoff'`",
     ),
-    RrgOption(
+    _number(
         "--limit",
         "Stop after N matching lines, or N files with -l, -c or --files "
         "(default {default} for lines, every file for --files; 0 = no cap).",
-        metavar="N",
-        default=30,
-        needs=_SEARCHES,
-        minimum=0,
+        30,
+        0,
+        _SEARCHES,
     ),
-    RrgOption(
+    _number(
         "--cascade",
         "Re-score the K best files with the embedding model (default {default} = off; "
         "better on prose, worse on code).",
-        metavar="K",
-        default=0,
-        needs=("--query", "--recall"),
-        minimum=0,
+        0,
+        0,
+        ("--query", "--recall"),
     ),
-    RrgOption(
+    _number(
         "--excerpt",
         "Cut printed lines to N characters around their first match, marked [...] "
         "(default 1000 in a pipe, off on a terminal or with colour; 0 = off).",
-        metavar="N",
-        needs=_SEARCHES,
-        minimum=0,
+        None,
+        0,
+        _SEARCHES,
     ),
     RrgOption(
         "--index",
@@ -150,13 +156,12 @@ OPTIONS: tuple[RrgOption, ...] = (
         metavar="TEXT",
         needs=_SEARCHES,
     ),
-    RrgOption(
+    _number(
         "--pool",
         "Matches collected for --rerank (default {default}).",
-        metavar="N",
-        default=500,
-        needs=("--rerank", "--rerank-query"),
-        minimum=1,
+        500,
+        1,
+        ("--rerank", "--rerank-query"),
     ),
     RrgOption(
         "--recall",
@@ -164,21 +169,19 @@ OPTIONS: tuple[RrgOption, ...] = (
         metavar="TEXT",
         readme='`rrg --recall "retry on timeout" src/`',
     ),
-    RrgOption(
+    _number(
         "--scope-size",
         "Paths kept in a --recall scope file (default {default}).",
-        metavar="N",
-        default=10_000,
-        needs=("--recall",),
-        minimum=1,
+        10_000,
+        1,
+        ("--recall",),
     ),
-    RrgOption(
+    _number(
         "--paragraphs",
         "Entry-point paragraphs shown by --recall (default {default}; 0 = none).",
-        metavar="N",
-        default=10,
-        needs=("--recall",),
-        minimum=0,
+        10,
+        0,
+        ("--recall",),
     ),
     RrgOption(
         "--scope-file",

@@ -1,8 +1,9 @@
 """Running an embedding model: tokenizer, ONNX session, pooling, and the static token table
 distilled from the model itself.
 
-numpy, onnxruntime and tokenizers are imported here and only here, so that nothing on the
-pass-through path pays for them.
+onnxruntime and tokenizers are imported here and only here, on first use; like numpy
+(imported by every module of the index, rank and model layers) they stay off the
+pass-through path, which imports only rrg.cli.entry and the plain-data tables it needs.
 """
 
 from __future__ import annotations

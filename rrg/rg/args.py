@@ -37,13 +37,6 @@ class RgArgs:
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.flags)
 
-    def last_value(self, name: str) -> str | None:
-        value = None
-        for flag, val in self.flags:
-            if flag == name:
-                value = val
-        return value
-
     @property
     def pattern(self) -> str | None:
         """The positional pattern, or None when -e/-f gave the patterns (or none was given)."""
