@@ -131,7 +131,7 @@ def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) 
 
     def encode(missing: list[str]) -> np.ndarray:
         texts = [text_of[k] for k in missing]
-        return encoder.encode(texts, max_tokens=SCORE_TOKENS, batch_size=64)
+        return encoder.encode(texts, max_tokens=SCORE_TOKENS)
 
     cache = VectorCache(index_path)
     vectors = cached_vectors(cache, f"excerpt-{encoder.spec.key}-{SCORE_TOKENS}", keys, encode)
