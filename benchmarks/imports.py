@@ -12,6 +12,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 RUNS = 21
 
@@ -25,6 +26,7 @@ def entry_import_ms(module: str, pythonpath: str | None) -> float:
         env=env,
         capture_output=True,
         text=True,
+        cwd=tempfile.gettempdir(),  # the cwd comes first on sys.path: keep checkouts off it
     ).stderr
     for line in err.splitlines():
         parts = [p.strip() for p in line.split("|")]

@@ -1,4 +1,9 @@
-"""Pass-through cost: `rrg ARGS` against `rg ARGS` on one corpus, interleaved runs.
+"""Pass-through cost: `rrg ARGS` against `rg ARGS`, side by side, interleaved runs.
+
+Three commands per search: rg itself, `rrg` (the sh launcher pip installs, which execs rg
+when no rrg option is given) and `rrg-py` (the same through Python, as before the launcher).
+Two searches: a whole 20,000-file tree, and one small file (a search of a few ms, where a
+fixed start-up cost shows most).
 
 Usage: python benchmarks/passthrough.py [RUNS]
 """
@@ -7,25 +12,33 @@ from __future__ import annotations
 
 import sys
 
-from common import OUT, machine, median, rg, rrg, timed, word_corpus
+from common import BIN, OUT, machine, median, rg, timed, word_corpus
+
+
+def compare(label: str, args: list[str], root_files: int, runs: int) -> None:
+    root = word_corpus(OUT / "passthrough-20k", files=root_files, words_per_file=150)
+    commands = {"rg": [rg()], "rrg": [str(BIN / "rrg")], "rrg-py": [str(BIN / "rrg-py")]}
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for cmd in commands.values():
+        timed([*cmd, *args], root)  # warm the page cache and the interpreter's files
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            times[name].append(timed([*cmd, *args], root))
+    base = times["rg"]
+    cells = []
+    for name in commands:
+        ratio = median([b / a for a, b in zip(base, times[name], strict=True)])
+        cells.append(f"{median(times[name]) * 1000:.1f} ms ({ratio:.3f}x)")
+    print(f"| {label} | {' | '.join(cells)} |")
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    root = word_corpus(OUT / "passthrough-corpus", files=3000, words_per_file=9000)
-    size_mb = sum(p.stat().st_size for p in root.rglob("*.txt")) / 1e6
-    args = ["-c", r"\w+zq\w*y"]
-    rg_times, rrg_times = [], []
-    timed([rg(), *args], root)  # warm the page cache
-    for _ in range(runs):
-        rg_times.append(timed([rg(), *args], root))
-        rrg_times.append(timed([*rrg(), *args], root))
-    ratios = sorted(b / a for a, b in zip(rg_times, rrg_times, strict=True))
-    print(f"corpus: 3,000 files, {size_mb:.0f} MB; machine: {machine()}; runs: {runs}")
-    print(
-        f"rg median {median(rg_times) * 1000:.0f} ms, rrg median "
-        f"{median(rrg_times) * 1000:.0f} ms, median ratio {median(ratios):.3f}x"
-    )
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 31
+    print(f"machine: {machine()}; runs: {runs}, interleaved; median time (median ratio to rg)")
+    print("| search | rg | rrg (launcher) | rrg-py (Python) |\n|---|---|---|---|")
+    compare("20,000 files, `-i water`", ["-i", "water"], 20000, runs)
+    compare("one folder of 400 files, `-i water d00`", ["-i", "water", "d00"], 20000, runs)
+    compare("one file, `-n water d00/f000000.txt`", ["-n", "water", "d00/f000000.txt"], 20000, runs)
 
 
 if __name__ == "__main__":
