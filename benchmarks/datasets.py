@@ -82,3 +82,18 @@ def swebench_tasks(data: Path = SHARED_DATA) -> list[LabelledSet]:
         for task in sorted((data / "swebench-lite").iterdir())
         if task.is_dir()
     ]
+
+
+#: Issue texts are cut here: the longest run to pages of logs that name every module.
+ISSUE_CHARS = 2000
+
+
+def swebench_repos(data: Path = SHARED_DATA) -> list[LabelledSet]:
+    """Whole repositories (sympy, sphinx) with many issues each as queries."""
+    sets = []
+    for repo in sorted((data / "swebench-repos").iterdir()):
+        if repo.is_dir():
+            s = load(repo, repo.name, code=True)
+            s.queries.update({q: t[:ISSUE_CHARS] for q, t in s.queries.items()})
+            sets.append(s)
+    return sets

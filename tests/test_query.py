@@ -381,3 +381,34 @@ def test_notices_reach_both_streams(corpus: Path, topical: Path, env: dict[str, 
         b"[rrg: 1 long lines cut to 1000 characters around their match, "
         b"marked [...] (--excerpt 0 prints them whole)]\n"
     )
+
+
+def test_entry_points_read_a_bounded_number_of_paragraphs(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Files of many paragraphs: the transformer reads at most PASSAGE_BUDGET of them (its
+    vectors land in the root's cache), and the cheap tier still hands it the one that
+    answers the query."""
+    from rrg.rank.entry_points import PASSAGE_BUDGET
+
+    root = tmp_path / "many"
+    root.mkdir()
+    for f in range(25):
+        blocks = [
+            f"Block {b} of file {f} talks about gardening, compost and tomatoes. " * 6
+            for b in range(40)
+        ]
+        if f == 7:
+            blocks[23] = "The lighthouse keeper logs every passing ship and the tide at dawn. " * 6
+        (root / f"notes{f:02d}.txt").write_text("\n\n".join(blocks) + "\n")
+    out = run(
+        [*rrg_cmd(), "--recall", "lighthouse keeper logging ships", "--paragraphs", "3"],
+        root,
+        env,
+    )
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode()
+    assert "notes07.txt:\n" in text and "lighthouse keeper" in text
+    status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
+    vectors = int(status.split("vector cache: ")[1].split(" vectors")[0])
+    assert 0 < vectors <= PASSAGE_BUDGET

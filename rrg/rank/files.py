@@ -32,6 +32,7 @@ class Ranking:
     binary: set[bytes]  # files rg would skip while walking (NUL bytes)
     scores: dict[bytes, float]
     report: RefreshReport | None
+    piece_idf: np.ndarray | None = None  # the index's WordPiece idf, for paragraph vectors
 
 
 def index_path_for(root: bytes, spec: ModelSpec) -> Path:
@@ -109,7 +110,7 @@ def rank_files(
         sorted(np.nonzero(kinds == KIND_TEXT)[0], key=lambda i: printed[i]), dtype=np.int64
     )
     if not len(rankable):
-        return Ranking(list(printed), binary, {}, report)
+        return Ranking(list(printed), binary, {}, report, packed.piece_idf)
     lexical, semantic = signals(query, packed, encoder)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
@@ -132,4 +133,4 @@ def rank_files(
     in_ranked = set(order.tolist())
     rest = [printed[i] for i in range(len(printed)) if i not in in_ranked]
     scores = {printed[i]: float(s) for i, s in zip(rankable, fused, strict=False)}
-    return Ranking(ranked + rest, binary, scores, report)
+    return Ranking(ranked + rest, binary, scores, report, packed.piece_idf)
