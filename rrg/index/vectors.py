@@ -50,6 +50,7 @@ class VectorCache:
         db = sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(_SCHEMA)
+        db.execute("CREATE TABLE IF NOT EXISTS prune (key TEXT PRIMARY KEY, value INTEGER)")
         return db
 
     def get(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
@@ -70,6 +71,8 @@ class VectorCache:
 
     def put(self, model: str, fresh: dict[str, np.ndarray], hits: list[str]) -> bool:
         """Store new vectors, mark hits as used, prune; False when the lock was busy."""
+        if not fresh and not hits:
+            return True
         with writer_lock(self.index_path, wait_s=LOCK_WAIT_S) as got:
             if not got:
                 return False
@@ -92,6 +95,13 @@ class VectorCache:
         return True
 
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
+        """Drop what is old or over the bound. Both scan the table, so they run only when
+        the file has grown past the bound or a day has passed since the last prune."""
+        last = db.execute("SELECT value FROM prune WHERE key='last'").fetchone()
+        size = self.path.stat().st_size if self.path.exists() else 0
+        if last is not None and now - int(last[0]) < 86400 and size <= self.max_bytes:
+            return
+        db.execute("INSERT OR REPLACE INTO prune VALUES ('last', ?)", (now,))
         db.execute("DELETE FROM vectors WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         total = db.execute("SELECT COALESCE(SUM(LENGTH(vec) + 64), 0) FROM vectors").fetchone()[0]
         if total <= self.max_bytes:
