@@ -94,8 +94,8 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     _number(
         "--limit",
-        "Stop after N matching lines, or N files with -l, -c or --files "
-        "(default {default} for lines, every file for --files; 0 = no cap).",
+        "Stop after N matching lines, or N files with -l or -c (default {default}; "
+        "0 = no cap); with --files, print the N best files (default all).",
         30,
         0,
         _SEARCHES,

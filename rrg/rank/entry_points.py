@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from rrg.errors import EXIT_MATCH, EXIT_NO_MATCH
 from rrg.index.refresh import READ_LIMIT
 from rrg.index.textstats import decode, words
 from rrg.index.vectors import VectorCache, cached_vectors
@@ -119,7 +120,7 @@ def paragraph_search(
         head = path + f":{p.start}-{p.end}:".encode()
         out.write(head + b"\n" + p.text.encode("utf-8", "surrogateescape") + b"\n")
     out.flush()
-    return 0 if found else 1
+    return EXIT_MATCH if found else EXIT_NO_MATCH
 
 
 def print_entry_points(found: list[tuple[bytes, Paragraph]]) -> None:

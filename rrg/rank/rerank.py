@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from rrg.errors import EXIT_ERROR
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder
 from rrg.output.excerpt import char_offset, window
@@ -120,7 +121,7 @@ def collect(
                 proc.kill()
                 proc.wait()
                 return found[:pool], True, error
-        error |= proc.wait() == 2
+        error |= proc.wait() == EXIT_ERROR
     return found, False, error
 
 

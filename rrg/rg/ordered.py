@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
+from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.output.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs
 
@@ -38,8 +39,8 @@ class StreamResult:
     @property
     def exit_code(self) -> int:
         if self.error:
-            return 2
-        return 0 if self.matched else 1
+            return EXIT_ERROR
+        return EXIT_MATCH if self.matched else EXIT_NO_MATCH
 
 
 def batches(paths: list[bytes]) -> Iterator[list[bytes]]:
@@ -147,7 +148,7 @@ class OrderedSearch:
             self._relay_json(proc)
         elif self.excerpt:
             self._relay_excerpted(proc)
-        return proc.wait() == 2 and messages.finish()
+        return proc.wait() == EXIT_ERROR and messages.finish()
 
     def _counted_groups(
         self, paths: list[bytes], result: StreamResult
@@ -193,7 +194,7 @@ class OrderedSearch:
                 # A cap hit exactly at the end of the last file of the last batch stops nothing.
                 return
             rc = proc.wait()
-            result.error |= rc == 2 and messages.finish()
+            result.error |= rc == EXIT_ERROR and messages.finish()
             if group:
                 yield group, None
 
@@ -264,8 +265,8 @@ class OrderedSearch:
             if data:
                 _write(data)
             rc = proc.wait()
-            result.error |= rc == 2
-            result.matched |= rc == 0
+            result.error |= rc == EXIT_ERROR
+            result.matched |= rc == EXIT_MATCH
         return result
 
     # ---- --quiet -------------------------------------------------------------------------
@@ -273,11 +274,11 @@ class OrderedSearch:
         result = StreamResult()
         for batch in batches(paths):
             rc = subprocess.run(self._cmd([], batch), stdin=subprocess.DEVNULL).returncode
-            if rc == 0:
+            if rc == EXIT_MATCH:
                 result.matched = True
                 result.error = False
                 return result
-            result.error |= rc == 2
+            result.error |= rc == EXIT_ERROR
         return result
 
 

@@ -1,0 +1,54 @@
+"""Speed of the commands that put paragraphs through the transformer, on a real repository
+(the sympy tree of ../shared/data/swebench-repos), index warm: each query new (its
+paragraphs never encoded), then the same query again.
+
+Usage: python benchmarks/passages_speed.py [QUERIES]
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import OUT, machine, rrg, timed  # noqa: E402
+from datasets import swebench_repos  # noqa: E402
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    sympy = next(s for s in swebench_repos() if s.name.startswith("sympy"))
+    queries = [" ".join(q.split()[:40]) for q in list(sympy.queries.values())[:count]]
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=OUT) as cache:
+        env = dict(os.environ, RRG_CACHE_DIR=cache)
+        build = timed([*rrg(), "--index", "."], sympy.root, env)
+        rows = []
+        for label, extra in (
+            ("`rrg --recall Q`", ["--recall"]),
+            ("`rrg -q Q` (no pattern)", ["-q"]),
+        ):
+            new, again = [], []
+            for k, query in enumerate(queries):
+                # A query of its own per command, so that "new" is really new.
+                q = f"{query} {label[5:9]}{k}"
+                new.append(timed([*rrg(), *extra, q], sympy.root, env))
+                again.append(timed([*rrg(), *extra, q], sympy.root, env))
+            rows.append(
+                f"| {label} | {statistics.median(new):.2f} s | {max(new):.2f} s | "
+                f"{statistics.median(again):.2f} s |"
+            )
+    print(
+        f"sympy tree: {len(sympy.doc_path)} files; {machine()}; first build {build:.1f} s "
+        "(the model's static table and optimised graph included)"
+    )
+    print("| command | new query p50 | new query max | same query again p50 |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
