@@ -129,3 +129,23 @@ def test_rg_of_another_version_is_named_once(tmp_path: Path, rg: str, env: dict[
     assert second.returncode == 0 and second.stderr == b""
     passthrough = subprocess.run([*rrg_cmd(), "needle"], cwd=tree, env=env, capture_output=True)
     assert passthrough.stderr == b""
+
+
+def test_a_subdirectory_uses_its_indexed_ancestor(tmp_path: Path, env: dict[str, str]) -> None:
+    """cd into an indexed repository: no second index, the root's corpus statistics, and the
+    order of the root's search restricted to that folder."""
+    tree = make_tree(tmp_path / "repo", 60)
+    sub = make_tree(tree / "subdir", 30)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    from_root = run([*rrg_cmd(), "-q", "omega needle", "--files", "subdir"], tree, env)
+    from_sub = run([*rrg_cmd(), "-q", "omega needle", "--files"], sub, env)
+    assert from_sub.returncode == from_root.returncode == 0
+    assert from_sub.stdout.splitlines() == [
+        p.removeprefix(b"subdir/") for p in from_root.stdout.splitlines()
+    ]
+    searched = run([*rrg_cmd(), "-q", "needle", "--limit", "2", "needle"], sub, env)
+    assert searched.returncode == 0 and len(searched.stdout.splitlines()) == 2
+    index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
+    assert not list(index_dir.glob("subdir-*.sqlite"))
+    status = run([*rrg_cmd(), "--index-status", "."], sub, env).stdout.decode()
+    assert f"(served by the index of {tree})" in status

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rrg.cli.options import BY_SPELLING
 from rrg.cli.settings import Options
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import ModelSpec, installed_models, resolve_model
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 Warn = Callable[[str], None]
 #: rrg cuts lines printed to a pipe to this many characters around their match.
-PIPE_EXCERPT = 1000
+PIPE_EXCERPT: int = BY_SPELLING["--excerpt"].default or 0
 
 
 def rank_candidates(
@@ -85,14 +86,12 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         from rrg.rank.entry_points import paragraph_search
         from rrg.rank.files import index_path_for
 
-        index = index_path_for(search_root(args.paths), spec)
+        index = index_path_for(ranking.root, spec)
         return paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap, index)
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
-    plan = OrderedRun(
-        rg, args, files, opts, query, search_root(args.paths), _with_filename(args.paths)
-    )
+    plan = OrderedRun(rg, args, files, opts, query, ranking.root, _with_filename(args.paths))
     result = search_in_order(plan)
     if result is None:
         return EXIT_ERROR
@@ -224,7 +223,7 @@ def recall_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> in
     if opts.paragraphs:
         from rrg.rank.files import index_path_for
 
-        index = index_path_for(search_root(args.paths), spec)
+        index = index_path_for(ranking.root, spec)
         print_entry_points(best_paragraphs(query, ranking, spec, opts.paragraphs, index))
     return EXIT_ERROR if candidates.error else (EXIT_MATCH if scope else EXIT_NO_MATCH)
 
@@ -265,14 +264,22 @@ def _with_filename(paths: list[str]) -> bool:
 
 def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int:
     from rrg.index import caches
-    from rrg.rank.files import index_path_for, refresh_index
+    from rrg.rank.files import index_path_for, refresh_index, serving_root
 
     args = parse_rg_args(["--files", *rg_args])
     spec = resolve_model(opts.model)
-    root = search_root(args.paths)
+    asked = search_root(args.paths)
+    root = serving_root(asked, spec)
     path = index_path_for(root, spec)
-    where = os.fsdecode(root)
+    where = os.fsdecode(asked)
+    served = "" if root == asked else f" (served by the index of {os.fsdecode(root)})"
     if opts.index_clear:
+        if root != asked:
+            print(
+                f"no index of its own for {where}; it is served by the index of "
+                f"{os.fsdecode(root)} (rrg --index-clear {os.fsdecode(root)} removes that)"
+            )
+            return EXIT_MATCH
         removed = caches.clear_root(path)
         print(f"removed the index of {where}" if removed else f"no index for {where}")
         return EXIT_MATCH
@@ -280,7 +287,7 @@ def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         if not path.exists():
             print(f"{where}: not indexed (rrg --index {where} builds it)")
             return EXIT_NO_MATCH
-        sys.stdout.write(caches.status_text(where, path, spec.name))
+        sys.stdout.write(caches.status_text(where + served, path, spec.name))
         return EXIT_MATCH
     candidates = list_candidates(rg, args)
     start = time.monotonic()
@@ -288,7 +295,7 @@ def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         root, relative_to(root, candidates.paths), spec, warn, opts.show_progress
     )
     print(
-        f"indexed {where}: {report.listed} files, {report.read} read, "
+        f"indexed {where}{served}: {report.listed} files, {report.read} read, "
         f"{report.touched} unchanged content, {report.deleted} removed "
         f"in {time.monotonic() - start:.2f} s"
     )

@@ -111,8 +111,8 @@ OPTIONS: tuple[RrgOption, ...] = (
     _number(
         "--excerpt",
         "Cut printed lines to N characters around their first match, marked [...] "
-        "(default 1000 in a pipe, off on a terminal or with colour; 0 = off).",
-        None,
+        "(default {default} in a pipe, off on a terminal or with colour; 0 = off).",
+        1000,
         0,
         _SEARCHES,
     ),

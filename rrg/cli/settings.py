@@ -30,7 +30,7 @@ class Options:
     query: str | None = None
     limit: int | None = None  # None: not given (30 for lines, every file for --files)
     cascade: int = _default("--cascade")
-    excerpt: int | None = None  # None: 1000 in a pipe, off on a terminal
+    excerpt: int | None = None  # None: the table's default in a pipe, off on a terminal
     index: bool = False
     index_status: bool = False
     index_clear: bool = False

@@ -33,10 +33,28 @@ class Ranking:
     scores: dict[bytes, float]
     report: RefreshReport | None
     piece_idf: np.ndarray | None = None  # the index's WordPiece idf, for paragraph vectors
+    root: bytes = b""  # the root whose index served (an indexed ancestor of the search root)
 
 
 def index_path_for(root: bytes, spec: ModelSpec) -> Path:
     return index_file(Path(os.fsdecode(root)), spec.key)
+
+
+def serving_root(root: bytes, spec: ModelSpec) -> bytes:
+    """The root whose index serves a search under ``root``: the nearest indexed ancestor
+    (itself included), so that an agent moving around a repository uses the repository's
+    index and corpus statistics instead of building one per folder; else ``root`` itself."""
+    at = root
+    while True:
+        try:
+            if index_path_for(at, spec).exists():
+                return at
+        except (OSError, RrgError):
+            return root  # no usable cache dir: the refresh says so and rg's order serves
+        parent = os.path.dirname(at)
+        if parent == at:
+            return root
+        at = parent
 
 
 def refresh_index(
@@ -91,6 +109,7 @@ def rank_files(
 ) -> Ranking:
     """Candidate files best first. With ``cascade`` K, the K best by the fast fusion are
     re-scored with the embedding model's own vectors (kept by content hash)."""
+    root = serving_root(root, spec)
     rel = relative_to(root, printed)
     try:
         packed, report = refresh_index(root, rel, spec, warn, show_progress)
@@ -98,7 +117,7 @@ def rank_files(
         raise
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
-        return Ranking(list(printed), set(), {}, None)
+        return Ranking(list(printed), set(), {}, None, None, root)
     encoder = Encoder(spec)
     row_of = packed.row_of()
     rows = np.array([row_of.get(r, -1) for r in rel], np.int64)
@@ -110,7 +129,7 @@ def rank_files(
         sorted(np.nonzero(kinds == KIND_TEXT)[0], key=lambda i: printed[i]), dtype=np.int64
     )
     if not len(rankable):
-        return Ranking(list(printed), binary, {}, report, packed.piece_idf)
+        return Ranking(list(printed), binary, {}, report, packed.piece_idf, root)
     lexical, semantic = signals(query, packed, encoder)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
@@ -133,4 +152,4 @@ def rank_files(
     in_ranked = set(order.tolist())
     rest = [printed[i] for i in range(len(printed)) if i not in in_ranked]
     scores = {printed[i]: float(s) for i, s in zip(rankable, fused, strict=False)}
-    return Ranking(ranked + rest, binary, scores, report, packed.piece_idf)
+    return Ranking(ranked + rest, binary, scores, report, packed.piece_idf, root)
