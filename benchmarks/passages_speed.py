@@ -21,22 +21,23 @@ from datasets import swebench_repos  # noqa: E402
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     sympy = next(s for s in swebench_repos() if s.name.startswith("sympy"))
-    queries = [" ".join(q.split()[:40]) for q in list(sympy.queries.values())[:count]]
+    # Each command gets issues of its own, so that "new" means no passage of it was read.
+    issues = [" ".join(q.split()[:40]) for q in sympy.queries.values()]
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT) as cache:
         env = dict(os.environ, RRG_CACHE_DIR=cache)
         build = timed([*rrg(), "--index", "."], sympy.root, env)
         rows = []
-        for label, extra in (
-            ("`rrg --recall Q`", ["--recall"]),
-            ("`rrg -q Q` (no pattern)", ["-q"]),
+        for label, before, after in (
+            ("`rrg --recall Q`", ["--recall"], []),
+            ("`rrg -q Q` (no pattern)", ["-q"], []),
+            ("`rrg -q Q -i 'def \\w+'`", ["-q"], ["-i", r"def \w+"]),
+            ("`rrg -q Q --fast -i 'def \\w+'`", ["--fast", "-q"], ["-i", r"def \w+"]),
         ):
             new, again = [], []
-            for k, query in enumerate(queries):
-                # A query of its own per command, so that "new" is really new.
-                q = f"{query} {label[5:9]}{k}"
-                new.append(timed([*rrg(), *extra, q], sympy.root, env))
-                again.append(timed([*rrg(), *extra, q], sympy.root, env))
+            for q in issues[len(rows) * count : (len(rows) + 1) * count]:
+                new.append(timed([*rrg(), *before, q, *after], sympy.root, env))
+                again.append(timed([*rrg(), *before, q, *after], sympy.root, env))
             rows.append(
                 f"| {label} | {statistics.median(new):.2f} s | {max(new):.2f} s | "
                 f"{statistics.median(again):.2f} s |"

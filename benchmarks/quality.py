@@ -30,7 +30,7 @@ from rrg.index.textstats import words  # noqa: E402
 from rrg.model.encoder import Encoder  # noqa: E402
 from rrg.model.registry import default_model  # noqa: E402
 from rrg.rank.files import refresh_index, signals  # noqa: E402
-from rrg.rank.scoring import cascade_scores, fuse, order_by  # noqa: E402
+from rrg.rank.scoring import fuse, order_by, staged_scores  # noqa: E402
 
 CAP = 30
 
@@ -128,7 +128,7 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
             for k in (20, 100):
                 top = order_by(fused)[:k]
                 casc = fused.copy()
-                casc[top] = cascade_scores(lex[top], sem[top], dn[top], fused)
+                casc[top] = staged_scores(lex[top], sem[top], dn[top], fused, 2.0)
                 orders[f"cascade{k}"] = casc
         for name, score in orders.items():
             ranked = [docs[i] for i in order_by(score)]

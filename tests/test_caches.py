@@ -31,7 +31,7 @@ def test_status_lists_every_cache_file_and_clear_removes_them(
     status = _status(tree, env)
     index = Path(status.split("file: ")[1].splitlines()[0])
     vectors = index.with_name(index.stem + ".vectors.sqlite")
-    assert "vector cache: 5 vectors" in status
+    assert "vector cache: 6 vectors" in status  # 5 files of one passage each, and the query
     for path in (index, vectors, Path(f"{index}.lock")):
         assert f"    {path} (" in status, status
     cleared = run([*rrg_cmd(), "--index-clear", "."], tree, env)

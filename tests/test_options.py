@@ -96,6 +96,8 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["--index", "-q", "y"], b"cannot be used together"),
         (["--trust-remote-code", "-q", "y"], b"--trust-remote-code applies only with"),
         (["-q", "x", "--rerank", "--files"], b"--files cannot be used with --rerank"),
+        (["-q", "x", "--fast", "--cascade", "5", "y"], b"--fast and --cascade cannot be used"),
+        (["--fast", "--index"], b"--fast applies only with"),
         (["-q", "x", "-j", "4", "y"], b"--threads cannot be used with -q"),
         (["-q", "x", "--sort", "path", "y"], b"--sort cannot be used with -q"),
         (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),

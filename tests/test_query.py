@@ -264,7 +264,7 @@ def test_stdin_is_searched_plainly(tmp_path: Path, env: dict[str, str]) -> None:
 def test_cascade_reorders_only_the_top_and_caches_vectors(
     topical: Path, env: dict[str, str]
 ) -> None:
-    plain = run(q("database connection timeout", "--files"), topical, env).stdout.split()
+    plain = run(q("database connection timeout", "--fast", "--files"), topical, env).stdout.split()
     deep = run(q("database connection timeout", "--cascade", "5", "--files"), topical, env)
     assert deep.returncode == 0, deep.stderr
     ranked = deep.stdout.split()
@@ -386,10 +386,10 @@ def test_notices_reach_both_streams(corpus: Path, topical: Path, env: dict[str, 
 def test_entry_points_read_a_bounded_number_of_paragraphs(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """Files of many paragraphs: the transformer reads at most PASSAGE_BUDGET of them (its
-    vectors land in the root's cache), and the cheap tier still hands it the one that
-    answers the query."""
-    from rrg.rank.entry_points import PASSAGE_BUDGET
+    """Files of many paragraphs: the transformer reads at most STAGE_PASSAGES of them, and
+    the query (their vectors land in the root's cache), and the cheap tier still hands it
+    the one that answers the query."""
+    from rrg.rank.files import STAGE_PASSAGES
 
     root = tmp_path / "many"
     root.mkdir()
@@ -411,4 +411,21 @@ def test_entry_points_read_a_bounded_number_of_paragraphs(
     assert "notes07.txt:\n" in text and "lighthouse keeper" in text
     status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
     vectors = int(status.split("vector cache: ")[1].split(" vectors")[0])
-    assert 0 < vectors <= PASSAGE_BUDGET
+    assert 0 < vectors <= STAGE_PASSAGES + 1
+
+
+def test_fast_is_the_cheap_order_and_runs_no_model(tmp_path: Path, env: dict[str, str]) -> None:
+    """--fast: the same order as --cascade 0, and nothing read by the model."""
+    root = tmp_path / "fast"
+    root.mkdir()
+    for k in range(12):
+        (root / f"f{k:02d}.txt").write_text(f"notes {k} on databases and timeouts\n" * (k + 1))
+    fast = run(q("database timeout", "--fast", "--files"), root, env)
+    zero = run(q("database timeout", "--cascade", "0", "--files"), root, env)
+    assert fast.returncode == 0 and fast.stdout == zero.stdout
+    status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
+    assert "vector cache: 0 vectors" in status
+    staged = run(q("database timeout", "--files"), root, env)
+    assert sorted(staged.stdout.split()) == sorted(fast.stdout.split())
+    status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
+    assert "vector cache: 0 vectors" not in status

@@ -41,7 +41,7 @@ def rank_candidates(
         spec,
         warn,
         opts.show_progress,
-        cascade=opts.cascade,
+        opts.stage_files,
     )
     return candidates, ranking, spec
 
@@ -84,10 +84,8 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
     if not args.has_pattern:
         from rrg.rank.entry_points import paragraph_search
-        from rrg.rank.files import index_path_for
 
-        index = index_path_for(ranking.root, spec)
-        return paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap, index)
+        return paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap)
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
@@ -221,10 +219,7 @@ def recall_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> in
     sys.stdout.write(f'"{query}" \u2192 {target} ({len(scope)} docs)\n')
     sys.stdout.flush()
     if opts.paragraphs:
-        from rrg.rank.files import index_path_for
-
-        index = index_path_for(ranking.root, spec)
-        print_entry_points(best_paragraphs(query, ranking, spec, opts.paragraphs, index))
+        print_entry_points(best_paragraphs(query, ranking, spec, opts.paragraphs))
     return EXIT_ERROR if candidates.error else (EXIT_MATCH if scope else EXIT_NO_MATCH)
 
 

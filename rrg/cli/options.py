@@ -102,11 +102,17 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     _number(
         "--cascade",
-        "Re-score the K best files with the embedding model (default {default} = off; "
-        "better on prose, worse on code).",
-        0,
+        "Files the transformer re-orders through their best passages (default {default}; "
+        "it reads 32 of their passages at most; 0 = off, as --fast).",
+        20,
         0,
         ("--query", "--recall"),
+    ),
+    RrgOption(
+        "--fast",
+        "Order by BM25 and static vectors alone: no transformer at query time (the "
+        "cheapest order; entry points and paragraphs by the same cheap scores).",
+        needs=("--query", "--recall"),
     ),
     _number(
         "--excerpt",

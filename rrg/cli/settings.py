@@ -30,6 +30,7 @@ class Options:
     query: str | None = None
     limit: int | None = None  # None: not given (30 for lines, every file for --files)
     cascade: int = _default("--cascade")
+    fast: bool = False
     excerpt: int | None = None  # None: the table's default in a pipe, off on a terminal
     index: bool = False
     index_status: bool = False
@@ -54,6 +55,11 @@ class Options:
     def line_cap(self) -> int:
         """Matching lines (or records) printed before rrg stops rg; 0 = no cap."""
         return _default("--limit") if self.limit is None else self.limit
+
+    @property
+    def stage_files(self) -> int:
+        """Files the transformer stage re-orders; 0 with --fast."""
+        return 0 if self.fast else self.cascade
 
     @property
     def reranking(self) -> bool:
@@ -109,6 +115,8 @@ def _check_combinations(given: set[str]) -> None:
     if len(commands) > 1 and set(commands) != {"--query", "--scope-file"}:
         listed = " and ".join(_name(c) for c in commands[:2])
         raise RrgError(f"{listed} cannot be used together: each chooses what rrg does")
+    if {"--fast", "--cascade"} <= given:
+        raise RrgError("--fast and --cascade cannot be used together: --fast turns the stage off")
     for opt in OPTIONS:
         if opt.long in given and opt.needs and not given & set(opt.needs):
             wanted = " or ".join(_name(n) for n in opt.needs)

@@ -22,15 +22,12 @@ from rrg.index.store import (
     writer_lock,
 )
 from rrg.index.textstats import decode, looks_binary, term_counts
-from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder, static_table
 
 #: Bytes read of each file for ranking; a longer file is ranked by its head.
 READ_LIMIT = 1 << 20
 #: WordPiece tokens of each file that shape its static vector.
 PIECE_LIMIT = 1024
-#: Bytes of a file given to the transformer (it reads its first max_tokens of them).
-DENSE_READ_BYTES = 8192
 _COMMIT_EVERY = 500
 
 Warn = Callable[[str], None]
@@ -362,25 +359,3 @@ def _load_packed(store: IndexStore) -> Packed:
         a["piece_idf"],
         a["static"],
     )
-
-
-def dense_vectors(
-    index_path: Path, root: Path, items: list[tuple[str, bytes]], encoder: Encoder
-) -> np.ndarray:
-    """Transformer vectors of files (by content hash, path relative to root), kept in the
-    root's vector cache so that each file is encoded once, the first time it reaches the top."""
-    path_of = dict(items)
-
-    def encode(hashes: list[str]) -> np.ndarray:
-        texts = []
-        for digest in hashes:
-            try:
-                with open(os.path.join(os.fsencode(root), path_of[digest]), "rb") as fh:
-                    texts.append(decode(fh.read(DENSE_READ_BYTES)))
-            except OSError:
-                texts.append("")
-        return encoder.encode(texts)
-
-    cache = VectorCache(index_path)
-    vectors = cached_vectors(cache, f"file-{encoder.spec.key}", [h for h, _ in items], encode)
-    return np.stack([vectors[h] for h, _ in items])

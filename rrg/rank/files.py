@@ -16,13 +16,21 @@ import numpy as np
 
 from rrg.errors import ModelError, RrgError
 from rrg.index.cachedir import index_file
-from rrg.index.refresh import Packed, RefreshReport, dense_vectors, refresh
+from rrg.index.refresh import READ_LIMIT, Packed, RefreshReport, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import query_term_ids
+from rrg.index.textstats import decode, query_term_ids
+from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder, static_table
 from rrg.model.registry import ModelSpec
 from rrg.output.progress import Progress
-from rrg.rank.scoring import bm25, cascade_scores, fuse, order_by, static_query_vector
+from rrg.rank.passages import (
+    PASSAGE_TOKENS,
+    Encode,
+    ScoredPassages,
+    VectorsFor,
+    score_passages,
+)
+from rrg.rank.scoring import bm25, fuse, order_by, staged_scores, static_query_vector
 from rrg.rg.candidates import relative_to
 
 
@@ -34,6 +42,8 @@ class Ranking:
     report: RefreshReport | None
     piece_idf: np.ndarray | None = None  # the index's WordPiece idf, for paragraph vectors
     root: bytes = b""  # the root whose index served (an indexed ancestor of the search root)
+    stage: StagePassages | None = None  # the passages the transformer stage read
+    fast: bool = False  # the stage was off (--fast) or failed: no model at query time
 
 
 def index_path_for(root: bytes, spec: ModelSpec) -> Path:
@@ -98,6 +108,29 @@ def cosines(vectors: np.ndarray, query: np.ndarray, chunk: int = 65536) -> np.nd
     return out
 
 
+#: Passages the transformer stage reads in all (at least one a file it weighs; how many
+#: files is ``--cascade``); chosen on dev halves of seven sets (benchmarks/passage_stage.py).
+#: 32 passages of 256 tokens take about 0.8 s on 2 cores when none is cached.
+STAGE_PASSAGES = 32
+
+
+@dataclass
+class StagePassages:
+    """What the transformer stage read: the files it weighed (as rg printed them) and their
+    passages, scored; entry points and the no-pattern mode print from it."""
+
+    paths: list[bytes]
+    scored: ScoredPassages
+
+
+def read_text(root: bytes, rel: bytes) -> str:
+    try:
+        with open(os.path.join(root, rel), "rb") as fh:
+            return decode(fh.read(READ_LIMIT))
+    except OSError:
+        return ""
+
+
 def rank_files(
     query: str,
     root: bytes,
@@ -105,10 +138,11 @@ def rank_files(
     spec: ModelSpec,
     warn: Callable[[str], None],
     show_progress: bool,
-    cascade: int = 0,
+    stage_files: int,
 ) -> Ranking:
-    """Candidate files best first. With ``cascade`` K, the K best by the fast fusion are
-    re-scored with the embedding model's own vectors (kept by content hash)."""
+    """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
+    every file, then the transformer stage re-orders the ``stage_files`` best through their
+    best passages (0: the cheap order alone)."""
     root = serving_root(root, spec)
     rel = relative_to(root, printed)
     try:
@@ -133,23 +167,46 @@ def rank_files(
     lexical, semantic = signals(query, packed, encoder)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
-    if cascade > 0:
-        top = order_by(fused)[:cascade]
-        items = [(packed.hashes[r], packed.paths[r]) for r in cand_rows[top]]
-        path = index_path_for(root, spec)
+    stage: StagePassages | None = None
+    fast = stage_files <= 0
+    if not fast:
+        top = order_by(fused)[:stage_files]
         try:
-            docs = dense_vectors(path, Path(os.fsdecode(root)), items, encoder)
-        except (OSError, sqlite3.Error) as err:
-            warn(f"cannot keep model vectors ({err}); ranking without the cascade")
-        else:
-            query_vec = encoder.encode([spec.query_prefix + query])[0]
-            fused = fused.copy()
-            fused[top] = cascade_scores(
-                lexical[cand_rows[top]], semantic[cand_rows[top]], docs @ query_vec, fused
+            scored = _stage(
+                query, root, [packed.paths[r] for r in cand_rows[top]], spec, encoder, packed
             )
+        except (ModelError, OSError, sqlite3.Error) as err:
+            warn(f"the transformer stage failed ({err}); ranking without it")
+            fast = True
+        else:
+            best = scored.best_per_file(len(top))
+            fused = fused.copy()
+            fused[top] = staged_scores(
+                lexical[cand_rows[top]], semantic[cand_rows[top]], best, fused
+            )
+            stage = StagePassages([printed[i] for i in rankable[top]], scored)
     order = rankable[order_by(fused)]
     ranked = [printed[i] for i in order]
     in_ranked = set(order.tolist())
     rest = [printed[i] for i in range(len(printed)) if i not in in_ranked]
     scores = {printed[i]: float(s) for i, s in zip(rankable, fused, strict=False)}
-    return Ranking(ranked + rest, binary, scores, report, packed.piece_idf, root)
+    return Ranking(ranked + rest, binary, scores, report, packed.piece_idf, root, stage, fast)
+
+
+def _stage(
+    query: str, root: bytes, rel: list[bytes], spec: ModelSpec, encoder: Encoder, packed: Packed
+) -> ScoredPassages:
+    texts = [read_text(root, r) for r in rel]
+    budget = max(STAGE_PASSAGES, len(rel))
+    return score_passages(query, texts, encoder, packed.piece_idf, budget, root_vectors(root, spec))
+
+
+def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
+    """Passage vectors by content hash from the root's vector cache."""
+    cache = VectorCache(index_path_for(root, spec))
+    model = f"passage-{spec.key}-{PASSAGE_TOKENS}"
+
+    def vectors_for(keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        return cached_vectors(cache, model, keys, encode)
+
+    return vectors_for

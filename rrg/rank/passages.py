@@ -1,0 +1,142 @@
+"""The bounded transformer stage: passages of the best files, picked by the cheap tier and
+scored by the embedding model.
+
+A file is represented by its best passage (MaxP), not by its first 256 tokens: a code file's
+head is imports and a licence. The model reads at most ``budget`` passages per query,
+whatever the corpus; their vectors are kept by content hash in the root's vector cache.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import xxhash
+
+from rrg.index.textstats import words
+from rrg.model.encoder import Encoder, static_table
+from rrg.rank.paragraphs import Paragraph, split_paragraphs
+from rrg.rank.scoring import BM25_B, BM25_K1, fuse, order_by, static_query_vector
+
+#: Tokens of a passage the model reads (a passage is at most 1,200 characters).
+PASSAGE_TOKENS = 256
+
+Encode = Callable[[list[str]], np.ndarray]
+#: Vectors by content hash, encoding with the given function only the keys not held.
+VectorsFor = Callable[[list[str], Encode], dict[str, np.ndarray]]
+
+
+@dataclass
+class ScoredPassages:
+    """Passages of some files, with the cheap score of each and the model's cosine of the
+    ones it read (NaN for the others)."""
+
+    owners: list[int]  # index of the file each passage belongs to
+    paragraphs: list[Paragraph]
+    cheap: np.ndarray
+    cosine: np.ndarray
+
+    def best_per_file(self, files: int) -> np.ndarray:
+        """Each file's best cosine (MaxP); NaN where the model read none of its passages."""
+        best = np.full(files, np.nan)
+        for owner, value in zip(self.owners, self.cosine, strict=True):
+            if not np.isnan(value) and (np.isnan(best[owner]) or value > best[owner]):
+                best[owner] = value
+        return best
+
+
+def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
+    """BM25 of each passage against the query, with the passages as the corpus."""
+    terms = set(words(query))
+    counts = [Counter(w for w in words(t) if w in terms) for t in texts]
+    lengths = np.array([max(1, len(t) // 6) for t in texts], np.float64)  # ~6 chars a word
+    avg = float(lengths.mean()) if len(lengths) else 1.0
+    scores = np.zeros(len(texts), np.float64)
+    for term in terms:
+        tf = np.array([c[term] for c in counts], np.float64)
+        df = int((tf > 0).sum())
+        if not df:
+            continue
+        idf = math.log1p((len(texts) - df + 0.5) / (df + 0.5))
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths / avg)
+        scores += idf * tf * (BM25_K1 + 1) / (tf + norm)
+    return scores
+
+
+def passage_static(
+    query: str, texts: list[str], encoder: Encoder, piece_idf: np.ndarray
+) -> np.ndarray:
+    """Cosine of each passage's static vector (idf-weighted mean of its WordPiece vectors,
+    as documents and queries get theirs) with the query's. One passage at a time: the
+    gathered token vectors stay small, which measured faster than one batched gather."""
+    table = static_table(encoder)
+    qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], piece_idf, table)
+    out = np.zeros(len(texts), np.float64)
+    for k, ids in enumerate(encoder.piece_ids(texts, PASSAGE_TOKENS)):
+        if ids:
+            out[k] = float(static_query_vector(ids, piece_idf, table) @ qvec)
+    return out
+
+
+def pick(owners: list[int], cheap: np.ndarray, budget: int) -> list[int]:
+    """Which passages the model reads: each file's best by the cheap score first, so that
+    every file gets a fair hearing, then the best of the rest, ``budget`` in all."""
+    chosen: list[int] = []
+    seen: set[int] = set()
+    order = order_by(cheap).tolist()
+    for k in order:
+        if owners[k] not in seen:
+            seen.add(owners[k])
+            chosen.append(k)
+    taken = set(chosen)
+    rest = [k for k in order if k not in taken]
+    return sorted((chosen + rest)[:budget])
+
+
+def score_passages(
+    query: str,
+    texts: list[str],
+    encoder: Encoder,
+    piece_idf: np.ndarray | None,
+    budget: int,
+    vectors_for: VectorsFor,
+) -> ScoredPassages:
+    """Split each file's text into passages, score them cheaply, and put the best ``budget``
+    through the model. ``vectors_for(keys, encode)`` returns vectors by content hash,
+    encoding only the keys it does not hold (the root's vector cache, or a dict)."""
+    owners: list[int] = []
+    paragraphs: list[Paragraph] = []
+    for owner, text in enumerate(texts):
+        for paragraph in split_paragraphs(text):
+            owners.append(owner)
+            paragraphs.append(paragraph)
+    bodies = [p.text for p in paragraphs]
+    cosine = np.full(len(bodies), np.nan)
+    if not bodies:
+        return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
+    lexical = passage_bm25(query, bodies)
+    if piece_idf is not None:
+        cheap = fuse(lexical, passage_static(query, bodies, encoder, piece_idf))
+    else:
+        cheap = lexical
+    chosen = pick(owners, cheap, budget)
+    if not chosen:  # the cheap tier alone: the model is not run
+        return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), cosine)
+    keys = [xxhash.xxh3_64_hexdigest(bodies[k].encode("utf-8", "surrogatepass")) for k in chosen]
+    text_of = {key: bodies[k] for key, k in zip(keys, chosen, strict=True)}
+
+    def encode(missing: list[str]) -> np.ndarray:
+        return encoder.encode([text_of[key] for key in missing], max_tokens=PASSAGE_TOKENS)
+
+    # The query's vector is kept like a passage's: a repeated query loads no model at all.
+    query_text = encoder.spec.query_prefix + query
+    query_key = "query:" + xxhash.xxh3_64_hexdigest(query_text.encode("utf-8", "surrogatepass"))
+    text_of[query_key] = query_text
+    vectors = vectors_for([*keys, query_key], encode)
+    qvec = vectors[query_key]
+    for key, k in zip(keys, chosen, strict=True):
+        cosine[k] = float(vectors[key] @ qvec)
+    return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), np.round(cosine, 6))
