@@ -349,3 +349,62 @@ def test_unreadable_file_is_reported_as_rg_reports_it(
         assert ours.stderr.splitlines() == theirs.stderr.splitlines()
     finally:
         locked.chmod(0o600)
+
+
+def _model_that_fails_on_long_inputs(folder: Path) -> None:
+    """A tiny ONNX model that runs on 3-token inputs (so its static table can be made) and
+    fails on anything longer than 4 tokens, as a model can fail mid-query."""
+    import json
+    import shutil
+
+    import numpy as np
+
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    tensors = [
+        numpy_helper.from_array(rng.standard_normal((30522, 8)).astype(np.float32), "emb"),
+        numpy_helper.from_array(rng.standard_normal((4, 8)).astype(np.float32), "pos"),
+        numpy_helper.from_array(np.array(0, np.int64), "zero"),
+        numpy_helper.from_array(np.array(1, np.int64), "one"),
+    ]
+    nodes = [
+        helper.make_node("Gather", ["emb", "input_ids"], ["tok"]),
+        helper.make_node("Shape", ["input_ids"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
+        helper.make_node("Range", ["zero", "seq", "one"], ["idx"]),
+        helper.make_node("Gather", ["pos", "idx"], ["p"]),
+        helper.make_node("Add", ["tok", "p"], ["last_hidden_state"]),
+    ]
+    ints = [
+        helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "s"])
+        for name in ("input_ids", "attention_mask")
+    ]
+    out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 8])
+    model = helper.make_model(
+        helper.make_graph(nodes, "tiny", ints, [out], tensors),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    model.ir_version = 8
+    folder.mkdir()
+    onnx.save(model, str(folder / "model.onnx"))
+    tokenizer = Path(__file__).resolve().parent.parent / "rrg" / "data" / "minilm-tokenizer.json"
+    shutil.copy(tokenizer, folder / "tokenizer.json")
+    meta = {"name": "fails-on-long-input", "dims": 8, "pooling": "mean", "max_tokens": 256}
+    (folder / "rrg-model.json").write_text(json.dumps(meta))
+
+
+def test_a_model_failing_mid_query_leaves_the_cheap_order(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The transformer stage fails: one rrg: warning, the cheap order, rg's exit code."""
+    model = tmp_path / "model"
+    _model_that_fails_on_long_inputs(model)
+    tree = make_tree(tmp_path / "tree", 30)
+    args = ["--model", str(model), "--limit", "0", "needle"]
+    staged = run(q("omega needle in the text", *args), tree, env)
+    fast = run(q("omega needle in the text", "--fast", *args), tree, env)
+    assert staged.returncode == 0 and staged.stdout == fast.stdout
+    assert staged.stderr.startswith(b"rrg: the transformer stage failed (model ")
+    assert staged.stderr.count(b"\n") == 1, staged.stderr

@@ -71,6 +71,9 @@ class Encoder:
         options.intra_op_num_threads = int(os.environ.get("RRG_THREADS", "0")) or min(
             4, os.cpu_count() or 1
         )
+        # Fatal only: onnxruntime would print its own error lines to stderr beside the one
+        # rrg: line that says what failed.
+        options.log_severity_level = 4
         path = self._optimised_graph()
         if path is None:
             path = self.spec.onnx_path
@@ -130,7 +133,12 @@ class Encoder:
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
         wanted = {k: v for k, v in feeds.items() if k in self.input_names}
-        hidden: np.ndarray = self.session.run(None, wanted)[0]
+        session = self.session
+        try:
+            hidden: np.ndarray = session.run(None, wanted)[0]
+        except Exception as err:  # onnxruntime raises its own types; one message for all
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ModelError(f"model {self.spec.name} failed on its input: {first}") from err
         return hidden
 
     def run_ids(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
