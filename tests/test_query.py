@@ -252,6 +252,10 @@ def test_unwritable_cache_still_searches(
     assert out.returncode == 0
     assert len(out.stdout.splitlines()) == 19 * 3 + 1
     assert out.stderr.startswith(b"rrg: ")
+    # Paragraphs too: ranked in rg's order, read by the model without a cache to keep.
+    paragraphs = run(q("database connection timeout", "--limit", "2"), topical, env)
+    assert paragraphs.returncode == 0, paragraphs.stderr
+    assert paragraphs.stdout.count(b":\n") >= 1 and b"Traceback" not in paragraphs.stderr
 
 
 def test_stdin_is_searched_plainly(tmp_path: Path, env: dict[str, str]) -> None:

@@ -33,8 +33,14 @@ def best_paragraphs(
     if ranking.stage is not None:
         paths, scored = ranking.stage.paths, ranking.stage.scored
     else:
-        paths = [p for p in ranking.ordered if p in ranking.scores][:TOP_FILES]
+        # Ranked files; with no usable index, the first files in rg's order.
+        ranked = [p for p in ranking.ordered if p in ranking.scores] or [
+            p for p in ranking.ordered if p not in ranking.binary
+        ]
+        paths = ranked[:TOP_FILES]
+        # A binary file (NUL bytes) has no paragraphs to show.
         texts = [read_text(b"", p) for p in paths]
+        texts = [text if "\x00" not in text else "" for text in texts]
         budget = 0 if ranking.fast else STAGE_PASSAGES
         vectors = root_vectors(ranking.root, spec)
         scored = score_passages(query, texts, Encoder(spec), ranking.piece_idf, budget, vectors)
