@@ -44,4 +44,6 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - Quote the question; keep patterns short alternations of distinctive words.
 - -l lists matching files in relevance order; --files lists all candidates ranked.
 - rrg -q "QUESTION" with no pattern prints the most relevant paragraphs directly.
+- A new question costs about a second (the embedding model reads 32 passages); add --fast
+  for a cheaper order (BM25 and static vectors only) when many quick searches matter more.
 """
