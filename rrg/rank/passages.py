@@ -8,7 +8,6 @@ whatever the corpus; their vectors are kept by content hash in the root's vector
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import xxhash
 from rrg.index.textstats import words
 from rrg.model.encoder import Encoder, static_table
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
-from rrg.rank.scoring import BM25_B, BM25_K1, fuse, order_by, static_query_vector
+from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 
 #: Tokens of a passage the model reads (a passage is at most 1,200 characters).
 PASSAGE_TOKENS = 256
@@ -58,11 +57,8 @@ def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
     for term in terms:
         tf = np.array([c[term] for c in counts], np.float64)
         df = int((tf > 0).sum())
-        if not df:
-            continue
-        idf = math.log1p((len(texts) - df + 0.5) / (df + 0.5))
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths / avg)
-        scores += idf * tf * (BM25_K1 + 1) / (tf + norm)
+        if df:
+            scores += bm25_term(tf, df, len(texts), lengths, avg)
     return scores
 
 

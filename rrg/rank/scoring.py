@@ -35,11 +35,15 @@ def bm25(
         lo, hi = int(post_ptr[pos]), int(post_ptr[pos + 1])
         docs = post_docs[lo:hi]
         tf = post_tfs[lo:hi].astype(np.float32)
-        df = hi - lo
-        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * doclen[docs] / avg)
-        scores[docs] += idf * tf * (BM25_K1 + 1) / (tf + norm)
+        scores[docs] += bm25_term(tf, hi - lo, n_docs, doclen[docs], avg)
     return scores
+
+
+def bm25_term(tf: np.ndarray, df: int, n_docs: int, lengths: np.ndarray, avg: float) -> np.ndarray:
+    """One query term's BM25 contribution to documents with these counts and lengths."""
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths / avg)
+    return idf * tf * (BM25_K1 + 1) / (tf + norm)
 
 
 def static_query_vector(pieces: list[int], piece_idf: np.ndarray, table: np.ndarray) -> np.ndarray:
