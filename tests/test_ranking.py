@@ -1,0 +1,95 @@
+"""Each ranking signal earns its place: a small labelled fixture where the right file comes
+out on top only with the lexical signal, only with the static vectors, and higher only with
+the transformer stage.
+
+Checked when written: with BM25 taken out of the fusion the ticket file falls from 1st to
+8th; with static vectors taken out the garage file falls to last; with the stage off
+(--fast, asserted below) the bees file stands lower.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run
+
+TOPICS = {
+    "cooking": "Simmer the onions slowly in butter until golden, then add garlic and thyme.",
+    "gardening": "Plant tomato seedlings after the last frost and water them deeply twice a week.",
+    "knitting": "Cast on sixty stitches with wool yarn and knit a ribbed border for the scarf.",
+    "astronomy": "The telescope shows Jupiter's moons as bright points beside the giant planet.",
+    "sailing": "Trim the mainsail and ease the sheet as the boat turns downwind in the harbor.",
+    "painting": "Mix ultramarine with burnt sienna to paint shadows on the watercolor landscape.",
+    "chess": "Castle early, develop the knights and bishops, and control the central squares.",
+    "hiking": "The trail climbs through pine forest to a ridge with views over the valley.",
+    "baking": "Knead the dough for ten minutes, let it rise, then bake the loaf until brown.",
+    "music": "Practice scales on the violin slowly with a metronome before playing the sonata.",
+}
+TICKET = (
+    "Facilities log: the printer on floor two jammed again; ticket {} was opened and a "
+    "technician called.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("labelled")
+    for name, text in TOPICS.items():
+        for j in range(5):
+            (root / f"{name}-{j}.txt").write_text(f"{text} Note {j} about {name}.\n" * 3)
+    for j in range(6):
+        (root / f"billing-{j}.txt").write_text(
+            "The billing service sends invoices and retries failed payments for each "
+            "customer account. " * 2 + "\n"
+        )
+    # Lexical: only the exact code tells the tickets apart (their WordPieces are shared).
+    for code in ("E4019", "E4033", "E2021", "E1121", "E4020", "E4022", "E4012", "E3021"):
+        (root / f"log-{code}.txt").write_text(TICKET.format(code))
+    for code in ("E4121", "E4011"):
+        (root / f"log-{code}.txt").write_text(TICKET.format(code))
+    (root / "zz-ticket.txt").write_text(TICKET.format("E4021"))
+    # Static: no word in common with its query.
+    (root / "zz-garage.txt").write_text(
+        "The mechanic at the garage fixes car engines, brakes and tyres for drivers in town.\n"
+    )
+    # Transformer: the answer never says "honey"; four files say it and mean something else.
+    (root / "zz-bees.txt").write_text(
+        "Bees collect nectar from flowers and turn it into a sweet golden food that they "
+        "store in wax combs.\n"
+    )
+    (root / "aa-honey-market.txt").write_text(
+        "Honey prices rose again this year, the market report says, led by exports.\n"
+    )
+    (root / "ab-honey-cake.txt").write_text(
+        "For the cake, whisk two eggs with a spoon of honey and a cup of flour.\n"
+    )
+    (root / "ac-honey-show.txt").write_text(
+        "Honey, I'm home! was a sitcom catchphrase repeated in every episode of the show.\n"
+    )
+    (root / "ad-honey-jar.txt").write_text(
+        "The label on the jar lists honey, lemon juice and ginger as the ingredients.\n"
+    )
+    return root
+
+
+def rank_of(name: bytes, root: Path, env: dict[str, str], *args: str) -> int:
+    out = run([*rrg_cmd(), *args, "--files"], root, env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split().index(name) + 1
+
+
+def test_the_exact_code_wins_by_the_lexical_signal(labelled: Path, env: dict[str, str]) -> None:
+    assert rank_of(b"zz-ticket.txt", labelled, env, "-q", "ticket E4021") == 1
+
+
+def test_a_file_sharing_no_word_wins_by_static_vectors(labelled: Path, env: dict[str, str]) -> None:
+    assert rank_of(b"zz-garage.txt", labelled, env, "-q", "automobile repair shop") == 1
+
+
+def test_the_transformer_stage_lifts_the_answer(labelled: Path, env: dict[str, str]) -> None:
+    query = "which insect produces honey"
+    staged = rank_of(b"zz-bees.txt", labelled, env, "-q", query)
+    cheap = rank_of(b"zz-bees.txt", labelled, env, "-q", query, "--fast")
+    assert staged < cheap
