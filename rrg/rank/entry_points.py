@@ -8,6 +8,7 @@ top files are ordered by the cheap tier alone.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -15,9 +16,8 @@ import numpy as np
 from rrg.errors import EXIT_MATCH, EXIT_NO_MATCH
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
-from rrg.rank.files import STAGE_PASSAGES, Ranking, read_text, root_vectors
+from rrg.rank.files import STAGE_PASSAGES, Ranking, passages_of
 from rrg.rank.paragraphs import Paragraph
-from rrg.rank.passages import score_passages
 from rrg.rank.scoring import order_by
 
 TOP_FILES = 20
@@ -38,12 +38,11 @@ def best_paragraphs(
             p for p in ranking.ordered if p not in ranking.binary
         ]
         paths = ranked[:TOP_FILES]
-        # A binary file (NUL bytes) has no paragraphs to show.
-        texts = [read_text(b"", p) for p in paths]
-        texts = [text if "\x00" not in text else "" for text in texts]
         budget = 0 if ranking.fast else STAGE_PASSAGES
-        vectors = root_vectors(ranking.root, spec)
-        scored = score_passages(query, texts, Encoder(spec), ranking.piece_idf, budget, vectors)
+        # Paths as rg printed them are relative to the cwd, not to the index's root.
+        where = [os.path.abspath(p) for p in paths]
+        encoder = Encoder(spec)
+        scored = passages_of(query, ranking.root, where, spec, encoder, ranking.piece_idf, budget)
     if not scored.paragraphs:
         return []
     read = ~np.isnan(scored.cosine)

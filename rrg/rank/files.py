@@ -16,9 +16,9 @@ import numpy as np
 
 from rrg.errors import ModelError, RrgError
 from rrg.index.cachedir import index_file
-from rrg.index.refresh import READ_LIMIT, Packed, RefreshReport, refresh
+from rrg.index.refresh import Packed, RefreshReport, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import decode, query_term_ids
+from rrg.index.textstats import decode, looks_binary, query_term_ids
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder, static_table
 from rrg.model.registry import ModelSpec
@@ -123,14 +123,6 @@ class StagePassages:
     scored: ScoredPassages
 
 
-def read_text(root: bytes, rel: bytes) -> str:
-    try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            return decode(fh.read(READ_LIMIT))
-    except OSError:
-        return ""
-
-
 def rank_files(
     query: str,
     root: bytes,
@@ -172,9 +164,9 @@ def rank_files(
     if not fast:
         top = order_by(fused)[:stage_files]
         try:
-            scored = _stage(
-                query, root, [packed.paths[r] for r in cand_rows[top]], spec, encoder, packed
-            )
+            rel_top = [packed.paths[r] for r in cand_rows[top]]
+            budget = max(STAGE_PASSAGES, len(rel_top))
+            scored = passages_of(query, root, rel_top, spec, encoder, packed.piece_idf, budget)
         except (ModelError, OSError, sqlite3.Error) as err:
             warn(f"the transformer stage failed ({err}); ranking without it")
             fast = True
@@ -193,12 +185,23 @@ def rank_files(
     return Ranking(ranked + rest, binary, scores, report, packed.piece_idf, root, stage, fast)
 
 
-def _stage(
-    query: str, root: bytes, rel: list[bytes], spec: ModelSpec, encoder: Encoder, packed: Packed
+def passages_of(
+    query: str,
+    root: bytes,
+    rel: list[bytes],
+    spec: ModelSpec,
+    encoder: Encoder,
+    piece_idf: np.ndarray | None,
+    budget: int,
 ) -> ScoredPassages:
-    texts = [read_text(root, r) for r in rel]
-    budget = max(STAGE_PASSAGES, len(rel))
-    return score_passages(query, texts, encoder, packed.piece_idf, budget, root_vectors(root, spec))
+    """The passages of these files (relative to root, or absolute) scored by the cheap tier,
+    the best ``budget`` of them by the model too, vectors kept in the root's cache. A file
+    that cannot be read, or that rg would skip as binary, has no passages."""
+    texts = []
+    for path in rel:
+        data = read_head(Path(os.fsdecode(root)), path) or b""
+        texts.append("" if looks_binary(data) else decode(data))
+    return score_passages(query, texts, encoder, piece_idf, budget, root_vectors(root, spec))
 
 
 def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
