@@ -48,8 +48,8 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     encoder = Encoder(spec)
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
-    packed, _ = refresh_index(root, sorted(rel_by_doc.values()), spec, lambda m: None, False)
-    row_of = packed.row_of()
+    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), spec, lambda m: None, False)
+    row_of = view.row_of
     docs = list(s.doc_path)
     rows = np.array([row_of[rel_by_doc[d]] for d in docs])
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
@@ -63,7 +63,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     for qid, query in list(s.queries.items())[:limit]:
         gold = s.qrels[qid]
         row = out[half(qid)]
-        lex, sem = signals(query, packed, encoder)
+        lex, sem = signals(query, view, encoder)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         order = order_by(fused)
@@ -85,7 +85,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
             texts = [s.texts[docs[i]] for i in chosen]
             for extra in SWEEP_EXTRA:
                 scored = score_passages(
-                    query, texts, encoder, packed.piece_idf, k + extra, vectors_for
+                    query, texts, encoder, view.piece_idf, k + extra, vectors_for
                 )
                 best = scored.best_per_file(len(chosen))
                 for w in SWEEP_W:

@@ -90,9 +90,9 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
     start = time.perf_counter()
-    packed, _ = refresh_index(root, sorted(rel_by_doc.values()), spec, lambda m: None, False)
+    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), spec, lambda m: None, False)
     build_s = time.perf_counter() - start
-    row_of = packed.row_of()
+    row_of = view.row_of
     docs = list(s.doc_path)
     rows = np.array([row_of[rel_by_doc[d]] for d in docs])
     path_order = sorted(docs, key=lambda d: s.doc_path[d])
@@ -112,7 +112,7 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
     doc_of_path = {os.fsencode(p): d for d, p in s.doc_path.items()}
     for number, (qid, query) in enumerate(s.queries.items()):
         gold = s.qrels[qid]
-        lex, sem = signals(query, packed, encoder)
+        lex, sem = signals(query, view, encoder)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         orders = {

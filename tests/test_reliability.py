@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.index.refresh import CHUNK_FILES
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -30,14 +31,15 @@ def make_tree(root: Path, files: int) -> Path:
 
 
 def _indexed_rows(index_dir: Path, name: str) -> int:
-    """Files committed so far by a running build (0 before its first commit)."""
+    """Files committed so far by a running build (0 before its first chunk is registered)."""
     import sqlite3
 
     for path in index_dir.glob(f"{name}-*.sqlite"):
         try:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1)
             try:
-                return int(db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+                row = db.execute("SELECT COALESCE(SUM(docs), 0) FROM segments").fetchone()
+                return int(row[0])
             finally:
                 db.close()
         except sqlite3.Error:
@@ -65,11 +67,11 @@ def _start_build_and_wait(tree: Path, env: dict[str, str], rows: int) -> subproc
 
 
 def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, str]) -> None:
-    """kill -9 at several points of cold builds (after 500, 1000, ... files committed, each
-    build starting again from where the last was killed); afterwards a normal run succeeds
-    and ranks exactly as a fresh index does."""
-    tree = make_tree(tmp_path / "killtree", 5000)
-    for rows in (500, 1000, 1500):
+    """kill -9 at several points of cold builds (after one chunk, then two, each build
+    starting again from where the last was killed); afterwards a normal run succeeds and
+    ranks exactly as a fresh index does."""
+    tree = make_tree(tmp_path / "killtree", CHUNK_FILES * 2 + 1500)
+    for rows in (CHUNK_FILES, CHUNK_FILES * 2):
         proc = _start_build_and_wait(tree, env, rows)
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
@@ -87,13 +89,13 @@ def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, 
 def test_ctrl_c_during_a_build_exits_130_and_leaves_a_usable_index(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    tree = make_tree(tmp_path / "ctrlc-tree", 6000)
-    proc = _start_build_and_wait(tree, env, 500)
+    tree = make_tree(tmp_path / "ctrlc-tree", CHUNK_FILES + 3000)
+    proc = _start_build_and_wait(tree, env, CHUNK_FILES)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and b"Traceback" not in err
     out = run(q("needle", "-l", "--limit", "0", "needle"), tree, env)
-    assert out.returncode == 0 and len(out.stdout.splitlines()) == 6000
+    assert out.returncode == 0 and len(out.stdout.splitlines()) == CHUNK_FILES + 3000
 
 
 def test_broken_pipe_is_quiet(tmp_path: Path, env: dict[str, str]) -> None:

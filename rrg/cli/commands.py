@@ -13,6 +13,7 @@ from rrg.cli.options import BY_SPELLING
 from rrg.cli.settings import Options
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import ModelSpec, installed_models, resolve_model
+from rrg.output import timings
 from rrg.output.notices import report_facts
 from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
@@ -33,7 +34,8 @@ def rank_candidates(
     from rrg.rank.files import rank_files
 
     spec = resolve_model(opts.model)
-    candidates = list_candidates(rg, args)
+    with timings.phase("list"):
+        candidates = list_candidates(rg, args)
     ranking = rank_files(
         query,
         search_root(args.paths),
@@ -81,16 +83,22 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         sys.stdout.flush()
         if len(files) < len(ranking.ordered):
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
+        timings.report()
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
     if not args.has_pattern:
         from rrg.rank.entry_points import paragraph_search
 
-        return paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap)
+        with timings.phase("passages"):
+            code = paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap)
+        timings.report()
+        return code
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
     plan = OrderedRun(rg, args, files, opts, query, ranking.root, _with_filename(args.paths))
-    result = search_in_order(plan)
+    with timings.phase("search"):
+        result = search_in_order(plan)
+    timings.report()
     if result is None:
         return EXIT_ERROR
     report_facts(result.facts, args.output_mode == "--json")
@@ -286,7 +294,7 @@ def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         return EXIT_MATCH
     candidates = list_candidates(rg, args)
     start = time.monotonic()
-    _, report = refresh_index(
+    _, _, report = refresh_index(
         root, relative_to(root, candidates.paths), spec, warn, opts.show_progress
     )
     print(

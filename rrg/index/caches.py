@@ -3,22 +3,25 @@ lists and ``--index-clear`` deletes (under the writer lock, which guards them al
 
 from __future__ import annotations
 
+import shutil
 import time
 from contextlib import suppress
 from pathlib import Path
 
 from rrg.index.scopes import scope_files
-from rrg.index.store import IndexStore, writer_lock
+from rrg.index.store import IndexStore, segments_dir, writer_lock
 from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
 
 
 def root_files(index_path: Path) -> list[Path]:
-    """The index, its SQLite side files, the vector cache and its side files, the lock."""
+    """The index's registry, its SQLite side files, its segments folder, the vector cache and
+    its side files, the lock."""
     vectors = vectors_path(index_path)
     names = [
         index_path,
         Path(f"{index_path}-wal"),
         Path(f"{index_path}-shm"),
+        segments_dir(index_path),
         vectors,
         Path(f"{vectors}-wal"),
         Path(f"{vectors}-shm"),
@@ -38,12 +41,19 @@ def clear_root(index_path: Path) -> bool:
         if not got:
             raise OSError(f"cannot clear {index_path.name}: another rrg holds its lock")
         for path in root_files(index_path):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+                continue
             with suppress(FileNotFoundError):
                 path.unlink()
     return existed
 
 
 def _size(path: Path) -> str:
+    if path.is_dir():
+        size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        count = sum(1 for f in path.iterdir() if f.is_dir())
+        return f"{size / 1e6:.1f} MB in {count} segments"
     size = path.stat().st_size
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
 
@@ -51,8 +61,8 @@ def _size(path: Path) -> str:
 def status_text(where: str, index_path: Path, model: str) -> str:
     """Which index serves the root, how big and fresh it is, and every file kept for it."""
     try:
-        store = IndexStore(index_path)
-        files = str(store.count())
+        store = IndexStore(index_path, create=False)
+        files = str(store.live_count())
         store.close()
     except Exception as err:  # noqa: BLE001 - any damage (SQLite or format) is reported
         files = f"unreadable ({err}); the next search rebuilds it"

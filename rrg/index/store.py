@@ -1,49 +1,48 @@
-"""The per-root index on disk: one SQLite file.
+"""The per-root index on disk: a SQLite registry beside a folder of immutable segments.
 
 SQLite gives what several agents in one repository need: atomic commits, readers that never
-see a half-written state, and a file whose damage is detected rather than trusted. A refresh
-commits in chunks, so a killed build keeps what it finished. Nothing is unpickled: rows hold
-numbers and raw little-endian arrays only.
+see a half-written state, and a file whose damage is detected rather than trusted. It holds
+only the registry: which segments (rrg.index.segment) are live and which of their rows are
+dead (a file edited or removed since). A build registers each finished chunk as a segment
+in one transaction with the rows it replaces, so a killed build keeps what it finished and
+an index is always one registry state, never a mix. Nothing is unpickled: segments are
+plain ``.npy`` arrays loaded with ``allow_pickle=False``.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import xxhash
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
+#: A row whose file was edited or removed since its segment was written.
+KIND_DEAD = -1
 #: Seconds a reader or writer waits on a lock held inside SQLite before giving up (then the
 #: search runs in rg's order); ``RRG_INDEX_BUSY_S`` overrides it.
 BUSY_TIMEOUT_S = 60.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
-    path BLOB PRIMARY KEY,     -- path relative to the root, as OS bytes
-    size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    hash TEXT NOT NULL,        -- xxh3-64 of the bytes read (the head, up to READ_LIMIT)
-    kind INTEGER NOT NULL,
-    length INTEGER NOT NULL,   -- number of words, for BM25 length normalisation
-    terms BLOB NOT NULL,       -- uint32 hashed word ids, sorted
-    tfs BLOB NOT NULL,         -- uint16 counts
-    pieces BLOB NOT NULL,      -- uint32 WordPiece ids, sorted
-    piece_tfs BLOB NOT NULL,   -- uint16 counts
-    vec BLOB                   -- float16 static vector, NULL until the next pack computes it
+CREATE TABLE IF NOT EXISTS segments (
+    name TEXT PRIMARY KEY,     -- folder name under the segments folder
+    seq INTEGER NOT NULL,      -- order written
+    docs INTEGER NOT NULL      -- rows in it, dead ones included
 );
-CREATE TABLE IF NOT EXISTS packed (name TEXT PRIMARY KEY, data BLOB NOT NULL,
-                                   checksum TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dead (
+    name TEXT NOT NULL,        -- segment
+    row INTEGER NOT NULL,      -- its row whose file was edited or removed since
+    PRIMARY KEY (name, row)
+) WITHOUT ROWID;
 """
 
 
@@ -51,26 +50,19 @@ class IndexCorrupt(Exception):
     """The index file is damaged or of another format; the caller rebuilds it."""
 
 
-@dataclass
-class FileRow:
-    path: bytes
-    size: int
-    mtime_ns: int
-    hash: str
-    kind: int
-    length: int
-    terms: np.ndarray
-    tfs: np.ndarray
-    pieces: np.ndarray
-    piece_tfs: np.ndarray
-    vec: np.ndarray | None = None
+def segments_dir(index_path: Path) -> Path:
+    """The folder of a root's segments, beside its registry."""
+    return Path(f"{index_path}.segments")
 
 
 class IndexStore:
-    """An open index file. Use :func:`open_store`, which also handles damage."""
+    """An open registry. Use :func:`open_store`, which also handles damage."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, create: bool = True) -> None:
         self.path = path
+        self.segment_dir = segments_dir(path)
+        if not create and not path.exists():
+            raise FileNotFoundError(path)
         busy_s = float(os.environ.get("RRG_INDEX_BUSY_S", BUSY_TIMEOUT_S))
         self.db = sqlite3.connect(str(path), timeout=busy_s, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -108,93 +100,51 @@ class IndexStore:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    # ---- files -------------------------------------------------------------------------
-    def stats(self) -> dict[bytes, tuple[int, int, str]]:
-        """path -> (size, mtime_ns, hash) for every indexed file."""
-        return {
-            bytes(p): (s, m, h)
-            for p, s, m, h in self.db.execute("SELECT path, size, mtime_ns, hash FROM files")
-        }
+    # ---- the registry --------------------------------------------------------------------
+    def snapshot(self) -> tuple[list[tuple[str, int]], dict[str, np.ndarray]]:
+        """Live segments (name, docs) in the order written, and each one's dead rows, read
+        in one transaction so that both describe the same state."""
+        self.db.execute("BEGIN")
+        try:
+            segments = [
+                (str(name), int(docs))
+                for name, docs in self.db.execute("SELECT name, docs FROM segments ORDER BY seq")
+            ]
+            dead: dict[str, list[int]] = {}
+            for name, row in self.db.execute("SELECT name, row FROM dead ORDER BY name, row"):
+                dead.setdefault(str(name), []).append(int(row))
+        finally:
+            self.db.execute("COMMIT")
+        return segments, {k: np.asarray(v, np.int64) for k, v in dead.items()}
 
-    def put(self, row: FileRow) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,NULL)",
-            (
-                row.path,
-                row.size,
-                row.mtime_ns,
-                row.hash,
-                row.kind,
-                row.length,
-                row.terms.astype("<u4").tobytes(),
-                row.tfs.astype("<u2").tobytes(),
-                row.pieces.astype("<u4").tobytes(),
-                row.piece_tfs.astype("<u2").tobytes(),
-            ),
-        )
+    def next_seq(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM segments").fetchone()[0])
 
-    def touch(self, path: bytes, size: int, mtime_ns: int) -> None:
-        self.db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
+    def add_segment(self, name: str, seq: int, docs: int) -> None:
+        self.db.execute("INSERT INTO segments VALUES (?,?,?)", (name, seq, docs))
 
-    def delete(self, path: bytes) -> None:
-        self.db.execute("DELETE FROM files WHERE path=?", (path,))
+    def mark_dead(self, rows: list[tuple[str, int]]) -> None:
+        self.db.executemany("INSERT OR IGNORE INTO dead VALUES (?,?)", rows)
 
-    def set_vectors(self, vectors: dict[bytes, np.ndarray]) -> None:
-        self.db.executemany(
-            "UPDATE files SET vec=? WHERE path=?",
-            [(v.astype("<f2").tobytes(), p) for p, v in vectors.items()],
-        )
+    def drop_segments(self, names: list[str]) -> None:
+        for name in names:
+            self.db.execute("DELETE FROM segments WHERE name=?", (name,))
+            self.db.execute("DELETE FROM dead WHERE name=?", (name,))
 
-    def rows(self) -> Iterator[FileRow]:
-        for p, s, m, h, k, n, t, tf, pc, ptf, vec in self.db.execute(
-            "SELECT * FROM files ORDER BY path"
-        ):
-            yield FileRow(
-                bytes(p),
-                s,
-                m,
-                h,
-                k,
-                n,
-                np.frombuffer(t, "<u4"),
-                np.frombuffer(tf, "<u2"),
-                np.frombuffer(pc, "<u4"),
-                np.frombuffer(ptf, "<u2"),
-                None if vec is None else np.frombuffer(vec, "<f2"),
-            )
+    def live_count(self) -> int:
+        docs = self.db.execute("SELECT COALESCE(SUM(docs), 0) FROM segments").fetchone()[0]
+        return int(docs) - int(self.db.execute("SELECT COUNT(*) FROM dead").fetchone()[0])
 
-    def count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
-
-    # ---- packed arrays ------------------------------------------------------------------
-    def put_packed(self, arrays: dict[str, np.ndarray]) -> None:
-        self.db.execute("DELETE FROM packed")
-        for name, arr in arrays.items():
-            data = _array_bytes(arr)
-            self.db.execute(
-                "INSERT INTO packed VALUES (?,?,?)", (name, data, xxhash.xxh3_64_hexdigest(data))
-            )
-
-    def get_packed(self) -> dict[str, np.ndarray]:
-        out = {}
-        for name, data, checksum in self.db.execute("SELECT name, data, checksum FROM packed"):
-            if xxhash.xxh3_64_hexdigest(data) != checksum:
-                raise IndexCorrupt(f"packed array {name} fails its checksum")
-            out[name] = _bytes_array(bytes(data))
-        return out
-
-
-def _array_bytes(arr: np.ndarray) -> bytes:
-    # ";" separates: dtype strings themselves may hold "|" (as "|S16" does).
-    header = f"{arr.dtype.str};{','.join(map(str, arr.shape))};".encode()
-    return len(header).to_bytes(4, "little") + header + np.ascontiguousarray(arr).tobytes()
-
-
-def _bytes_array(data: bytes) -> np.ndarray:
-    size = int.from_bytes(data[:4], "little")
-    dtype, shape, _ = data[4 : 4 + size].decode().split(";")
-    dims = tuple(int(d) for d in shape.split(",") if d)
-    return np.frombuffer(data[4 + size :], np.dtype(dtype)).reshape(dims)
+    def remove_orphans(self) -> None:
+        """Delete segment folders the registry does not name: left by a writer killed
+        between writing a segment and registering it, or after a merge replaced them.
+        Call with the writer lock held."""
+        if not self.segment_dir.is_dir():
+            return
+        live = {name for name, _ in self.snapshot()[0]}
+        for entry in os.scandir(self.segment_dir):
+            if entry.name not in live:
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
 class IndexUnavailable(Exception):
@@ -236,10 +186,12 @@ def open_store(path: Path, warn: Callable[[str], None]) -> IndexStore:
 
 
 def remove_index(path: Path) -> None:
-    """Delete an index file and its SQLite side files (the caller holds the writer lock)."""
+    """Delete an index's registry, its SQLite side files and its segments (the caller
+    holds the writer lock)."""
     for suffix in ("", "-wal", "-shm"):
         with suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")
+    shutil.rmtree(segments_dir(path), ignore_errors=True)
 
 
 @contextmanager

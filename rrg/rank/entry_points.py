@@ -34,7 +34,7 @@ def best_paragraphs(
         paths, scored = ranking.stage.paths, ranking.stage.scored
     else:
         # Ranked files; with no usable index, the first files in rg's order.
-        ranked = [p for p in ranking.ordered if p in ranking.scores] or [
+        ranked = ranking.ordered[: ranking.ranked] or [
             p for p in ranking.ordered if p not in ranking.binary
         ]
         paths = ranked[:TOP_FILES]

@@ -16,12 +16,14 @@ import numpy as np
 
 from rrg.errors import ModelError, RrgError
 from rrg.index.cachedir import index_file
-from rrg.index.refresh import Packed, RefreshReport, read_head, refresh
+from rrg.index.refresh import RefreshReport, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_term_ids
 from rrg.index.vectors import VectorCache, cached_vectors
+from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder, static_table
 from rrg.model.registry import ModelSpec
+from rrg.output import timings
 from rrg.output.progress import Progress
 from rrg.rank.passages import (
     PASSAGE_TOKENS,
@@ -38,7 +40,7 @@ from rrg.rg.candidates import relative_to
 class Ranking:
     ordered: list[bytes]  # ranked files, best first, then the unranked in rg's order
     binary: set[bytes]  # files rg would skip while walking (NUL bytes)
-    scores: dict[bytes, float]
+    ranked: int  # how many files at the head of ``ordered`` the index ranked
     report: RefreshReport | None
     piece_idf: np.ndarray | None = None  # the index's WordPiece idf, for paragraph vectors
     root: bytes = b""  # the root whose index served (an indexed ancestor of the search root)
@@ -69,7 +71,7 @@ def serving_root(root: bytes, spec: ModelSpec) -> bytes:
 
 def refresh_index(
     root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None], show_progress: bool
-) -> tuple[Packed, RefreshReport]:
+) -> tuple[IndexView, np.ndarray, RefreshReport]:
     encoder = Encoder(spec)
     preparing = Progress("rrg: preparing the model's static table (once)", show_progress, "tokens")
     try:
@@ -83,29 +85,13 @@ def refresh_index(
         bar.close()
 
 
-def signals(query: str, packed: Packed, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
+def signals(query: str, view: IndexView, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
     """BM25 and static-vector cosine of every indexed document against the query."""
-    lexical = bm25(
-        query_term_ids(query),
-        packed.post_terms,
-        packed.post_ptr,
-        packed.post_docs,
-        packed.post_tfs,
-        packed.doclen,
-        int((packed.kinds == KIND_TEXT).sum()),
-    )
+    doclen = np.where(view.kinds == KIND_TEXT, view.doclen, 0)
+    lexical = bm25((view.postings(int(t)) for t in query_term_ids(query)), doclen, view.n_text)
     table = static_table(encoder)
-    qvec = static_query_vector(encoder.piece_ids([query], 256)[0], packed.piece_idf, table)
-    return lexical, cosines(packed.static, qvec)
-
-
-def cosines(vectors: np.ndarray, query: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """vectors @ query in float64, a chunk at a time (bounded memory on large indexes)."""
-    q64 = query.astype(np.float64)
-    out = np.empty(len(vectors), np.float64)
-    for start in range(0, len(vectors), chunk):
-        out[start : start + chunk] = vectors[start : start + chunk].astype(np.float64) @ q64
-    return out
+    qvec = static_query_vector(encoder.piece_ids([query], 256)[0], view.piece_idf, table)
+    return lexical, view.cosines(qvec)
 
 
 #: Passages the transformer stage reads in all (at least one a file it weighs; how many
@@ -138,25 +124,23 @@ def rank_files(
     root = serving_root(root, spec)
     rel = relative_to(root, printed)
     try:
-        packed, report = refresh_index(root, rel, spec, warn, show_progress)
+        view, rows, report = refresh_index(root, rel, spec, warn, show_progress)
     except ModelError:
         raise
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
-        return Ranking(list(printed), set(), {}, None, None, root)
+        return Ranking(list(printed), set(), 0, None, None, root)
     encoder = Encoder(spec)
-    row_of = packed.row_of()
-    rows = np.array([row_of.get(r, -1) for r in rel], np.int64)
-    kinds = np.where(rows >= 0, packed.kinds[np.maximum(rows, 0)], -1)
+    kinds = np.where(rows >= 0, view.kinds[np.maximum(rows, 0)], -1)
     binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
-    # Scored in path order: rg lists files in thread order, and one query must give one
-    # order (ties, and even float sums, would follow the listing otherwise).
-    rankable = np.array(
-        sorted(np.nonzero(kinds == KIND_TEXT)[0], key=lambda i: printed[i]), dtype=np.int64
-    )
+    # Scored in the index's row order: rg lists files in thread order, and one query must
+    # give one order (ties, and even float sums, would follow the listing otherwise).
+    text = np.nonzero(kinds == KIND_TEXT)[0]
+    rankable = text[np.argsort(rows[text], kind="stable")]
     if not len(rankable):
-        return Ranking(list(printed), binary, {}, report, packed.piece_idf, root)
-    lexical, semantic = signals(query, packed, encoder)
+        return Ranking(list(printed), binary, 0, report, view.piece_idf, root)
+    with timings.phase("rank"):
+        lexical, semantic = signals(query, view, encoder)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
     stage: StagePassages | None = None
@@ -164,9 +148,10 @@ def rank_files(
     if not fast:
         top = order_by(fused)[:stage_files]
         try:
-            rel_top = [packed.paths[r] for r in cand_rows[top]]
+            rel_top = [view.paths[r] for r in cand_rows[top]]
             budget = max(STAGE_PASSAGES, len(rel_top))
-            scored = passages_of(query, root, rel_top, spec, encoder, packed.piece_idf, budget)
+            with timings.phase("stage"):
+                scored = passages_of(query, root, rel_top, spec, encoder, view.piece_idf, budget)
         except (ModelError, OSError, sqlite3.Error) as err:
             warn(f"the transformer stage failed ({err}); ranking without it")
             fast = True
@@ -179,10 +164,10 @@ def rank_files(
             stage = StagePassages([printed[i] for i in rankable[top]], scored)
     order = rankable[order_by(fused)]
     ranked = [printed[i] for i in order]
-    in_ranked = set(order.tolist())
-    rest = [printed[i] for i in range(len(printed)) if i not in in_ranked]
-    scores = {printed[i]: float(s) for i, s in zip(rankable, fused, strict=False)}
-    return Ranking(ranked + rest, binary, scores, report, packed.piece_idf, root, stage, fast)
+    unranked = np.ones(len(printed), bool)
+    unranked[order] = False
+    rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
+    return Ranking(ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast)
 
 
 def passages_of(

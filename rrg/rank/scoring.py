@@ -5,6 +5,8 @@ Pure array code with no I/O, so that it can be tested and benchmarked on its own
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 BM25_K1 = 0.9
@@ -15,27 +17,17 @@ LEXICAL_WEIGHT = 0.6
 
 
 def bm25(
-    query_terms: np.ndarray,
-    post_terms: np.ndarray,
-    post_ptr: np.ndarray,
-    post_docs: np.ndarray,
-    post_tfs: np.ndarray,
-    doclen: np.ndarray,
-    n_docs: int,
+    postings: Iterable[tuple[np.ndarray, np.ndarray]], doclen: np.ndarray, n_docs: int
 ) -> np.ndarray:
-    """BM25 score of every document (k1=0.9, b=0.4) from term-sorted postings."""
+    """BM25 score of every document (k1=0.9, b=0.4) from each query term's postings (the
+    documents holding it and their counts); documents of length 0 are not text."""
     scores = np.zeros(len(doclen), np.float32)
-    if not len(query_terms) or not len(post_terms):
-        return scores
-    avg = float(doclen[doclen > 0].mean()) if (doclen > 0).any() else 1.0
-    where = np.searchsorted(post_terms, query_terms)
-    for term, pos in zip(query_terms, where, strict=False):
-        if pos >= len(post_terms) or post_terms[pos] != term:
-            continue
-        lo, hi = int(post_ptr[pos]), int(post_ptr[pos + 1])
-        docs = post_docs[lo:hi]
-        tf = post_tfs[lo:hi].astype(np.float32)
-        scores[docs] += bm25_term(tf, hi - lo, n_docs, doclen[docs], avg)
+    text = doclen > 0
+    avg = float(doclen[text].mean()) if text.any() else 1.0
+    for docs, tfs in postings:
+        if len(docs):
+            tf = tfs.astype(np.float32)
+            scores[docs] += bm25_term(tf, len(docs), n_docs, doclen[docs], avg)
     return scores
 
 

@@ -1,0 +1,85 @@
+"""When to merge segments, and merging them.
+
+Every refresh that changes files adds a segment, so segments would pile up. They are merged
+in tiers: four segments of about the same size become one about four times as big, up to
+SEGMENT_DOCS rows. An edit therefore costs one small segment, and the whole index is
+rewritten never: a row is rewritten about log4(SEGMENT_DOCS / CHUNK_FILES) times in its
+life. A segment whose dead rows pass DEAD_SHARE is rewritten without them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rrg.index.segment import SEGMENT_DOCS, Segment, merged_arrays, remove_segment, write_segment
+from rrg.index.store import IndexStore
+from rrg.index.view import load_view
+
+#: Segments of one tier merged together.
+MERGE_AT = 4
+#: Rows of the smallest tier (a build writes chunks about this size).
+TIER_BASE = 4096
+#: Share of dead rows past which a segment is rewritten alone.
+DEAD_SHARE = 0.3
+
+
+def tier(live: int) -> int:
+    level, size = 0, TIER_BASE
+    while live > size:
+        size *= MERGE_AT
+        level += 1
+    return level
+
+
+def plan(segments: list[tuple[str, int, int]]) -> list[list[str]]:
+    """Groups of segments to merge, from (name, rows, live rows) in the order written."""
+    groups: list[list[str]] = []
+    by_tier: dict[int, list[tuple[str, int]]] = {}
+    for name, docs, live in segments:
+        if docs and live < docs * (1 - DEAD_SHARE) and docs >= TIER_BASE:
+            groups.append([name])
+            continue
+        by_tier.setdefault(tier(live), []).append((name, live))
+    for members in by_tier.values():
+        while len(members) >= MERGE_AT:
+            group = members[:MERGE_AT]
+            if sum(live for _, live in group) > SEGMENT_DOCS:
+                break
+            groups.append([name for name, _ in group])
+            members = members[MERGE_AT:]
+    return groups
+
+
+def compact(store: IndexStore, vocab: int) -> int:
+    """Merge until the plan is empty; returns how many segments were merged away.
+    Call with the writer lock held."""
+    merged = 0
+    while True:
+        view = load_view(store, vocab)
+        live = {s.name: s.docs - len(view.dead.get(s.name, [])) for s in view.segments}
+        groups = plan([(s.name, s.docs, live[s.name]) for s in view.segments])
+        if not groups:
+            return merged
+        by_name = {s.name: s for s in view.segments}
+        for group in groups:
+            parts = [(by_name[n], _live_rows(by_name[n], view.dead.get(n))) for n in group]
+            seq = store.next_seq()
+            arrays = merged_arrays(parts, vocab)
+            rows = len(arrays["kind"])
+            name = write_segment(store.segment_dir, seq, arrays) if rows else ""
+            with store.transaction():
+                store.drop_segments(group)
+                if rows:
+                    store.add_segment(name, seq, rows)
+            # A query that mapped these keeps reading them; one that is about to finds them
+            # gone and reads the registry again (rrg.index.view.load_view).
+            for old in group:
+                remove_segment(store.segment_dir, old)
+            merged += len(group) - 1 if len(group) > 1 else 0
+
+
+def _live_rows(seg: Segment, dead: np.ndarray | None) -> np.ndarray:
+    keep = np.ones(seg.docs, bool)
+    if dead is not None:
+        keep[dead] = False
+    return np.nonzero(keep)[0]

@@ -1,0 +1,265 @@
+"""One immutable slice of a root's index: a folder of ``.npy`` arrays, memory-mapped to read.
+
+A segment is written once (to a temporary folder, renamed into place) and never changed: an
+edited or deleted file is marked dead in the registry (rrg.index.store) and its new version
+goes to a newer segment. Readers map the arrays, so a query touches only the pages it needs
+(the postings of its terms, the vectors it scores), and a segment deleted by a merge stays
+readable to a query that mapped it before.
+
+Arrays are narrow on purpose (about 1 KB a small text file): document ids within a segment
+are uint16 (a segment holds at most ``SEGMENT_DOCS``), term counts uint8 (BM25 saturates long
+before 255), static vectors int8 with a scale per row. Each document keeps the set of its
+WordPiece ids, without counts, so that the corpus's WordPiece document frequencies stay exact
+when a file is edited or removed.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: Most documents in one segment (dead ones included): local document ids fit in uint16.
+SEGMENT_DOCS = 65536
+#: Arrays of a segment, each ``<name>.npy``.
+ARRAYS = (
+    "paths",  # uint8: every path relative to the root, each followed by a NUL byte
+    "size",  # int64
+    "mtime",  # int64, nanoseconds
+    "hash",  # uint64: xxh3-64 of the bytes read
+    "kind",  # int8: KIND_TEXT, KIND_BINARY, KIND_UNREADABLE
+    "doclen",  # uint32: words, for BM25's length normalisation
+    "post_term",  # uint32: hashed word ids, sorted, unique
+    "post_ptr",  # int64: postings of post_term[i] are post_doc[post_ptr[i]:post_ptr[i+1]]
+    "post_doc",  # uint16: local document ids
+    "post_tf",  # uint8: counts, capped at 255
+    "static",  # int8 (docs, dims): the static vector, quantised
+    "static_scale",  # float32: static[i] * static_scale[i] is the unit vector
+    "piece_ptr",  # int64: WordPiece ids of doc i are pieces[piece_ptr[i]:piece_ptr[i+1]]
+    "pieces",  # uint16 or uint32 (vocabularies past 65,536): unique ids per document
+    "piece_df",  # int32 (vocab,): documents of this segment holding each WordPiece
+)
+
+
+class SegmentDamaged(Exception):
+    """A segment's arrays are missing, truncated or inconsistent."""
+
+
+@dataclass
+class Doc:
+    """One file as the indexer saw it, before it joins a segment."""
+
+    path: bytes
+    size: int
+    mtime_ns: int
+    hash: int
+    kind: int
+    length: int = 0
+    terms: np.ndarray | None = None  # uint32, sorted unique
+    tfs: np.ndarray | None = None
+    pieces: np.ndarray | None = None  # unique WordPiece ids
+    piece_counts: np.ndarray | None = None  # their counts (shape the vector; not stored)
+    vector: np.ndarray | None = None  # float32 unit vector (dims,)
+
+
+@dataclass
+class Segment:
+    """A segment's arrays (memory-mapped when opened from disk)."""
+
+    name: str
+    a: dict[str, np.ndarray]
+
+    @property
+    def docs(self) -> int:
+        return len(self.a["kind"])
+
+    def paths(self) -> list[bytes]:
+        blob = self.a["paths"].tobytes()
+        return blob.split(b"\0")[:-1] if blob else []
+
+    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Local document ids and counts of one term (empty when absent)."""
+        terms = self.a["post_term"]
+        pos = int(np.searchsorted(terms, term))
+        if pos >= len(terms) or terms[pos] != term:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        lo, hi = int(self.a["post_ptr"][pos]), int(self.a["post_ptr"][pos + 1])
+        docs = self.a["post_doc"][lo:hi].astype(np.int64)
+        if len(docs) and int(docs.max()) >= self.docs:
+            raise SegmentDamaged(f"segment {self.name}: a posting points past its documents")
+        return docs, self.a["post_tf"][lo:hi].astype(np.float32)
+
+    def doc_pieces(self, rows: np.ndarray) -> np.ndarray:
+        """The WordPiece ids of these documents, concatenated (for document frequencies)."""
+        ptr = self.a["piece_ptr"]
+        parts = [self.a["pieces"][int(ptr[r]) : int(ptr[r + 1])] for r in rows]
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+    def vectors(self, start: int, stop: int) -> np.ndarray:
+        """Static unit vectors of documents start..stop as float32."""
+        scale = self.a["static_scale"][start:stop, None]
+        return self.a["static"][start:stop].astype(np.float32) * scale
+
+
+def open_segment(folder: Path) -> Segment:
+    """Map a segment's arrays; raises FileNotFoundError when the folder is gone (a merge
+    replaced it) and SegmentDamaged when it is not what a writer left."""
+    if not folder.is_dir():
+        raise FileNotFoundError(folder)
+    arrays: dict[str, np.ndarray] = {}
+    for name in ARRAYS:
+        try:
+            arrays[name] = np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+        except FileNotFoundError:
+            if not folder.is_dir():
+                raise
+            raise SegmentDamaged(f"segment {folder.name}: {name}.npy is missing") from None
+        except ValueError as err:  # truncated, or not an array file at all
+            raise SegmentDamaged(f"segment {folder.name}: {name}.npy: {err}") from err
+    _check_shapes(folder.name, arrays)
+    return Segment(folder.name, arrays)
+
+
+def _check_shapes(name: str, a: dict[str, np.ndarray]) -> None:
+    n = len(a["kind"])
+    same = all(len(a[k]) == n for k in ("size", "mtime", "hash", "doclen", "static_scale"))
+    ok = (
+        same
+        and a["static"].ndim == 2
+        and len(a["static"]) == n
+        and len(a["post_ptr"]) == len(a["post_term"]) + 1
+        and int(a["post_ptr"][-1]) == len(a["post_doc"]) == len(a["post_tf"])
+        and len(a["piece_ptr"]) == n + 1
+        and int(a["piece_ptr"][-1]) == len(a["pieces"])
+        and int(np.count_nonzero(a["paths"] == 0)) == n
+    )
+    if not ok:
+        raise SegmentDamaged(f"segment {name}: its arrays disagree in length")
+
+
+def build_arrays(docs: Sequence[Doc], dims: int, vocab: int) -> dict[str, np.ndarray]:
+    """A segment's arrays for these documents (at most SEGMENT_DOCS of them)."""
+    n = len(docs)
+    assert n <= SEGMENT_DOCS
+    piece_type = np.uint16 if vocab <= 65536 else np.uint32
+    terms = [d.terms if d.terms is not None else np.zeros(0, np.uint32) for d in docs]
+    tfs = [d.tfs if d.tfs is not None else np.zeros(0, np.uint16) for d in docs]
+    pieces = [d.pieces if d.pieces is not None else np.zeros(0, np.int64) for d in docs]
+    all_terms = np.concatenate(terms) if n else np.zeros(0, np.uint32)
+    all_tfs = np.concatenate(tfs) if n else np.zeros(0, np.uint16)
+    all_docs = np.repeat(np.arange(n, dtype=np.uint16), [len(t) for t in terms])
+    vectors = np.zeros((n, dims), np.float32)
+    for i, d in enumerate(docs):
+        if d.vector is not None:
+            vectors[i] = d.vector
+    all_pieces = np.concatenate(pieces).astype(np.int64) if n else np.zeros(0, np.int64)
+    return {
+        "paths": np.frombuffer(b"".join(d.path + b"\0" for d in docs), np.uint8),
+        "size": np.array([d.size for d in docs], np.int64),
+        "mtime": np.array([d.mtime_ns for d in docs], np.int64),
+        "hash": np.array([d.hash for d in docs], np.uint64),
+        "kind": np.array([d.kind for d in docs], np.int8),
+        "doclen": np.array([d.length for d in docs], np.uint32),
+        **_postings(all_terms, all_docs, np.minimum(all_tfs, 255).astype(np.uint8)),
+        **_quantised(vectors),
+        "piece_ptr": _pointers([len(p) for p in pieces]),
+        "pieces": all_pieces.astype(piece_type),
+        "piece_df": np.bincount(all_pieces, minlength=vocab)[:vocab].astype(np.int32),
+    }
+
+
+def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> dict[str, np.ndarray]:
+    """One segment's arrays from the live rows of several (rows in each, in order)."""
+    out: dict[str, list[np.ndarray]] = {k: [] for k in ARRAYS}
+    post: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    piece_sizes: list[np.ndarray] = []
+    base = 0
+    for seg, rows in parts:
+        a = seg.a
+        paths = seg.paths()
+        out["paths"].append(np.frombuffer(b"".join(paths[r] + b"\0" for r in rows), np.uint8))
+        for key in ("size", "mtime", "hash", "kind", "doclen", "static", "static_scale"):
+            out[key].append(np.asarray(a[key][rows]))
+        # Old local id -> new local id; -1 for rows left behind.
+        remap = np.full(seg.docs, -1, np.int64)
+        remap[rows] = base + np.arange(len(rows))
+        counts = np.diff(np.asarray(a["post_ptr"]))
+        term_of = np.repeat(np.asarray(a["post_term"]), counts)
+        new_doc = remap[np.asarray(a["post_doc"], np.int64)]
+        keep = new_doc >= 0
+        post.append((term_of[keep], new_doc[keep], np.asarray(a["post_tf"])[keep]))
+        ptr = np.asarray(a["piece_ptr"])
+        piece_sizes.append(np.diff(ptr)[rows])
+        out["pieces"].append(seg.doc_pieces(rows))
+        base += len(rows)
+    assert base <= SEGMENT_DOCS
+    terms = np.concatenate([p[0] for p in post]) if post else np.zeros(0, np.uint32)
+    docs = np.concatenate([p[1] for p in post]) if post else np.zeros(0, np.int64)
+    tfs = np.concatenate([p[2] for p in post]) if post else np.zeros(0, np.uint8)
+    pieces = np.concatenate(out["pieces"]) if out["pieces"] else np.zeros(0, np.int64)
+    arrays = {
+        k: np.concatenate(out[k])
+        for k in ("paths", "size", "mtime", "hash", "kind", "doclen", "static", "static_scale")
+    }
+    piece_type = np.uint16 if vocab <= 65536 else np.uint32
+    return {
+        **arrays,
+        **_postings(terms.astype(np.uint32), docs.astype(np.uint16), tfs.astype(np.uint8)),
+        "piece_ptr": _pointers(np.concatenate(piece_sizes).tolist() if piece_sizes else []),
+        "pieces": pieces.astype(piece_type),
+        "piece_df": np.bincount(pieces, minlength=vocab)[:vocab].astype(np.int32),
+    }
+
+
+def _postings(terms: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> dict[str, np.ndarray]:
+    # Stable: within a term, documents stay in ascending order.
+    order = np.argsort(terms, kind="stable")
+    sorted_terms = terms[order]
+    uniq, starts = np.unique(sorted_terms, return_index=True)
+    return {
+        "post_term": uniq.astype(np.uint32),
+        "post_ptr": np.append(starts, len(sorted_terms)).astype(np.int64),
+        "post_doc": docs[order],
+        "post_tf": tfs[order],
+    }
+
+
+def _quantised(vectors: np.ndarray) -> dict[str, np.ndarray]:
+    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
+    scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    static = np.rint(vectors / scale[:, None]).astype(np.int8)
+    return {"static": static, "static_scale": scale}
+
+
+def _pointers(sizes: Sequence[int] | np.ndarray) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
+
+
+def write_segment(parent: Path, seq: int, arrays: dict[str, np.ndarray]) -> str:
+    """Write arrays as a new segment under parent; returns its name. The folder appears
+    whole (written under a temporary name, synced, renamed) or not at all."""
+    parent.mkdir(mode=0o700, exist_ok=True)
+    name = f"s{seq:09d}-{secrets.token_hex(4)}"
+    tmp = parent / f".tmp-{name}"
+    tmp.mkdir(mode=0o700)
+    try:
+        for key in ARRAYS:
+            path = tmp / f"{key}.npy"
+            with open(path, "wb") as fh:
+                np.save(fh, np.ascontiguousarray(arrays[key]), allow_pickle=False)
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.rename(tmp, parent / name)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return name
+
+
+def remove_segment(parent: Path, name: str) -> None:
+    shutil.rmtree(parent / name, ignore_errors=True)

@@ -1,0 +1,141 @@
+"""A query's view of a root's index: its live segments side by side, as one row space.
+
+Row ``i`` of the view is row ``i - base`` of the segment it falls in; rows of edited or
+removed files read as ``KIND_DEAD`` and are never looked up by path. The arrays are mapped,
+not loaded: BM25 reads the postings of the query's terms only, and the static vectors are
+scored a block at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from rrg.index.segment import Segment, SegmentDamaged, open_segment
+from rrg.index.store import KIND_DEAD, KIND_TEXT, IndexCorrupt, IndexStore, IndexUnavailable
+
+#: Static vectors scored per block (int8 widened to float32: 4 MB at 256 dims).
+_VECTOR_BLOCK = 4096
+
+
+@dataclass
+class IndexView:
+    segments: list[Segment]
+    bases: list[int]  # the view's row of each segment's first row
+    dead: dict[str, np.ndarray]  # segment name -> its dead rows
+    vocab: int
+
+    @cached_property
+    def kinds(self) -> np.ndarray:
+        kinds = [np.array(s.a["kind"]) for s in self.segments]
+        for seg, part in zip(self.segments, kinds, strict=True):
+            part[self.dead.get(seg.name, [])] = KIND_DEAD
+        return np.concatenate(kinds) if kinds else np.zeros(0, np.int8)
+
+    @cached_property
+    def paths(self) -> list[bytes]:
+        return [p for seg in self.segments for p in seg.paths()]
+
+    @cached_property
+    def row_of(self) -> dict[bytes, int]:
+        """Path -> row, live rows only (a path has at most one)."""
+        # Later segments hold newer versions: a path seen again takes the later row.
+        paths = self.paths
+        rows = dict(zip(paths, range(len(paths)), strict=True))
+        for seg, base in zip(self.segments, self.bases, strict=True):
+            for local in self.dead.get(seg.name, np.zeros(0, np.int64)).tolist():
+                path = paths[base + local]
+                if rows.get(path) == base + local:
+                    del rows[path]
+        return rows
+
+    def column(self, name: str) -> np.ndarray:
+        parts = [np.asarray(s.a[name]) for s in self.segments]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    @cached_property
+    def doclen(self) -> np.ndarray:
+        return self.column("doclen").astype(np.float32)
+
+    @cached_property
+    def n_text(self) -> int:
+        return int((self.kinds == KIND_TEXT).sum())
+
+    @property
+    def live(self) -> int:
+        return int((self.kinds != KIND_DEAD).sum())
+
+    def locate(self, row: int) -> tuple[Segment, int]:
+        k = int(np.searchsorted(self.bases, row, side="right")) - 1
+        return self.segments[k], row - self.bases[k]
+
+    @cached_property
+    def piece_df(self) -> np.ndarray:
+        """Documents holding each WordPiece, over live rows only (exact: a dead row's pieces
+        are subtracted)."""
+        df = np.zeros(self.vocab, np.int64)
+        for seg in self.segments:
+            df += np.asarray(seg.a["piece_df"][: self.vocab], np.int64)
+            rows = self.dead.get(seg.name)
+            if rows is not None and len(rows):
+                df -= np.bincount(seg.doc_pieces(rows), minlength=self.vocab)[: self.vocab]
+        return df
+
+    @cached_property
+    def piece_idf(self) -> np.ndarray:
+        return piece_idf(self.piece_df, self.n_text)
+
+    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rows (live text files only) holding a hashed term, and their counts."""
+        docs_parts, tf_parts = [], []
+        for seg, base in zip(self.segments, self.bases, strict=True):
+            docs, tfs = seg.postings(term)
+            docs_parts.append(docs + base)
+            tf_parts.append(tfs)
+        if not docs_parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        docs, tfs = np.concatenate(docs_parts), np.concatenate(tf_parts)
+        keep = self.kinds[docs] == KIND_TEXT
+        return docs[keep], tfs[keep]
+
+    def cosines(self, query: np.ndarray) -> np.ndarray:
+        """Static vector . query for every row (float64)."""
+        out = np.empty(len(self.kinds), np.float64)
+        q = query.astype(np.float32)
+        for seg, base in zip(self.segments, self.bases, strict=True):
+            for start in range(0, seg.docs, _VECTOR_BLOCK):
+                stop = min(seg.docs, start + _VECTOR_BLOCK)
+                out[base + start : base + stop] = seg.vectors(start, stop) @ q
+        return out
+
+
+def piece_idf(df: np.ndarray, n_text: int) -> np.ndarray:
+    n = max(1, n_text)
+    return np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+
+
+#: Times a reader re-reads the registry when a segment it names was merged away meanwhile.
+_RETRIES = 5
+
+
+def load_view(store: IndexStore, vocab: int) -> IndexView:
+    """The live segments as the registry names them now. A segment merged away between
+    reading the registry and mapping it is met by reading the registry again."""
+    for _ in range(_RETRIES):
+        names, dead = store.snapshot()
+        segments: list[Segment] = []
+        try:
+            for name, docs in names:
+                seg = open_segment(store.segment_dir / name)
+                if seg.docs != docs:
+                    raise SegmentDamaged(f"segment {name} holds {seg.docs} rows, not {docs}")
+                segments.append(seg)
+        except FileNotFoundError:
+            continue
+        except SegmentDamaged as err:
+            raise IndexCorrupt(str(err)) from err
+        bases = np.cumsum([0] + [s.docs for s in segments[:-1]]).tolist() if segments else []
+        return IndexView(segments, [int(b) for b in bases], dead, vocab)
+    raise IndexUnavailable("its segments kept changing while being read")

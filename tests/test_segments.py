@@ -1,0 +1,184 @@
+"""The index as segments: an edit writes one small segment, merges keep the order a fresh
+index gives, damage is rebuilt, and a segment removed under a reader stays readable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import rrg_cmd, run
+from rrg.index.compact import MERGE_AT, TIER_BASE, plan
+from rrg.index.segment import SEGMENT_DOCS, Doc, Segment, build_arrays
+from rrg.index.store import IndexStore
+from rrg.index.view import load_view
+
+TOPICS = ["river delta flood", "mountain glacier ice", "desert dune sand", "forest canopy moss"]
+
+
+def make_tree(tmp_path: Path, files: int = 40) -> Path:
+    """A tree named after its test: the session shares one cache dir."""
+    root = tmp_path / f"tree-{tmp_path.name}"
+    root.mkdir()
+    for k in range(files):
+        topic = TOPICS[k % len(TOPICS)]
+        (root / f"doc{k:03d}.txt").write_text(f"{topic} notes {k}\n{topic} survey {k}\n")
+    return root
+
+
+def files_order(tree: Path, env: dict[str, str], query: str) -> list[bytes]:
+    out = run([*rrg_cmd(), "-q", query, "--files"], tree, env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def fresh_order(tree: Path, env: dict[str, str], query: str, cache: Path) -> list[bytes]:
+    """The order from an index built from scratch, in a cache of its own."""
+    cache.mkdir()
+    os.symlink(Path(env["RRG_CACHE_DIR"]) / "models", cache / "models")
+    return files_order(tree, {**env, "RRG_CACHE_DIR": str(cache)}, query)
+
+
+def topics(tree: Path, order: list[bytes], query: str) -> list[str]:
+    """The topic of each file that holds a query word (those the ranking must agree on).
+    Static vectors weigh tokens by the idf of when they were indexed, so an updated index
+    and a fresh one may swap near-ties: two files of one topic, or two files that hold no
+    query word."""
+    texts = [(tree / os.fsdecode(name)).read_text() for name in order]
+    return [t.split(" notes")[0] for t in texts if set(query.split()) & set(t.split())]
+
+
+def segments_of(env: dict[str, str], tree: Path) -> list[str]:
+    folders = list((Path(env["RRG_CACHE_DIR"]) / "index").glob(f"{tree.name}-*.segments"))
+    assert len(folders) == 1
+    return sorted(p.name for p in folders[0].iterdir())
+
+
+def test_an_edit_writes_one_small_segment_and_ranks_as_a_fresh_index(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path)
+    files_order(tree, env, "glacier")
+    before = segments_of(env, tree)
+    (tree / "doc002.txt").write_text("a glacier calving into a glacier lake\n")
+    after_edit = files_order(tree, env, "glacier")
+    after = segments_of(env, tree)
+    assert set(before) < set(after) and len(after) == len(before) + 1
+    assert after_edit[0] == b"doc002.txt"
+    fresh = fresh_order(tree, env, "glacier", tmp_path / "fresh")
+    assert topics(tree, after_edit, "glacier") == topics(tree, fresh, "glacier")
+
+
+def test_merges_keep_the_order_and_bound_the_segments(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = make_tree(tmp_path)
+    files_order(tree, env, "sand dune")
+    for k in range(2 * MERGE_AT + 1):
+        (tree / f"doc{k:03d}.txt").write_text(f"dune sand edit {k}\n")
+        (tree / f"new{k}.txt").write_text(f"a new sand note {k}\n")
+        files_order(tree, env, "sand dune")
+        assert len(segments_of(env, tree)) <= MERGE_AT
+    # Files holding a query word come first, as from a fresh index (near-ties may swap).
+    fresh = fresh_order(tree, env, "sand dune", tmp_path / "fresh")
+    merged = files_order(tree, env, "sand dune")
+    holding = len(topics(tree, merged, "sand dune"))
+    assert holding == 10 + 2 * (2 * MERGE_AT + 1) - 2  # two edits hit desert files
+    assert set(merged[:holding]) == set(fresh[:holding])
+    assert merged[holding:] and len(merged) == len(fresh)
+
+
+def _plan_names(sizes: list[tuple[int, int]]) -> list[list[str]]:
+    return plan([(f"s{i}", docs, live) for i, (docs, live) in enumerate(sizes)])
+
+
+def test_merge_plan_in_tiers() -> None:
+    assert _plan_names([(100, 100)] * (MERGE_AT - 1)) == []
+    assert _plan_names([(100, 100)] * MERGE_AT) == [[f"s{i}" for i in range(MERGE_AT)]]
+    # One big segment and small deltas: the big one is left alone.
+    big = (SEGMENT_DOCS, SEGMENT_DOCS)
+    assert _plan_names([big, (1, 1), (1, 1)]) == []
+    # A segment mostly dead is rewritten alone; one a little dead is not.
+    assert _plan_names([(TIER_BASE * 2, TIER_BASE // 2)]) == [["s0"]]
+    assert _plan_names([(TIER_BASE * 2, TIER_BASE * 2 - 10)]) == []
+    # Four full segments would overflow one: not merged.
+    assert _plan_names([big] * MERGE_AT) == []
+
+
+def test_static_vectors_survive_int8_storage() -> None:
+    rnd = np.random.default_rng(3)
+    vectors = rnd.normal(size=(50, 256)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    docs = [Doc(f"f{i}".encode(), 1, 1, i, 0, vector=v) for i, v in enumerate(vectors)]
+    seg = Segment("s", build_arrays(docs, 256, 100))
+    query = rnd.normal(size=256).astype(np.float32)
+    query /= np.linalg.norm(query)
+    exact = vectors @ query
+    stored = seg.vectors(0, 50) @ query
+    assert np.abs(exact - stored).max() < 0.01
+    assert list(np.argsort(-exact)[:5]) == list(np.argsort(-stored)[:5])
+
+
+def _index_path(env: dict[str, str], tree: Path) -> Path:
+    folder = Path(env["RRG_CACHE_DIR"]) / "index"
+    (path,) = [p for p in folder.glob(f"{tree.name}-*.sqlite") if "vectors" not in p.name]
+    return path
+
+
+def test_a_segment_removed_under_a_reader_stays_readable(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path)
+    files_order(tree, env, "moss")
+    store = IndexStore(_index_path(env, tree), create=False)
+    view = load_view(store, 30522)
+    store.close()
+    before = (view.cosines(np.ones(256, np.float32)), view.postings(7), list(view.paths))
+    # What a merge does to the segments it replaced, while this reader has them mapped.
+    shutil.rmtree(store.segment_dir)
+    after = (view.cosines(np.ones(256, np.float32)), view.postings(7), list(view.paths))
+    assert np.array_equal(before[0], after[0]) and before[2] == after[2]
+    assert all(np.array_equal(a, b) for a, b in zip(before[1], after[1], strict=True))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "missing", "garbage"])
+def test_a_damaged_segment_is_reported_once_and_rebuilt(
+    damage: str, tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path)
+    expected = files_order(tree, env, "flood delta")
+    folder = _index_path(env, tree).with_suffix(".sqlite.segments")
+    target = next(folder.iterdir()) / "post_doc.npy"
+    if damage == "truncated":
+        with open(target, "r+b") as fh:
+            fh.truncate(target.stat().st_size // 2)
+    elif damage == "missing":
+        target.unlink()
+    else:
+        target.write_bytes(b"not an array at all")
+    out = run([*rrg_cmd(), "-q", "flood delta", "--files"], tree, env)
+    assert out.returncode == 0 and out.stdout.splitlines() == expected
+    assert out.stderr.startswith(b"rrg: index ") and out.stderr.count(b"\n") == 1, out.stderr
+    assert b"rebuilding" in out.stderr
+    again = run([*rrg_cmd(), "-q", "flood delta", "--files"], tree, env)
+    assert again.stderr == b"" and again.stdout.splitlines() == expected
+
+
+def test_an_orphan_segment_is_never_read_and_cleaned_by_the_next_writer(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A writer killed between writing a segment and registering it leaves a folder that
+    no registry names: readers ignore it, the next writer removes it."""
+    tree = make_tree(tmp_path)
+    expected = files_order(tree, env, "canopy")
+    folder = _index_path(env, tree).with_suffix(".sqlite.segments")
+    orphan = folder / "s000000099-deadbeef"
+    shutil.copytree(next(folder.iterdir()), orphan)
+    (orphan / "kind.npy").write_bytes(b"half written")
+    out = run([*rrg_cmd(), "-q", "canopy", "--files"], tree, env)
+    assert out.stderr == b"" and out.stdout.splitlines() == expected
+    assert orphan.exists()
+    (tree / "doc100.txt").write_text("a new canopy note\n")
+    out = run([*rrg_cmd(), "-q", "canopy", "--files"], tree, env)
+    assert out.stderr == b"" and not orphan.exists()
