@@ -95,10 +95,11 @@ class Segment:
         return docs, self.a["post_tf"][lo:hi].astype(np.float32)
 
     def doc_pieces(self, rows: np.ndarray) -> np.ndarray:
-        """The WordPiece ids of these documents, concatenated (for document frequencies)."""
-        ptr = self.a["piece_ptr"]
-        parts = [self.a["pieces"][int(ptr[r]) : int(ptr[r + 1])] for r in rows]
-        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+        """The WordPiece ids of these documents (ascending rows), concatenated, in their
+        stored type (for document frequencies, and for merges)."""
+        chosen = np.zeros(self.docs, bool)
+        chosen[rows] = True
+        return np.asarray(self.a["pieces"])[np.repeat(chosen, np.diff(self.a["piece_ptr"]))]
 
     def vectors(self, start: int, stop: int) -> np.ndarray:
         """Static unit vectors of documents start..stop as float32."""
@@ -165,7 +166,7 @@ def build_arrays(docs: Sequence[Doc], dims: int, vocab: int) -> dict[str, np.nda
         "hash": np.array([d.hash for d in docs], np.uint64),
         "kind": np.array([d.kind for d in docs], np.int8),
         "doclen": np.array([d.length for d in docs], np.uint32),
-        **_postings(all_terms, all_docs, np.minimum(all_tfs, 255).astype(np.uint8)),
+        **_postings(_posting_keys(all_terms, all_docs, np.minimum(all_tfs, 255))),
         **_quantised(vectors),
         "piece_ptr": _pointers([len(p) for p in pieces]),
         "pieces": all_pieces.astype(piece_type),
@@ -176,7 +177,7 @@ def build_arrays(docs: Sequence[Doc], dims: int, vocab: int) -> dict[str, np.nda
 def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> dict[str, np.ndarray]:
     """One segment's arrays from the live rows of several (rows in each, in order)."""
     out: dict[str, list[np.ndarray]] = {k: [] for k in ARRAYS}
-    post: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    keys: list[np.ndarray] = []
     piece_sizes: list[np.ndarray] = []
     base = 0
     for seg, rows in parts:
@@ -186,22 +187,20 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
         for key in ("size", "mtime", "hash", "kind", "doclen", "static", "static_scale"):
             out[key].append(np.asarray(a[key][rows]))
         # Old local id -> new local id; -1 for rows left behind.
-        remap = np.full(seg.docs, -1, np.int64)
-        remap[rows] = base + np.arange(len(rows))
-        counts = np.diff(np.asarray(a["post_ptr"]))
-        term_of = np.repeat(np.asarray(a["post_term"]), counts)
-        new_doc = remap[np.asarray(a["post_doc"], np.int64)]
+        remap = np.full(seg.docs, -1, np.int32)
+        remap[rows] = base + np.arange(len(rows), dtype=np.int32)
+        new_doc = remap[a["post_doc"]]
         keep = new_doc >= 0
-        post.append((term_of[keep], new_doc[keep], np.asarray(a["post_tf"])[keep]))
-        ptr = np.asarray(a["piece_ptr"])
-        piece_sizes.append(np.diff(ptr)[rows])
+        term_of = np.repeat(np.asarray(a["post_term"]), np.diff(np.asarray(a["post_ptr"])))
+        keys.append(_posting_keys(term_of[keep], new_doc[keep], np.asarray(a["post_tf"])[keep]))
+        del term_of, new_doc, keep
+        piece_sizes.append(np.diff(np.asarray(a["piece_ptr"]))[rows])
         out["pieces"].append(seg.doc_pieces(rows))
         base += len(rows)
     assert base <= SEGMENT_DOCS
-    terms = np.concatenate([p[0] for p in post]) if post else np.zeros(0, np.uint32)
-    docs = np.concatenate([p[1] for p in post]) if post else np.zeros(0, np.int64)
-    tfs = np.concatenate([p[2] for p in post]) if post else np.zeros(0, np.uint8)
-    pieces = np.concatenate(out["pieces"]) if out["pieces"] else np.zeros(0, np.int64)
+    all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+    del keys
+    pieces = np.concatenate(out["pieces"]) if out["pieces"] else np.zeros(0, np.uint16)
     arrays = {
         k: np.concatenate(out[k])
         for k in ("paths", "size", "mtime", "hash", "kind", "doclen", "static", "static_scale")
@@ -209,23 +208,32 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
     piece_type = np.uint16 if vocab <= 65536 else np.uint32
     return {
         **arrays,
-        **_postings(terms.astype(np.uint32), docs.astype(np.uint16), tfs.astype(np.uint8)),
-        "piece_ptr": _pointers(np.concatenate(piece_sizes).tolist() if piece_sizes else []),
+        **_postings(all_keys),
+        "piece_ptr": _pointers(np.concatenate(piece_sizes) if piece_sizes else []),
         "pieces": pieces.astype(piece_type),
         "piece_df": np.bincount(pieces, minlength=vocab)[:vocab].astype(np.int32),
     }
 
 
-def _postings(terms: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> dict[str, np.ndarray]:
-    # Stable: within a term, documents stay in ascending order.
-    order = np.argsort(terms, kind="stable")
-    sorted_terms = terms[order]
-    uniq, starts = np.unique(sorted_terms, return_index=True)
+def _posting_keys(terms: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> np.ndarray:
+    """Each posting as one uint64 (term, then document, then count): sorting these sorts
+    postings by term and document without an argsort's int64 index array beside them."""
+    keys = terms.astype(np.uint64) << np.uint64(24)
+    keys |= docs.astype(np.uint64) << np.uint64(8)
+    keys |= tfs.astype(np.uint64)
+    return keys
+
+
+def _postings(keys: np.ndarray) -> dict[str, np.ndarray]:
+    keys.sort()
+    terms = (keys >> np.uint64(24)).astype(np.uint32)
+    starts = np.flatnonzero(np.diff(terms)) + 1 if len(terms) else np.zeros(0, np.int64)
+    first = np.concatenate([[0], starts]).astype(np.int64) if len(terms) else starts
     return {
-        "post_term": uniq.astype(np.uint32),
-        "post_ptr": np.append(starts, len(sorted_terms)).astype(np.int64),
-        "post_doc": docs[order],
-        "post_tf": tfs[order],
+        "post_term": terms[first],
+        "post_ptr": np.append(first, len(keys)).astype(np.int64),
+        "post_doc": ((keys >> np.uint64(8)) & np.uint64(0xFFFF)).astype(np.uint16),
+        "post_tf": (keys & np.uint64(0xFF)).astype(np.uint8),
     }
 
 

@@ -189,10 +189,18 @@ class Encoder:
         assert out is not None
         return out
 
-    def piece_ids(self, texts: Iterable[str], max_tokens: int) -> list[list[int]]:
-        """WordPiece ids of each text without special tokens, cut at max_tokens."""
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [e.ids[:max_tokens] for e in encodings]
+    def piece_ids(self, texts: Iterable[str], max_tokens: int) -> list[np.ndarray]:
+        """WordPiece ids (int32) of each text without special tokens, cut at max_tokens."""
+        items = list(texts)
+        out: list[np.ndarray] = []
+        # Batches of 256, ids kept as arrays: an encoding holds offsets and token strings
+        # too, and a list of Python ints costs 36 bytes an id; a build chunk's thousands of
+        # texts at once would cost over 100 MB.
+        for start in range(0, len(items), 256):
+            batch = items[start : start + 256]
+            encodings = self.tokenizer.encode_batch(batch, add_special_tokens=False)
+            out.extend(np.asarray(e.ids[:max_tokens], np.int32) for e in encodings)
+        return out
 
 
 def static_table(

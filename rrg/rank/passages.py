@@ -72,7 +72,7 @@ def passage_static(
     qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], piece_idf, table)
     out = np.zeros(len(texts), np.float64)
     for k, ids in enumerate(encoder.piece_ids(texts, PASSAGE_TOKENS)):
-        if ids:
+        if len(ids):
             out[k] = float(static_query_vector(ids, piece_idf, table) @ qvec)
     return out
 

@@ -38,9 +38,9 @@ def bm25_term(tf: np.ndarray, df: int, n_docs: int, lengths: np.ndarray, avg: fl
     return idf * tf * (BM25_K1 + 1) / (tf + norm)
 
 
-def static_query_vector(pieces: list[int], piece_idf: np.ndarray, table: np.ndarray) -> np.ndarray:
+def static_query_vector(pieces: np.ndarray, piece_idf: np.ndarray, table: np.ndarray) -> np.ndarray:
     """The query's static vector, weighted as documents are (idf per WordPiece)."""
-    if not pieces:
+    if not len(pieces):
         return np.zeros(table.shape[1], np.float32)
     ids = np.asarray(pieces, np.int64)
     vec = (table[ids] * piece_idf[ids][:, None]).sum(0)

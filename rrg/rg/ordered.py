@@ -23,8 +23,19 @@ from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.output.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs
 
-#: Bytes of paths per rg run: far below ARG_MAX (and its per-argument cousin) everywhere.
-_BATCH_BYTES = 96 * 1024
+
+def _batch_bytes() -> int:
+    """Bytes of paths per rg run: a quarter of ARG_MAX (which also holds the environment),
+    at most 1 MiB, at least 96 KiB. Each rg run costs a process start, so on a large tree
+    fewer, longer runs are faster."""
+    try:
+        arg_max = os.sysconf("SC_ARG_MAX")
+    except (ValueError, OSError):
+        arg_max = -1
+    return min(max(arg_max // 4, 96 * 1024), 1 << 20)
+
+
+_BATCH_BYTES = _batch_bytes()
 _FIRST_BATCH = 32  # small at first so the best files print at once
 
 
@@ -58,7 +69,7 @@ def batches(paths: list[bytes]) -> Iterator[list[bytes]]:
             batch = [paths[i]]
             i += 1
         yield batch
-        size = min(size * 4, 4096)
+        size *= 4
 
 
 def _write(data: bytes) -> None:
