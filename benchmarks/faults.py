@@ -95,6 +95,31 @@ def main() -> None:
             out,
             out.returncode == 0 and out.stdout == reference and out.stderr.count(b"\n") == 1,
         )
+    # Segments: damage one array of the live segment (the registry names it, so a reader
+    # meets the damage), or leave a half-written segment no registry names.
+    for damage in ("segment array truncated", "segment array missing", "orphan segment"):
+        call("-q", "needle 7", "--files")
+        folder = Path(f"{index}.segments")
+        segment = next(p for p in folder.iterdir() if not p.name.startswith("."))
+        if damage == "segment array truncated":
+            target = segment / "post_doc.npy"
+            with open(target, "r+b") as fh:
+                fh.truncate(target.stat().st_size // 2)
+        elif damage == "segment array missing":
+            (segment / "static.npy").unlink()
+        else:
+            orphan = folder / "s999999999-00000000"
+            shutil.copytree(segment, orphan)
+            (orphan / "kind.npy").write_bytes(b"half")
+        out = call("-q", "needle 7", "--files")
+        lines = out.stderr.count(b"\n")
+        record(
+            damage,
+            out,
+            out.returncode == 0
+            and out.stdout == reference
+            and lines == (0 if damage == "orphan segment" else 1),
+        )
     broken = OUT / "faults-broken-model"
     broken.mkdir(exist_ok=True)
     (broken / "model.onnx").write_bytes(b"not onnx")

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rrg.index.segment import SEGMENT_DOCS, Segment, merged_arrays, remove_segment, write_segment
+from rrg.index.segment import (
+    SEGMENT_DOCS,
+    Segment,
+    merged_arrays,
+    open_segment,
+    remove_segment,
+    write_segment,
+)
 from rrg.index.store import IndexStore
-from rrg.index.view import load_view
 
 #: Segments of one tier merged together.
 MERGE_AT = 4
@@ -50,32 +56,39 @@ def plan(segments: list[tuple[str, int, int]]) -> list[list[str]]:
     return groups
 
 
-def compact(store: IndexStore, vocab: int) -> int:
+def compact(store: IndexStore) -> int:
     """Merge until the plan is empty; returns how many segments were merged away.
-    Call with the writer lock held."""
+    Call with the writer lock held. Only one group's segments are mapped at a time, so
+    memory stays bounded by the largest merge, not the index."""
     merged = 0
     while True:
-        view = load_view(store, vocab)
-        live = {s.name: s.docs - len(view.dead.get(s.name, [])) for s in view.segments}
-        groups = plan([(s.name, s.docs, live[s.name]) for s in view.segments])
+        names, dead = store.snapshot()
+        groups = plan([(name, docs, docs - len(dead.get(name, []))) for name, docs in names])
         if not groups:
             return merged
-        by_name = {s.name: s for s in view.segments}
         for group in groups:
-            parts = [(by_name[n], _live_rows(by_name[n], view.dead.get(n))) for n in group]
-            seq = store.next_seq()
-            arrays = merged_arrays(parts, vocab)
-            rows = len(arrays["kind"])
-            name = write_segment(store.segment_dir, seq, arrays) if rows else ""
-            with store.transaction():
-                store.drop_segments(group)
-                if rows:
-                    store.add_segment(name, seq, rows)
-            # A query that mapped these keeps reading them; one that is about to finds them
-            # gone and reads the registry again (rrg.index.view.load_view).
-            for old in group:
-                remove_segment(store.segment_dir, old)
-            merged += len(group) - 1 if len(group) > 1 else 0
+            merged += _merge(store, group, dead) - 1
+
+
+def _merge(store: IndexStore, group: list[str], dead: dict[str, np.ndarray]) -> int:
+    segments = [open_segment(store.segment_dir / name) for name in group]
+    parts = [(seg, _live_rows(seg, dead.get(seg.name))) for seg in segments]
+    vocab = len(segments[0].a["piece_df"])
+    arrays = merged_arrays(parts, vocab)
+    del parts, segments
+    seq = store.next_seq()
+    rows = len(arrays["kind"])
+    name = write_segment(store.segment_dir, seq, arrays) if rows else ""
+    del arrays
+    with store.transaction():
+        store.drop_segments(group)
+        if rows:
+            store.add_segment(name, seq, rows)
+    # A query that mapped these keeps reading them; one that is about to finds them gone
+    # and reads the registry again (rrg.index.view.load_view).
+    for old in group:
+        remove_segment(store.segment_dir, old)
+    return len(group)
 
 
 def _live_rows(seg: Segment, dead: np.ndarray | None) -> np.ndarray:

@@ -21,6 +21,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -73,6 +74,7 @@ class Segment:
 
     name: str
     a: dict[str, np.ndarray]
+    static_file: BinaryIO | None = None  # static.npy, open while the segment is
 
     @property
     def docs(self) -> int:
@@ -103,8 +105,20 @@ class Segment:
 
     def vectors(self, start: int, stop: int) -> np.ndarray:
         """Static unit vectors of documents start..stop as float32."""
-        scale = self.a["static_scale"][start:stop, None]
-        return self.a["static"][start:stop].astype(np.float32) * scale
+        static = self.a["static"]
+        scale = np.asarray(self.a["static_scale"][start:stop, None])
+        if self.static_file is not None and isinstance(static, np.memmap):
+            # Read, not mapped: every query reads every vector once, and mapped pages would
+            # stay in the process's memory (1M files: 256 MB) where read ones are let go.
+            # Read through the file opened with the segment: a merge may delete it meanwhile.
+            dims = static.shape[1]
+            want = (stop - start) * dims
+            data = os.pread(self.static_file.fileno(), want, static.offset + start * dims)
+            if len(data) != want:
+                raise SegmentDamaged(f"segment {self.name}: static.npy is short")
+            block = np.frombuffer(data, np.int8).reshape(-1, dims)
+            return block.astype(np.float32) * scale
+        return static[start:stop].astype(np.float32) * scale
 
 
 def open_segment(folder: Path) -> Segment:
@@ -123,7 +137,7 @@ def open_segment(folder: Path) -> Segment:
         except ValueError as err:  # truncated, or not an array file at all
             raise SegmentDamaged(f"segment {folder.name}: {name}.npy: {err}") from err
     _check_shapes(folder.name, arrays)
-    return Segment(folder.name, arrays)
+    return Segment(folder.name, arrays, open(folder / "static.npy", "rb"))
 
 
 def _check_shapes(name: str, a: dict[str, np.ndarray]) -> None:
