@@ -150,10 +150,17 @@ class Changes:
     gone: list[int]  # rows of indexed files that no longer exist
 
 
-def find_changes(view: IndexView, root: Path, rel_paths: list[bytes]) -> Changes:
-    """Stat every listed file and compare size and mtime with the index."""
-    row_of = view.row_of
-    rows = np.fromiter((row_of.get(r, -1) for r in rel_paths), np.int64, len(rel_paths))
+@dataclass
+class Listing:
+    """Each listed file's size and mtime (-1 when it vanished since rg listed it)."""
+
+    paths: list[bytes]
+    size: np.ndarray
+    mtime: np.ndarray
+
+
+def stat_listing(root: Path, rel_paths: list[bytes]) -> Listing:
+    """Stat every listed file once (a query's largest cost after rg's own on big trees)."""
     # Two ints a file, not the stat results: those cost over 500 bytes each.
     sizes: list[int] = []
     mtimes: list[int] = []
@@ -168,18 +175,27 @@ def find_changes(view: IndexView, root: Path, rel_paths: list[bytes]) -> Changes
                 continue
             sizes.append(st.st_size)
             mtimes.append(st.st_mtime_ns)
-        size = np.array(sizes, np.int64)
-        mtime = np.array(mtimes, np.int64)
-        del sizes, mtimes
-        differs = rows < 0
-        if len(view.kinds):
-            known = np.maximum(rows, 0)
-            differs |= view.column("size")[known] != size
-            differs |= view.column("mtime")[known] != mtime
-        stale = [
-            (rel_paths[i], int(size[i]), int(mtime[i]))
-            for i in np.nonzero(differs & (size >= 0))[0].tolist()
-        ]
+    finally:
+        os.close(root_fd)
+    return Listing(rel_paths, np.array(sizes, np.int64), np.array(mtimes, np.int64))
+
+
+def find_changes(view: IndexView, root: Path, listing: Listing) -> Changes:
+    """Compare the listing's sizes and mtimes with the index; find indexed files gone."""
+    rel_paths, size, mtime = listing.paths, listing.size, listing.mtime
+    row_of = view.row_of
+    rows = np.fromiter((row_of.get(r, -1) for r in rel_paths), np.int64, len(rel_paths))
+    differs = rows < 0
+    if len(view.kinds):
+        known = np.maximum(rows, 0)
+        differs |= view.column("size")[known] != size
+        differs |= view.column("mtime")[known] != mtime
+    stale = [
+        (rel_paths[i], int(size[i]), int(mtime[i]))
+        for i in np.nonzero(differs & (size >= 0))[0].tolist()
+    ]
+    root_fd = os.open(os.fsencode(root), os.O_RDONLY | os.O_DIRECTORY)
+    try:
         listed = np.zeros(len(view.kinds), bool)
         listed[rows[rows >= 0]] = True
         unlisted = np.nonzero(~listed & (view.kinds != KIND_DEAD))[0]
@@ -230,11 +246,13 @@ def refresh(
     report = RefreshReport(listed=len(rel_paths))
     table = static_table(encoder)
     vocab = table.shape[0]
+    with timings.phase("stat"):
+        listing = stat_listing(root, rel_paths)
     with timings.phase("open"):
         view = open_view(index_path, vocab)
     if view is not None:
-        with timings.phase("stat"):
-            changes = find_changes(view, root, rel_paths)
+        with timings.phase("compare"):
+            changes = find_changes(view, root, listing)
         if not changes.stale and not changes.gone:
             return view, changes.rows, report
     with writer_lock(index_path) as got_lock:
@@ -255,14 +273,16 @@ def refresh(
                 store = open_store(index_path, warn)
                 view = load_view(store, vocab)
             store.remove_orphans()
-            changes = find_changes(view, root, rel_paths)
+            # Another rrg may have written meanwhile: compare again (the files were stat-ed
+            # a moment ago; stat-ing them all again would double a large tree's cost).
+            changes = find_changes(view, root, listing)
             if changes.stale or changes.gone:
                 with timings.phase("write"):
                     _apply_changes(store, view, root, changes, encoder, table, report, progress)
                 with timings.phase("merge"):
                     report.merged = compact(store)
                 view = load_view(store, vocab)
-                changes = find_changes(view, root, rel_paths)
+                changes = find_changes(view, root, listing)
             # Fold the write-ahead log back into the file now, while holding the lock.
             store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return view, changes.rows, report
