@@ -31,19 +31,13 @@ def rank_candidates(
     rg: str, args: RgArgs, query: str, opts: Options, warn: Warn
 ) -> tuple[Candidates, Ranking, ModelSpec]:
     """The files rg would search for these arguments, ranked against the query."""
-    from rrg.rank.files import rank_files
+    from rrg.rank.files import list_and_stat, rank_files
 
     spec = resolve_model(opts.model)
-    with timings.phase("list"):
-        candidates = list_candidates(rg, args)
+    with timings.phase("list+stat"):
+        candidates, root, listing = list_and_stat(rg, args, search_root(args.paths), spec)
     ranking = rank_files(
-        query,
-        search_root(args.paths),
-        candidates.paths,
-        spec,
-        warn,
-        opts.show_progress,
-        opts.stage_files,
+        query, root, candidates.paths, spec, warn, opts.show_progress, opts.stage_files, listing
     )
     return candidates, ranking, spec
 

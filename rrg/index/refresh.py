@@ -32,7 +32,7 @@ from rrg.index.store import (
 )
 from rrg.index.textstats import decode, looks_binary, term_counts
 from rrg.index.view import IndexView, load_view, piece_idf
-from rrg.model.encoder import Encoder, static_table
+from rrg.model.encoder import Encoder, static_table, static_vectors
 from rrg.output import timings
 
 #: Bytes read of each file for ranking; a longer file is ranked by its head.
@@ -118,31 +118,6 @@ def add_vectors(docs: list[Doc], df: np.ndarray, n_text: int, table: np.ndarray)
         doc.vector = vec
 
 
-def static_vectors(
-    pieces: list[np.ndarray], piece_tfs: list[np.ndarray], idf: np.ndarray, table: np.ndarray
-) -> np.ndarray:
-    """tf-idf weighted, L2-normalised means of token vectors, one row per document.
-
-    Per block of documents, one dense product: (documents x the block's distinct tokens)
-    weights times those tokens' vectors. Five times faster than gathering a vector per
-    token occurrence and summing (measured on 2,000 documents of 300 tokens)."""
-    n = len(pieces)
-    static = np.zeros((n, table.shape[1]), np.float32)
-    for first in range(0, n, 256):
-        block = pieces[first : first + 256]
-        ids = np.concatenate(block).astype(np.int64) if block else np.zeros(0, np.int64)
-        if not len(ids):
-            continue
-        distinct, column = np.unique(ids, return_inverse=True)
-        weights = np.zeros((len(block), len(distinct)), np.float32)
-        row = np.repeat(np.arange(len(block)), [len(p) for p in block])
-        counts = np.concatenate(piece_tfs[first : first + 256]).astype(np.float32)
-        weights[row, column] = counts * idf[ids]
-        static[first : first + len(block)] = weights @ np.asarray(table[distinct], np.float32)
-    norms = np.linalg.norm(static, axis=1, keepdims=True)
-    return static / np.maximum(norms, 1e-9)
-
-
 @dataclass
 class Changes:
     rows: np.ndarray  # the view's row of each listed path, -1 when not indexed
@@ -159,25 +134,40 @@ class Listing:
     mtime: np.ndarray
 
 
-def stat_listing(root: Path, rel_paths: list[bytes]) -> Listing:
-    """Stat every listed file once (a query's largest cost after rg's own on big trees)."""
-    # Two ints a file, not the stat results: those cost over 500 bytes each.
-    sizes: list[int] = []
-    mtimes: list[int] = []
-    root_fd = os.open(os.fsencode(root), os.O_RDONLY | os.O_DIRECTORY)
-    try:
+class StatPass:
+    """Stat listed files a block at a time (while rg is still listing the rest); the
+    largest cost of a query after rg's own on a big tree. Two ints are kept a file, not the
+    stat results: those cost over 500 bytes each."""
+
+    def __init__(self, root: Path) -> None:
+        self.paths: list[bytes] = []
+        self.sizes: list[int] = []
+        self.mtimes: list[int] = []
+        self.root_fd = os.open(os.fsencode(root), os.O_RDONLY | os.O_DIRECTORY)
+
+    def add(self, rel_paths: list[bytes]) -> None:
+        sizes, mtimes, fd = self.sizes, self.mtimes, self.root_fd
         for rel in rel_paths:
             try:
-                st = os.stat(rel, dir_fd=root_fd)
+                st = os.stat(rel, dir_fd=fd)
             except OSError:
                 sizes.append(-1)  # vanished since rg listed it; rg will say so
                 mtimes.append(-1)
                 continue
             sizes.append(st.st_size)
             mtimes.append(st.st_mtime_ns)
-    finally:
-        os.close(root_fd)
-    return Listing(rel_paths, np.array(sizes, np.int64), np.array(mtimes, np.int64))
+        self.paths.extend(rel_paths)
+
+    def finish(self) -> Listing:
+        os.close(self.root_fd)
+        return Listing(self.paths, np.array(self.sizes, np.int64), np.array(self.mtimes, np.int64))
+
+
+def stat_listing(root: Path, rel_paths: list[bytes]) -> Listing:
+    """Stat every listed file once."""
+    stat_pass = StatPass(root)
+    stat_pass.add(rel_paths)
+    return stat_pass.finish()
 
 
 def find_changes(view: IndexView, root: Path, listing: Listing) -> Changes:
@@ -236,9 +226,11 @@ def refresh(
     encoder: Encoder,
     warn: Warn,
     progress: Progress | None = None,
+    listing: Listing | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
     """Bring the index up to date for rel_paths (relative to root); returns the view, each
-    path's row in it (-1: not indexed) and what was done.
+    path's row in it (-1: not indexed) and what was done. ``listing``: those paths already
+    stat-ed (see ``StatPass``).
 
     A process that cannot get the writer lock in time ranks from the index as it stands;
     files it does not know come after the ranked ones.
@@ -246,8 +238,9 @@ def refresh(
     report = RefreshReport(listed=len(rel_paths))
     table = static_table(encoder)
     vocab = table.shape[0]
-    with timings.phase("stat"):
-        listing = stat_listing(root, rel_paths)
+    if listing is None:
+        with timings.phase("stat"):
+            listing = stat_listing(root, rel_paths)
     with timings.phase("open"):
         view = open_view(index_path, vocab)
     if view is not None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from rrg.errors import ModelError, RrgError
 from rrg.index.cachedir import index_file
-from rrg.index.refresh import RefreshReport, read_head, refresh
+from rrg.index.refresh import Listing, RefreshReport, StatPass, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_term_ids
 from rrg.index.vectors import VectorCache, cached_vectors
@@ -33,7 +33,8 @@ from rrg.rank.passages import (
     score_passages,
 )
 from rrg.rank.scoring import bm25, fuse, order_by, staged_scores, static_query_vector
-from rrg.rg.candidates import relative_to
+from rrg.rg.args import RgArgs
+from rrg.rg.candidates import Candidates, list_candidates, relative_to
 
 
 @dataclass
@@ -70,7 +71,12 @@ def serving_root(root: bytes, spec: ModelSpec) -> bytes:
 
 
 def refresh_index(
-    root: bytes, rel: list[bytes], spec: ModelSpec, warn: Callable[[str], None], show_progress: bool
+    root: bytes,
+    rel: list[bytes],
+    spec: ModelSpec,
+    warn: Callable[[str], None],
+    show_progress: bool,
+    listing: Listing | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
     encoder = Encoder(spec)
     preparing = Progress("rrg: preparing the model's static table (once)", show_progress, "tokens")
@@ -80,7 +86,8 @@ def refresh_index(
         preparing.close()
     bar = Progress("rrg: indexing", show_progress)
     try:
-        return refresh(index_path_for(root, spec), Path(os.fsdecode(root)), rel, encoder, warn, bar)
+        path = index_path_for(root, spec)
+        return refresh(path, Path(os.fsdecode(root)), rel, encoder, warn, bar, listing)
     finally:
         bar.close()
 
@@ -117,14 +124,16 @@ def rank_files(
     warn: Callable[[str], None],
     show_progress: bool,
     stage_files: int,
+    listing: Listing | None = None,
 ) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
-    best passages (0: the cheap order alone)."""
+    best passages (0: the cheap order alone). ``listing``: the printed paths relative to
+    the serving root, already stat-ed (``list_and_stat``)."""
     root = serving_root(root, spec)
-    rel = relative_to(root, printed)
+    rel = listing.paths if listing is not None else relative_to(root, printed)
     try:
-        view, rows, report = refresh_index(root, rel, spec, warn, show_progress)
+        view, rows, report = refresh_index(root, rel, spec, warn, show_progress, listing)
     except ModelError:
         raise
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
@@ -207,3 +216,23 @@ def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
         return cached_vectors(cache, model, keys, encode)
 
     return vectors_for
+
+
+def list_and_stat(
+    rg: str, args: RgArgs, search_at: bytes, spec: ModelSpec
+) -> tuple[Candidates, bytes, Listing | None]:
+    """rg's candidates, the root whose index serves them, and each one stat-ed for the
+    freshness check while rg was still listing (None where the root cannot be opened: the
+    refresh then stats them itself, or says why it cannot)."""
+    root = serving_root(search_at, spec)
+    try:
+        stat_pass = StatPass(Path(os.fsdecode(root)))
+    except OSError:
+        return list_candidates(rg, args), root, None
+    try:
+        candidates = list_candidates(
+            rg, args, lambda printed: stat_pass.add(relative_to(root, printed))
+        )
+    finally:
+        listing = stat_pass.finish()
+    return candidates, root, listing

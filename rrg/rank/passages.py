@@ -16,7 +16,7 @@ import numpy as np
 import xxhash
 
 from rrg.index.textstats import words
-from rrg.model.encoder import Encoder, static_table
+from rrg.model.encoder import Encoder, static_table, static_vectors
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 
@@ -50,7 +50,14 @@ class ScoredPassages:
 def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
     """BM25 of each passage against the query, with the passages as the corpus."""
     terms = set(words(query))
-    counts = [Counter(w for w in words(t) if w in terms) for t in texts]
+    # Only a passage holding a query term as a substring can hold it as a word: the others
+    # are not split into words at all (most passages of a code file, for a short query).
+    counts = [
+        Counter(w for w in words(t) if w in terms)
+        if any(term in low for term in terms)
+        else Counter()
+        for t, low in zip(texts, (t.lower() for t in texts), strict=True)
+    ]
     lengths = np.array([max(1, len(t) // 6) for t in texts], np.float64)  # ~6 chars a word
     avg = float(lengths.mean()) if len(lengths) else 1.0
     scores = np.zeros(len(texts), np.float64)
@@ -66,15 +73,15 @@ def passage_static(
     query: str, texts: list[str], encoder: Encoder, piece_idf: np.ndarray
 ) -> np.ndarray:
     """Cosine of each passage's static vector (idf-weighted mean of its WordPiece vectors,
-    as documents and queries get theirs) with the query's. One passage at a time: the
-    gathered token vectors stay small, which measured faster than one batched gather."""
+    as documents and queries get theirs) with the query's."""
     table = static_table(encoder)
     qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], piece_idf, table)
-    out = np.zeros(len(texts), np.float64)
-    for k, ids in enumerate(encoder.piece_ids(texts, PASSAGE_TOKENS)):
-        if len(ids):
-            out[k] = float(static_query_vector(ids, piece_idf, table) @ qvec)
-    return out
+    pieces, counts = [], []
+    for ids in encoder.piece_ids(texts, PASSAGE_TOKENS):
+        distinct, count = np.unique(ids, return_counts=True)
+        pieces.append(distinct)
+        counts.append(count)
+    return static_vectors(pieces, counts, piece_idf, table).astype(np.float64) @ qvec
 
 
 def pick(owners: list[int], cheap: np.ndarray, budget: int) -> list[int]:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rrg.rg.args import RgArgs
@@ -15,13 +18,44 @@ class Candidates:
     error: bool  # rg reported a problem (a missing path, a permission error)
 
 
-def list_candidates(rg: str, args: RgArgs) -> Candidates:
+def list_candidates(
+    rg: str, args: RgArgs, on_paths: Callable[[list[bytes]], None] | None = None
+) -> Candidates:
     """``rg --files`` with the user's file-selection flags and paths; rg's own messages
-    (a missing path, say) go straight to the user's stderr."""
+    (a missing path, say) go straight to the user's stderr.
+
+    ``on_paths`` is given the paths as they come, a block at a time: the caller's work on
+    them (stat-ing every file) then runs while rg is still listing, on the other core. A
+    thread drains rg's output so that rg never waits on a full pipe meanwhile.
+    """
     cmd = [rg, "--files", "--null", *args.file_selection_args(), "--", *args.paths]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    paths = [p for p in proc.stdout.split(b"\0") if p]
-    return Candidates(paths, proc.returncode == 2)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    blocks: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+    fd = proc.stdout.fileno()
+
+    def drain() -> None:
+        while block := os.read(fd, 1 << 20):
+            blocks.put(block)
+        blocks.put(b"")
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    paths: list[bytes] = []
+    tail = b""
+    while block := blocks.get():
+        *done, tail = (tail + block).split(b"\0")
+        fresh = [p for p in done if p]
+        paths.extend(fresh)
+        if on_paths is not None and fresh:
+            on_paths(fresh)
+    if tail:
+        paths.append(tail)
+        if on_paths is not None:
+            on_paths([tail])
+    reader.join()
+    proc.stdout.close()
+    return Candidates(paths, proc.wait() == 2)
 
 
 def search_root(paths: list[str]) -> bytes:
@@ -37,11 +71,18 @@ def search_root(paths: list[str]) -> bytes:
 
 
 def relative_to(root: bytes, printed: list[bytes]) -> list[bytes]:
-    """Paths as rg printed them, relative to root (string work: relpath costs 20 us a path)."""
+    """Paths as rg printed them, relative to root (string work: relpath costs 20 us a path).
+
+    Searching the root itself, rg prints paths relative to it already: those are kept as
+    they are (no copy of a million paths)."""
     cwd = os.fsencode(os.getcwd())
     prefix = root.rstrip(b"/") + b"/"
+    at_root = cwd == root
     out = []
     for p in printed:
+        if at_root and not p.startswith((b"/", b".")) and b"/." not in p:
+            out.append(p)
+            continue
         full = p if p.startswith(b"/") else cwd + b"/" + p
         if b"/." in full:  # "./x", "a/../b": rare, so normalise only then
             full = os.path.normpath(full)
