@@ -12,7 +12,7 @@ import pytest
 
 from conftest import rrg_cmd, run
 from rrg.index.compact import MERGE_AT, TIER_BASE, plan
-from rrg.index.segment import SEGMENT_DOCS, Doc, Segment, build_arrays
+from rrg.index.segment import SEGMENT_DOCS, Doc, Segment, build_arrays, merged_arrays
 from rrg.index.store import IndexStore
 from rrg.index.view import load_view
 
@@ -182,3 +182,28 @@ def test_an_orphan_segment_is_never_read_and_cleaned_by_the_next_writer(
     (tree / "doc100.txt").write_text("a new canopy note\n")
     out = run([*rrg_cmd(), "-q", "canopy", "--files"], tree, env)
     assert out.stderr == b"" and not orphan.exists()
+
+
+def test_a_merge_keeps_exact_frequencies_and_postings() -> None:
+    """Rows left behind by a merge take their postings and WordPiece counts with them."""
+    rnd = np.random.default_rng(5)
+    docs = []
+    for i in range(60):
+        terms = np.unique(rnd.integers(0, 40, 12)).astype(np.uint32)
+        pieces = np.unique(rnd.integers(0, 100, 15))
+        docs.append(
+            Doc(f"f{i}".encode(), 1, 1, i, 0, 12, terms, np.ones(len(terms), np.uint16), pieces)
+        )
+    first, second = (
+        Segment("a", build_arrays(docs[:30], 8, 100)),
+        Segment("b", build_arrays(docs[30:], 8, 100)),
+    )
+    keep_a, keep_b = np.arange(0, 30, 2), np.arange(30)
+    merged = Segment("m", merged_arrays([(first, keep_a), (second, keep_b)], 100))
+    kept = [docs[i] for i in keep_a] + docs[30:]
+    assert merged.paths() == [d.path for d in kept]
+    want_df = np.bincount(np.concatenate([d.pieces for d in kept]), minlength=100)
+    assert np.array_equal(merged.a["piece_df"], want_df)
+    for term in range(40):
+        rows, _ = merged.postings(term)
+        assert rows.tolist() == [k for k, d in enumerate(kept) if term in d.terms]

@@ -193,6 +193,7 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
     out: dict[str, list[np.ndarray]] = {k: [] for k in ARRAYS}
     keys: list[np.ndarray] = []
     piece_sizes: list[np.ndarray] = []
+    df = np.zeros(vocab, np.int64)
     base = 0
     for seg, rows in parts:
         a = seg.a
@@ -210,6 +211,11 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
         del term_of, new_doc, keep
         piece_sizes.append(np.diff(np.asarray(a["piece_ptr"]))[rows])
         out["pieces"].append(seg.doc_pieces(rows))
+        # Frequencies: the part's own, less those of the rows left behind (few, usually),
+        # rather than counting every kept piece again (a bincount widens them to int64).
+        left = np.setdiff1d(np.arange(seg.docs), rows, assume_unique=True)
+        df += np.asarray(a["piece_df"][:vocab], np.int64)
+        df -= np.bincount(seg.doc_pieces(left), minlength=vocab)[:vocab]
         base += len(rows)
     assert base <= SEGMENT_DOCS
     all_keys = np.empty(sum(len(k) for k in keys), np.uint64)
@@ -228,8 +234,8 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
         **arrays,
         **_postings(all_keys),
         "piece_ptr": _pointers(np.concatenate(piece_sizes) if piece_sizes else []),
-        "pieces": pieces.astype(piece_type),
-        "piece_df": np.bincount(pieces, minlength=vocab)[:vocab].astype(np.int32),
+        "pieces": pieces.astype(piece_type, copy=False),
+        "piece_df": df.astype(np.int32),
     }
 
 

@@ -63,10 +63,6 @@ class IndexView:
     def n_text(self) -> int:
         return int((self.kinds == KIND_TEXT).sum())
 
-    @property
-    def live(self) -> int:
-        return int((self.kinds != KIND_DEAD).sum())
-
     def locate(self, row: int) -> tuple[Segment, int]:
         k = int(np.searchsorted(self.bases, row, side="right")) - 1
         return self.segments[k], row - self.bases[k]
