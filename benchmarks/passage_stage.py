@@ -54,11 +54,12 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     rows = np.array([row_of[rel_by_doc[d]] for d in docs])
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
 
-    def vectors_for(keys: list[str], encode: object) -> dict[str, np.ndarray]:
-        missing = [k for k in keys if k not in memo]
+    def vectors_for(kind: str, keys: list[str], encode: object) -> dict[str, np.ndarray]:
+        missing = sorted({k for k in keys if f"{kind}:{k}" not in memo})
         if missing:
-            memo.update(zip(missing, encode(missing), strict=True))  # type: ignore[operator]
-        return {k: memo[k] for k in keys}
+            fresh = encode(missing)  # type: ignore[operator]
+            memo.update((f"{kind}:{k}", v) for k, v in zip(missing, fresh, strict=True))
+        return {k: memo[f"{kind}:{k}"] for k in keys}
 
     for qid, query in list(s.queries.items())[:limit]:
         gold = s.qrels[qid]
@@ -71,6 +72,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
         top = order[:20]
         head_text = {f"head:{docs[i]}": s.texts[docs[i]][:8192] for i in top}
         head_vecs = vectors_for(
+            "head",
             list(head_text),
             lambda keys, texts=head_text: encoder.encode([texts[k] for k in keys]),
         )

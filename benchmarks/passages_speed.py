@@ -26,6 +26,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT) as cache:
         env = dict(os.environ, RRG_CACHE_DIR=cache)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install has its bytecode compiled
         build = timed([*rrg(), "--index", "."], sympy.root, env)
         rows = []
         for label, before, after in (

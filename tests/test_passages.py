@@ -11,7 +11,7 @@ import pytest
 from rrg.index.textstats import words
 from rrg.model.encoder import Encoder, static_table
 from rrg.model.registry import default_model
-from rrg.rank.passages import PASSAGE_TOKENS, passage_bm25, passage_static
+from rrg.rank.passages import PASSAGE_TOKENS, Encode, passage_bm25, passage_static
 from rrg.rank.scoring import bm25_term, static_query_vector
 
 TEXTS = [
@@ -31,7 +31,16 @@ def test_passage_static_is_the_weighted_mean_cosine(
     table = static_table(encoder)
     idf = np.random.default_rng(1).uniform(0.5, 5.0, table.shape[0]).astype(np.float32)
     query = "parse the config"
-    got = passage_static(query, TEXTS, encoder, idf)
+    computed: list[str] = []
+
+    def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        assert kind == "static"
+        computed.extend(keys)
+        return dict(zip(keys, encode(keys), strict=True))
+
+    keys = [f"k{i}" for i in range(len(TEXTS))]
+    got = passage_static(query, TEXTS, keys, encoder, idf, vectors_for)
+    assert computed == keys
     qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], idf, table)
     for text, value in zip(TEXTS, got, strict=True):
         ids = encoder.piece_ids([text], PASSAGE_TOKENS)[0]

@@ -199,21 +199,20 @@ def passages_of(
 
 
 def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
-    """Passage vectors by content hash from the root's vector cache (or, with no usable
-    cache dir, computed for this call only)."""
-    model = f"passage-{spec.key}-{PASSAGE_TOKENS}"
+    """Passage vectors (the model's, and the static table's) by content hash from the
+    root's vector cache (or, with no usable cache dir, computed for this call only)."""
     try:
         cache = VectorCache(index_path_for(root, spec))
     except (OSError, RrgError):
 
-        def uncached(keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        def uncached(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
             unique = sorted(set(keys))
             return dict(zip(unique, encode(unique), strict=True))
 
         return uncached
 
-    def vectors_for(keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
-        return cached_vectors(cache, model, keys, encode)
+    def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        return cached_vectors(cache, f"{kind}-{spec.key}-{PASSAGE_TOKENS}", keys, encode)
 
     return vectors_for
 

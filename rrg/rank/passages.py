@@ -24,8 +24,9 @@ from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 PASSAGE_TOKENS = 256
 
 Encode = Callable[[list[str]], np.ndarray]
-#: Vectors by content hash, encoding with the given function only the keys not held.
-VectorsFor = Callable[[list[str], Encode], dict[str, np.ndarray]]
+#: Vectors of one kind ("passage": the model's; "static": the static table's) by content
+#: hash, computing with the given function only the keys not held.
+VectorsFor = Callable[[str, list[str], Encode], dict[str, np.ndarray]]
 
 
 @dataclass
@@ -70,18 +71,31 @@ def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
 
 
 def passage_static(
-    query: str, texts: list[str], encoder: Encoder, piece_idf: np.ndarray
+    query: str,
+    texts: list[str],
+    keys: list[str],
+    encoder: Encoder,
+    piece_idf: np.ndarray,
+    vectors_for: VectorsFor,
 ) -> np.ndarray:
     """Cosine of each passage's static vector (idf-weighted mean of its WordPiece vectors,
-    as documents and queries get theirs) with the query's."""
+    as documents and queries get theirs) with the query's. The vectors are kept by content
+    hash (``keys``) like the model's: tokenising the passages of 20 files is most of the
+    cheap tier's cost, and the same files come back query after query."""
     table = static_table(encoder)
     qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], piece_idf, table)
-    pieces, counts = [], []
-    for ids in encoder.piece_ids(texts, PASSAGE_TOKENS):
-        distinct, count = np.unique(ids, return_counts=True)
-        pieces.append(distinct)
-        counts.append(count)
-    return static_vectors(pieces, counts, piece_idf, table).astype(np.float64) @ qvec
+    text_of = dict(zip(keys, texts, strict=True))
+
+    def compute(missing: list[str]) -> np.ndarray:
+        pieces, counts = [], []
+        for ids in encoder.piece_ids([text_of[k] for k in missing], PASSAGE_TOKENS):
+            distinct, count = np.unique(ids, return_counts=True)
+            pieces.append(distinct)
+            counts.append(count)
+        return static_vectors(pieces, counts, piece_idf, table)
+
+    vectors = vectors_for("static", keys, compute)
+    return np.array([float(vectors[k] @ qvec) for k in keys], np.float64)
 
 
 def pick(owners: list[int], cheap: np.ndarray, budget: int) -> list[int]:
@@ -120,15 +134,17 @@ def score_passages(
     cosine = np.full(len(bodies), np.nan)
     if not bodies:
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
+    every_key = [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in bodies]
     lexical = passage_bm25(query, bodies)
     if piece_idf is not None:
-        cheap = fuse(lexical, passage_static(query, bodies, encoder, piece_idf))
+        static = passage_static(query, bodies, every_key, encoder, piece_idf, vectors_for)
+        cheap = fuse(lexical, static)
     else:
         cheap = lexical
     chosen = pick(owners, cheap, budget)
     if not chosen:  # the cheap tier alone: the model is not run
         return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), cosine)
-    keys = [xxhash.xxh3_64_hexdigest(bodies[k].encode("utf-8", "surrogatepass")) for k in chosen]
+    keys = [every_key[k] for k in chosen]
     text_of = {key: bodies[k] for key, k in zip(keys, chosen, strict=True)}
 
     def encode(missing: list[str]) -> np.ndarray:
@@ -138,7 +154,7 @@ def score_passages(
     query_text = encoder.spec.query_prefix + query
     query_key = "query:" + xxhash.xxh3_64_hexdigest(query_text.encode("utf-8", "surrogatepass"))
     text_of[query_key] = query_text
-    vectors = vectors_for([*keys, query_key], encode)
+    vectors = vectors_for("passage", [*keys, query_key], encode)
     qvec = vectors[query_key]
     for key, k in zip(keys, chosen, strict=True):
         cosine[k] = float(vectors[key] @ qvec)
