@@ -31,7 +31,8 @@ def test_status_lists_every_cache_file_and_clear_removes_them(
     status = _status(tree, env)
     index = Path(status.split("file: ")[1].splitlines()[0])
     vectors = index.with_name(index.stem + ".vectors.sqlite")
-    assert "vector cache: 6 vectors" in status  # 5 files of one passage each, and the query
+    # 5 files of one passage each, and the query; the cheap tier's static vectors beside.
+    assert "vector cache: 6 model vectors, 5 static passage vectors" in status
     for path in (index, vectors, Path(f"{index}.lock")):
         assert f"    {path} (" in status, status
     cleared = run([*rrg_cmd(), "--index-clear", "."], tree, env)

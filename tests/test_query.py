@@ -414,7 +414,7 @@ def test_entry_points_read_a_bounded_number_of_paragraphs(
     text = out.stdout.decode()
     assert "notes07.txt:\n" in text and "lighthouse keeper" in text
     status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
-    vectors = int(status.split("vector cache: ")[1].split(" vectors")[0])
+    vectors = int(status.split("vector cache: ")[1].split(" model vectors")[0])
     assert 0 < vectors <= STAGE_PASSAGES + 1
 
 
@@ -428,8 +428,8 @@ def test_fast_is_the_cheap_order_and_runs_no_model(tmp_path: Path, env: dict[str
     zero = run(q("database timeout", "--cascade", "0", "--files"), root, env)
     assert fast.returncode == 0 and fast.stdout == zero.stdout
     status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
-    assert "vector cache: 0 vectors" in status
+    assert "vector cache: 0 model vectors, 0 static" in status
     staged = run(q("database timeout", "--files"), root, env)
     assert sorted(staged.stdout.split()) == sorted(fast.stdout.split())
     status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
-    assert "vector cache: 0 vectors" not in status
+    assert "vector cache: 0 model vectors" not in status

@@ -67,14 +67,17 @@ def status_text(where: str, index_path: Path, model: str) -> str:
     except Exception as err:  # noqa: BLE001 - any damage (SQLite or format) is reported
         files = f"unreadable ({err}); the next search rebuilds it"
     age = time.time() - index_path.stat().st_mtime
-    vectors, vector_bytes = VectorCache(index_path).stats()
+    counts, vector_bytes = VectorCache(index_path).counts()
+    static = counts.pop("static", 0)
+    model_vectors = sum(counts.values())
     lines = [
         where,
         f"  files indexed: {files}",
         f"  last written: {age:.0f} s ago",
         f"  model: {model}",
         f"  file: {index_path}",
-        f"  vector cache: {vectors} vectors, {vector_bytes / 1e6:.1f} MB "
+        f"  vector cache: {model_vectors} model vectors, {static} static passage vectors, "
+        f"{vector_bytes / 1e6:.1f} MB "
         f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)",
         "  cache files:",
     ]

@@ -121,15 +121,27 @@ class VectorCache:
 
     def stats(self) -> tuple[int, int]:
         """(vectors, bytes of vector data)."""
+        counts, size = self.counts()
+        return sum(counts.values()), size
+
+    def counts(self) -> tuple[dict[str, int], int]:
+        """Vectors of each kind (the model tag's first word: ``passage``, ``static``,
+        ``excerpt``) and the bytes of all vector data."""
         if not self.path.exists():
-            return 0, 0
+            return {}, 0
         db = self._connect()
         try:
-            row = db.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(vec)), 0) FROM vectors")
-            count, size = row.fetchone()
+            counts = {
+                str(kind): int(n)
+                for kind, n in db.execute(
+                    "SELECT substr(model, 1, instr(model || '-', '-') - 1), COUNT(*) "
+                    "FROM vectors GROUP BY 1"
+                )
+            }
+            size = db.execute("SELECT COALESCE(SUM(LENGTH(vec)), 0) FROM vectors").fetchone()[0]
         finally:
             db.close()
-        return int(count), int(size)
+        return counts, int(size)
 
 
 def cached_vectors(
