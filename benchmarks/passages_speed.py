@@ -1,8 +1,8 @@
 """Speed of the commands that put paragraphs through the transformer, on a real repository
-(the sympy tree of ../shared/data/swebench-repos), index warm: each query new (its
-paragraphs never encoded), then the same query again.
+(the sympy tree of ../shared/data/swebench-repos) or a prose set, index warm: each query new
+(its paragraphs never encoded), then the same query again.
 
-Usage: python benchmarks/passages_speed.py [QUERIES]
+Usage: python benchmarks/passages_speed.py [QUERIES] [sympy|scifact|nfcorpus|...]
 """
 
 from __future__ import annotations
@@ -15,19 +15,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine, rrg, timed  # noqa: E402
-from datasets import swebench_repos  # noqa: E402
+from datasets import beir, swebench_repos  # noqa: E402
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    sympy = next(s for s in swebench_repos() if s.name.startswith("sympy"))
-    # Each command gets issues of its own, so that "new" means no passage of it was read.
-    issues = [" ".join(q.split()[:40]) for q in sympy.queries.values()]
+    name = sys.argv[2] if len(sys.argv) > 2 else "sympy"
+    if name == "sympy":
+        labelled = next(s for s in swebench_repos() if s.name.startswith("sympy"))
+    else:
+        labelled = beir(name)
+    # Each command gets queries of its own, so that "new" means no passage of it was read.
+    issues = [" ".join(q.split()[:40]) for q in labelled.queries.values()]
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT) as cache:
         env = dict(os.environ, RRG_CACHE_DIR=cache)
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install has its bytecode compiled
-        build = timed([*rrg(), "--index", "."], sympy.root, env)
+        build = timed([*rrg(), "--index", "."], labelled.root, env)
         rows = []
         for label, before, after in (
             ("`rrg --recall Q`", ["--recall"], []),
@@ -37,14 +41,14 @@ def main() -> None:
         ):
             new, again = [], []
             for q in issues[len(rows) * count : (len(rows) + 1) * count]:
-                new.append(timed([*rrg(), *before, q, *after], sympy.root, env))
-                again.append(timed([*rrg(), *before, q, *after], sympy.root, env))
+                new.append(timed([*rrg(), *before, q, *after], labelled.root, env))
+                again.append(timed([*rrg(), *before, q, *after], labelled.root, env))
             rows.append(
                 f"| {label} | {statistics.median(new):.2f} s | {max(new):.2f} s | "
                 f"{statistics.median(again):.2f} s |"
             )
     print(
-        f"sympy tree: {len(sympy.doc_path)} files; {machine()}; first build {build:.1f} s "
+        f"{name}: {len(labelled.doc_path)} files; {machine()}; first build {build:.1f} s "
         "(the model's static table and optimised graph included)"
     )
     print("| command | new query p50 | new query max | same query again p50 |")
