@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
@@ -58,13 +59,32 @@ class Encoder:
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
+        self._session: InferenceSession | None = None
+        self._session_lock = threading.Lock()
 
     @cached_property
     def tokenizer(self) -> Tokenizer:
         return load_tokenizer(self.spec.tokenizer_path)
 
-    @cached_property
+    @property
     def session(self) -> InferenceSession:
+        with self._session_lock:
+            if self._session is None:
+                self._session = self._load_session()
+            return self._session
+
+    def preload(self) -> None:
+        """Load the model on another thread (on the other core, while the caller lists,
+        stats and ranks): importing onnxruntime and opening the graph take about 0.25 s of
+        a new query. A failure is left for the first real use to raise and report."""
+
+        def load() -> None:
+            with contextlib.suppress(Exception):
+                _ = self.session
+
+        threading.Thread(target=load, daemon=True).start()
+
+    def _load_session(self) -> InferenceSession:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -203,6 +223,12 @@ class Encoder:
         return out
 
 
+def static_table_path(spec: ModelSpec) -> Path:
+    from rrg.index.cachedir import models_dir
+
+    return models_dir() / f"static-v{_STATIC_VERSION}-{spec.key}.npy"
+
+
 def static_table(
     encoder: Encoder, on_progress: Callable[[int, int], None] | None = None
 ) -> np.ndarray:
@@ -213,9 +239,8 @@ def static_table(
     15 s on 2 cores for MiniLM) and kept in the cache dir.
     """
     from rrg.index.atomic import atomic_write_bytes
-    from rrg.index.cachedir import models_dir
 
-    cache = models_dir() / f"static-v{_STATIC_VERSION}-{encoder.spec.key}.npy"
+    cache = static_table_path(encoder.spec)
     if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)
         return _TABLES[str(cache)]
     if cache.is_file():

@@ -21,7 +21,7 @@ from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_term_ids
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.index.view import IndexView
-from rrg.model.encoder import Encoder, static_table
+from rrg.model.encoder import Encoder, static_table, static_table_path
 from rrg.model.registry import ModelSpec
 from rrg.output import timings
 from rrg.output.progress import Progress
@@ -30,6 +30,7 @@ from rrg.rank.passages import (
     Encode,
     ScoredPassages,
     VectorsFor,
+    query_key,
     score_passages,
 )
 from rrg.rank.scoring import bm25, fuse, order_by, staged_scores, static_query_vector
@@ -131,6 +132,9 @@ def rank_files(
     best passages (0: the cheap order alone). ``listing``: the printed paths relative to
     the serving root, already stat-ed (``list_and_stat``)."""
     root = serving_root(root, spec)
+    encoder = Encoder(spec)
+    if stage_files > 0 and model_ready(spec) and not query_seen(query, root, spec):
+        encoder.preload()  # a new query: the stage will run the model
     rel = listing.paths if listing is not None else relative_to(root, printed)
     try:
         view, rows, report = refresh_index(root, rel, spec, warn, show_progress, listing)
@@ -139,7 +143,6 @@ def rank_files(
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return Ranking(list(printed), set(), 0, None, None, root)
-    encoder = Encoder(spec)
     kinds = np.where(rows >= 0, view.kinds[np.maximum(rows, 0)], -1)
     binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
     # Scored in the index's row order: rg lists files in thread order, and one query must
@@ -198,6 +201,31 @@ def passages_of(
     return score_passages(query, texts, encoder, piece_idf, budget, root_vectors(root, spec))
 
 
+def model_ready(spec: ModelSpec) -> bool:
+    """Whether the model has served here before (its static table is kept): only then is
+    it loaded ahead, on another thread. The first use distills the table on this thread,
+    and a broken model is reported by it alone."""
+    try:
+        return static_table_path(spec).is_file()
+    except (OSError, RrgError):
+        return False
+
+
+def cache_tag(kind: str, spec: ModelSpec) -> str:
+    """The vector cache's model tag for one kind of passage vector."""
+    return f"{kind}-{spec.key}-{PASSAGE_TOKENS}"
+
+
+def query_seen(query: str, root: bytes, spec: ModelSpec) -> bool:
+    """Whether the root's vector cache holds this query's vector (then the stage may need no
+    model at all); False when it cannot be read."""
+    try:
+        cache = VectorCache(index_path_for(root, spec))
+        return bool(cache.get(cache_tag("passage", spec), [query_key(spec, query)]))
+    except (OSError, sqlite3.Error, RrgError):
+        return False
+
+
 def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
     """Passage vectors (the model's, and the static table's) by content hash from the
     root's vector cache (or, with no usable cache dir, computed for this call only)."""
@@ -212,7 +240,7 @@ def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
         return uncached
 
     def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
-        return cached_vectors(cache, f"{kind}-{spec.key}-{PASSAGE_TOKENS}", keys, encode)
+        return cached_vectors(cache, cache_tag(kind, spec), keys, encode)
 
     return vectors_for
 

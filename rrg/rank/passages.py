@@ -17,6 +17,7 @@ import xxhash
 
 from rrg.index.textstats import words
 from rrg.model.encoder import Encoder, static_table, static_vectors
+from rrg.model.registry import ModelSpec
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 
@@ -46,6 +47,12 @@ class ScoredPassages:
             if not np.isnan(value) and (np.isnan(best[owner]) or value > best[owner]):
                 best[owner] = value
         return best
+
+
+def query_key(spec: ModelSpec, query: str) -> str:
+    """The cache key of a query's vector (kept beside the passages' vectors)."""
+    text = spec.query_prefix + query
+    return "query:" + xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
 def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
@@ -152,10 +159,10 @@ def score_passages(
 
     # The query's vector is kept like a passage's: a repeated query loads no model at all.
     query_text = encoder.spec.query_prefix + query
-    query_key = "query:" + xxhash.xxh3_64_hexdigest(query_text.encode("utf-8", "surrogatepass"))
-    text_of[query_key] = query_text
-    vectors = vectors_for("passage", [*keys, query_key], encode)
-    qvec = vectors[query_key]
+    key_of_query = query_key(encoder.spec, query)
+    text_of[key_of_query] = query_text
+    vectors = vectors_for("passage", [*keys, key_of_query], encode)
+    qvec = vectors[key_of_query]
     for key, k in zip(keys, chosen, strict=True):
         cosine[k] = float(vectors[key] @ qvec)
     return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), np.round(cosine, 6))
