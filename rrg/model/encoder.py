@@ -54,6 +54,10 @@ def providers() -> list[str]:
     return [*chosen, "CPUExecutionProvider"]
 
 
+#: Most tokens (padding included) the model reads in one run; see ``Encoder.encode``.
+BATCH_TOKENS = 384
+
+
 class Encoder:
     """One embedding model, loaded on first use."""
 
@@ -180,9 +184,11 @@ class Encoder:
     ) -> np.ndarray:
         """Vectors for texts; batched by length so that short texts do not pay for long ones.
 
-        Batches of 4 run as fast as larger ones on a CPU (texts sorted by length pad little)
-        and keep onnxruntime's arena small: 300 excerpts of 96 tokens peak at 210 MB with 4
-        a batch, 250 MB with 8 and 305 MB with 16 (benchmarks/rerank_memory.py).
+        A batch holds at most ``batch_size`` texts and BATCH_TOKENS tokens (padding
+        included). Small batches run as fast as larger ones on a CPU and keep onnxruntime's
+        arena small: 300 excerpts of 96 tokens peak at 210 MB with 4 a batch, 250 MB with 8
+        and 305 MB with 16 (benchmarks/rerank_memory.py); 32 passages of 256 tokens take
+        0.69 s and peak at 205 MB one at a time, 0.80 s and 294 MB four at a time.
         """
         limit = max_tokens or self.spec.max_tokens
         dims = self.spec.dims or 0
@@ -194,8 +200,17 @@ class Encoder:
         ]
         order = sorted(range(len(texts)), key=lambda k: len(token_ids[k]))
         out: np.ndarray | None = None
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
+        start = 0
+        while start < len(order):
+            stop = start + 1
+            while (
+                stop < len(order)
+                and stop - start < batch_size
+                and (stop - start + 1) * len(token_ids[order[stop]]) <= BATCH_TOKENS
+            ):
+                stop += 1
+            chunk = order[start:stop]
+            start = stop
             width = max(len(token_ids[k]) for k in chunk)
             ids = np.zeros((len(chunk), width), np.int64)
             mask = np.zeros((len(chunk), width), np.int64)
