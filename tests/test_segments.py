@@ -207,3 +207,31 @@ def test_a_merge_keeps_exact_frequencies_and_postings() -> None:
     for term in range(40):
         rows, _ = merged.postings(term)
         assert rows.tolist() == [k for k, d in enumerate(kept) if term in d.terms]
+
+
+def test_a_full_disk_during_a_build_loses_nothing(tmp_path: Path, env: dict[str, str]) -> None:
+    """Writes past a file size limit fail as on a full disk (EFBIG; rrg ignores SIGXFSZ as
+    Python does): the search runs in rg's order with one warning, no half-written segment
+    is left, and the next run, with room again, builds an index that serves as usual."""
+    import resource
+    import subprocess
+
+    (tmp_path / "warm").mkdir()
+    warm = make_tree(tmp_path / "warm", 3)  # the model's static table exists beforehand
+    files_order(warm, env, "glacier")
+    tree = make_tree(tmp_path, 400)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024, resource.RLIM_INFINITY))
+
+    cmd = [*rrg_cmd(), "-q", "glacier", "--limit", "0", "glacier"]
+    full = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, preexec_fn=limited)
+    assert full.returncode == 0, full.stderr
+    assert full.stderr.startswith(b"rrg: cannot use the index") and full.stderr.count(b"\n") == 1
+    assert len(full.stdout.splitlines()) == 200  # every glacier line, in rg's order
+    folders = list((Path(env["RRG_CACHE_DIR"]) / "index").glob(f"{tree.name}-*.segments"))
+    assert all(not any(f.iterdir()) for f in folders)  # no segment, not even a temporary one
+    again = run(cmd, tree, env)
+    assert again.returncode == 0 and again.stderr == b""
+    assert sorted(again.stdout.splitlines()) == sorted(full.stdout.splitlines())
+    assert segments_of(env, tree)

@@ -86,7 +86,10 @@ class Encoder:
             with contextlib.suppress(Exception):
                 _ = self.session
 
-        threading.Thread(target=load, daemon=True).start()
+        # Not a daemon: Python then waits for it at exit. A process leaving while
+        # onnxruntime starts its own threads would abort ("terminate called without an
+        # active exception"), as an early exit (an unusable index, say) otherwise would.
+        threading.Thread(target=load).start()
 
     def _load_session(self) -> InferenceSession:
         import onnxruntime as ort
