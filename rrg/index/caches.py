@@ -53,7 +53,7 @@ def _size(path: Path) -> str:
     if path.is_dir():
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
         count = sum(1 for f in path.iterdir() if f.is_dir())
-        return f"{size / 1e6:.1f} MB in {count} segments"
+        return f"{size / 1e6:.1f} MB in {count} segment{'' if count == 1 else 's'}"
     size = path.stat().st_size
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
 
