@@ -1,2 +1,3 @@
-"""What rrg keeps on disk per searched root: the SQLite index (refreshed by stat and content
-hash, packed into arrays), the transformer vector cache, scope files, and their bounds."""
+"""What rrg keeps on disk per searched root: the index (a SQLite registry of immutable,
+memory-mapped segments, refreshed by stat; an edit adds a segment, segments merge in tiers),
+the vector cache, scope files, and their bounds."""
