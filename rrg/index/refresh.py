@@ -296,7 +296,7 @@ def _apply_changes(
     row_of = view.row_of
     hashes = view.column("hash")
     stale = sorted(changes.stale)
-    df = view.piece_df
+    df = view.piece_df.copy()  # grows with each chunk written, for the next one's idf
     n_text = view.n_text
     chunk = min(CHUNK_FILES, SEGMENT_DOCS)
     for start in range(0, max(len(stale), 1), chunk):
@@ -307,6 +307,8 @@ def _apply_changes(
             data = read_head(root, rel)
             old = row_of.get(rel, -1)
             if old >= 0 and data is not None and int(hashes[old]) == content_hash(data):
+                # Same bytes, new mtime: reported as such, but written again all the same,
+                # since a row's size and mtime live in an immutable segment.
                 report.touched += 1
             else:
                 report.read += 1
