@@ -90,7 +90,7 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
     start = time.perf_counter()
-    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), spec, lambda m: None, False)
+    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), encoder, lambda m: None, False)
     build_s = time.perf_counter() - start
     row_of = view.row_of
     docs = list(s.doc_path)

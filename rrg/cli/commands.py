@@ -261,6 +261,7 @@ def _with_filename(paths: list[str]) -> bool:
 
 def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int:
     from rrg.index import caches
+    from rrg.model.encoder import Encoder
     from rrg.rank.files import index_path_for, refresh_index, serving_root
 
     args = parse_rg_args(["--files", *rg_args])
@@ -289,7 +290,7 @@ def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     candidates = list_candidates(rg, args)
     start = time.monotonic()
     _, _, report = refresh_index(
-        root, relative_to(root, candidates.paths), spec, warn, opts.show_progress
+        root, relative_to(root, candidates.paths), Encoder(spec), warn, opts.show_progress
     )
     print(
         f"indexed {where}{served}: {report.listed} files, {report.read} read, "

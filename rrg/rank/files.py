@@ -74,12 +74,13 @@ def serving_root(root: bytes, spec: ModelSpec) -> bytes:
 def refresh_index(
     root: bytes,
     rel: list[bytes],
-    spec: ModelSpec,
+    encoder: Encoder,
     warn: Callable[[str], None],
     show_progress: bool,
     listing: Listing | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
-    encoder = Encoder(spec)
+    """The root's index brought up to date for rel; ``encoder`` is the caller's own, so
+    that a query loads its tokenizer once."""
     preparing = Progress("rrg: preparing the model's static table (once)", show_progress, "tokens")
     try:
         static_table(encoder, preparing)
@@ -87,7 +88,7 @@ def refresh_index(
         preparing.close()
     bar = Progress("rrg: indexing", show_progress)
     try:
-        path = index_path_for(root, spec)
+        path = index_path_for(root, encoder.spec)
         return refresh(path, Path(os.fsdecode(root)), rel, encoder, warn, bar, listing)
     finally:
         bar.close()
@@ -137,7 +138,7 @@ def rank_files(
         encoder.preload()  # a new query: the stage will run the model
     rel = listing.paths if listing is not None else relative_to(root, printed)
     try:
-        view, rows, report = refresh_index(root, rel, spec, warn, show_progress, listing)
+        view, rows, report = refresh_index(root, rel, encoder, warn, show_progress, listing)
     except ModelError:
         raise
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
