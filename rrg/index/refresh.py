@@ -304,16 +304,16 @@ def _apply_changes(
         for offset, (rel, size, mtime_ns) in enumerate(stale[start : start + chunk]):
             if progress:
                 progress(start + offset, len(stale))
-            data = read_head(root, rel)
-            old = row_of.get(rel, -1)
-            if old >= 0 and data is not None and int(hashes[old]) == content_hash(data):
+            items.append((rel, size, mtime_ns, read_head(root, rel)))
+        docs = tokenize(items, encoder)
+        for doc in docs:
+            old = row_of.get(doc.path, -1)
+            if old >= 0 and doc.kind != KIND_UNREADABLE and int(hashes[old]) == doc.hash:
                 # Same bytes, new mtime: reported as such, but written again all the same,
                 # since a row's size and mtime live in an immutable segment.
                 report.touched += 1
             else:
                 report.read += 1
-            items.append((rel, size, mtime_ns, data))
-        docs = tokenize(items, encoder)
         add_vectors(docs, df, n_text, table)
         replaced = [row_of[d.path] for d in docs if d.path in row_of]
         dead = replaced + (changes.gone if start == 0 else [])

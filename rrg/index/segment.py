@@ -161,7 +161,7 @@ def build_arrays(docs: Sequence[Doc], dims: int, vocab: int) -> dict[str, np.nda
     """A segment's arrays for these documents (at most SEGMENT_DOCS of them)."""
     n = len(docs)
     assert n <= SEGMENT_DOCS
-    piece_type = np.uint16 if vocab <= 65536 else np.uint32
+    piece_type = _piece_type(vocab)
     terms = [d.terms if d.terms is not None else np.zeros(0, np.uint32) for d in docs]
     tfs = [d.tfs if d.tfs is not None else np.zeros(0, np.uint16) for d in docs]
     pieces = [d.pieces if d.pieces is not None else np.zeros(0, np.int64) for d in docs]
@@ -229,7 +229,7 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
         k: np.concatenate(out[k])
         for k in ("paths", "size", "mtime", "hash", "kind", "doclen", "static", "static_scale")
     }
-    piece_type = np.uint16 if vocab <= 65536 else np.uint32
+    piece_type = _piece_type(vocab)
     return {
         **arrays,
         **_postings(all_keys),
@@ -237,6 +237,11 @@ def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> di
         "pieces": pieces.astype(piece_type, copy=False),
         "piece_df": df.astype(np.int32),
     }
+
+
+def _piece_type(vocab: int) -> type[np.unsignedinteger]:
+    """WordPiece ids fit in uint16 for vocabularies up to 65,536 (MiniLM's has 30,522)."""
+    return np.uint16 if vocab <= 65536 else np.uint32
 
 
 def _posting_keys(terms: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> np.ndarray:
