@@ -130,9 +130,8 @@ def rank_files(
 ) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
-    best passages (0: the cheap order alone). ``listing``: the printed paths relative to
-    the serving root, already stat-ed (``list_and_stat``)."""
-    root = serving_root(root, spec)
+    best passages (0: the cheap order alone). ``root`` is the serving root and ``listing``
+    the printed paths relative to it, already stat-ed (both from ``list_and_stat``)."""
     encoder = Encoder(spec)
     if stage_files > 0 and model_ready(spec) and not query_seen(query, root, spec):
         encoder.preload()  # a new query: the stage will run the model
