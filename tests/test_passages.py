@@ -41,10 +41,23 @@ def test_passage_static_is_the_weighted_mean_cosine(
     keys = [f"k{i}" for i in range(len(TEXTS))]
     got = passage_static(query, TEXTS, keys, encoder, idf, vectors_for)
     assert computed == keys
-    qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], idf, table)
+
+    def weighted_mean(text: str) -> np.ndarray:
+        # The definition, token by token: each occurrence's vector times its idf, summed,
+        # then scaled to unit length.
+        ids = encoder.piece_ids([text], PASSAGE_TOKENS)[0].astype(np.int64)
+        vec = (np.asarray(table[ids], np.float64) * idf[ids][:, None]).sum(0)
+        return vec / max(float(np.linalg.norm(vec)), 1e-9)
+
+    qvec = weighted_mean(query)
+    assert (
+        np.abs(
+            static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], idf, table) - qvec
+        ).max()
+        < 1e-5
+    )
     for text, value in zip(TEXTS, got, strict=True):
-        ids = encoder.piece_ids([text], PASSAGE_TOKENS)[0]
-        want = float(static_query_vector(ids, idf, table) @ qvec) if len(ids) else 0.0
+        want = float(weighted_mean(text) @ qvec)
         assert abs(value - want) < 1e-5, text
     assert got[0] > got[1] and got[2] == 0.0
 

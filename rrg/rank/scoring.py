@@ -9,6 +9,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from rrg.model.encoder import static_vectors
+
 BM25_K1 = 0.9
 BM25_B = 0.4
 #: Weight of the lexical score in the fusion. 0.6 beats BM25 alone on all five shared sets
@@ -39,12 +41,12 @@ def bm25_term(tf: np.ndarray, df: int, n_docs: int, lengths: np.ndarray, avg: fl
 
 
 def static_query_vector(pieces: np.ndarray, piece_idf: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """The query's static vector, weighted as documents are (idf per WordPiece)."""
+    """The query's static vector, weighted as documents are (idf per WordPiece): the same
+    formula, ``static_vectors``, applied to one text."""
     if not len(pieces):
         return np.zeros(table.shape[1], np.float32)
-    ids = np.asarray(pieces, np.int64)
-    vec = (table[ids] * piece_idf[ids][:, None]).sum(0)
-    return (vec / max(float(np.linalg.norm(vec)), 1e-9)).astype(np.float32)
+    distinct, counts = np.unique(np.asarray(pieces, np.int64), return_counts=True)
+    return static_vectors([distinct], [counts], piece_idf, table)[0].astype(np.float32)
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
