@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -41,6 +42,25 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float
         stdin=subprocess.DEVNULL,
     )
     return time.perf_counter() - start
+
+
+@dataclass
+class Measured:
+    wall: float  # seconds
+    peak_mb: int  # GNU time's maximum resident set size
+    stdout: str
+    stderr: str  # the command's own, GNU time's figure taken out
+
+
+def measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> Measured:
+    """Run cmd under GNU time: its wall time, peak memory and output."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - start
+    own, _, figure = out.stderr.rstrip("\n").rpartition("\n")
+    return Measured(wall, int(figure) // 1024, out.stdout, own)
 
 
 def median(values: list[float]) -> float:

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rg, rrg  # noqa: E402
+from common import OUT, machine, measured, rg, rrg  # noqa: E402
 from datasets import swebench_repos  # noqa: E402
 
 SIZES = {"20k": 20_000, "200k": 200_000, "1m": 1_000_000}
@@ -56,27 +54,17 @@ def nested_corpus(root: Path, files: int, words: int = 150, seed: int = 11) -> P
     return root
 
 
-def measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in MB (GNU time), stderr."""
-    start = time.perf_counter()
-    out = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *cmd],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wall = time.perf_counter() - start
-    peak = int(re.findall(r"^(\d+)$", out.stderr, re.M)[-1]) // 1024
-    return wall, peak, out.stderr
-
-
 def median_of(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
+    """The median run's wall time and stderr, and the highest peak of the runs."""
     runs = [measured(cmd, cwd, env) for _ in range(REPEAT)]
-    walls = [r[0] for r in runs]
+    walls = [r.wall for r in runs]
     mid = runs[walls.index(statistics.median(walls))]
-    return mid[0], max(r[1] for r in runs), mid[2]
+    return mid.wall, max(r.peak_mb for r in runs), mid.stderr
+
+
+def once(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
+    run = measured(cmd, cwd, env)
+    return run.wall, run.peak_mb, run.stderr
 
 
 def timings_of(stderr: str) -> str:
@@ -100,12 +88,12 @@ def bench(name: str, root: Path, files: int, rows: list[str]) -> None:
     query = [*rrg(), "-q", QUERY, "-l", MISSING]
     rg_scan = [rg(), "-j1", "-l", MISSING]
 
-    cold, cold_peak, _ = measured([*rrg(), "--index", "."], root, env)
+    cold, cold_peak, _ = once([*rrg(), "--index", "."], root, env)
     size = index_bytes(cache)
     # rg first: both tools then find the tree in the page cache (a build may have evicted
     # part of it; the first of them would pay for reading it from disk).
     rg_t, _, _ = median_of(rg_scan, root, env)
-    new_q, new_peak, _ = measured(query, root, env)  # first query: the stage encodes
+    new_q, new_peak, _ = once(query, root, env)  # first query: the stage encodes
     warm, warm_peak, err = median_of(query, root, env)
     fast, fast_peak, _ = median_of([*query[:-2], "--fast", "-l", MISSING], root, env)
 
@@ -114,7 +102,7 @@ def bench(name: str, root: Path, files: int, rows: list[str]) -> None:
     # An edit the query does not care about: what it costs is the index's upkeep, not the
     # transformer reading a new passage that now matches.
     target.write_text(target.read_text() + "\nan unrelated edit\n")
-    after_edit, edit_peak, edit_err = measured(query, root, env)
+    after_edit, edit_peak, edit_err = once(query, root, env)
     again, _, _ = median_of(query, root, env)
 
     changed = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
@@ -122,7 +110,7 @@ def bench(name: str, root: Path, files: int, rows: list[str]) -> None:
     for p in changed:
         with open(p, "a") as fh:
             fh.write("an edit\n")
-    one_pct, one_pct_peak, _ = measured([*rrg(), "--index", "."], root, env)
+    one_pct, one_pct_peak, _ = once([*rrg(), "--index", "."], root, env)
     size_after = index_bytes(cache)
 
     rows.append(

@@ -12,27 +12,13 @@ Usage: python benchmarks/speed.py [scifact|20k|100k ...]   (writes benchmarks/ou
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, median, rg, rrg, word_corpus  # noqa: E402
+from common import OUT, machine, measured, median, rg, rrg, word_corpus  # noqa: E402
 from datasets import beir  # noqa: E402
-
-
-def run_measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in KB (GNU time), and the command's stdout."""
-    start = time.perf_counter()
-    out = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, env=env, capture_output=True, text=True
-    )
-    wall = time.perf_counter() - start
-    peak = int(re.findall(r"^(\d+)$", out.stderr, re.M)[-1])
-    return wall, peak, out.stdout
 
 
 def fresh_env(name: str, keep_models: bool = True) -> dict[str, str]:
@@ -54,22 +40,23 @@ def index_size(env: dict[str, str]) -> float:
 def bench_scifact(lines: list[str]) -> None:
     s = beir("scifact")
     env = fresh_env("static", keep_models=False)
-    t, _, _ = run_measured([*rrg(), "--index", "."], s.root, env)
+    t = measured([*rrg(), "--index", "."], s.root, env).wall
     shutil.rmtree(OUT / "speed-cache" / "models", ignore_errors=True)
     shutil.copytree(Path(env["RRG_CACHE_DIR"]) / "models", OUT / "speed-cache" / "models")
     env = fresh_env("scifact")
-    cold, peak, _ = run_measured([*rrg(), "--index", "."], s.root, env)
+    build = measured([*rrg(), "--index", "."], s.root, env)
+    cold, peak = build.wall, build.peak_mb
     lines.append(
         f"| scifact cold index (5,183 files), static table ready | {cold:.2f} s | "
-        f"{peak / 1024:.0f} MB peak | first build with the one-time table: {t:.1f} s |"
+        f"{peak} MB peak | first build with the one-time table: {t:.1f} s |"
     )
     query = ["-q", "vitamin D deficiency and bone fractures"]
     pattern = ["-i", "vitamin|fracture"]
     warm, rg_t, deep = [], [], []
     for _ in range(7):
-        warm.append(run_measured([*rrg(), *query, *pattern], s.root, env)[0])
-        rg_t.append(run_measured([rg(), "-j1", *pattern], s.root, env)[0])
-        deep.append(run_measured([*rrg(), "--cascade", "20", *query, *pattern], s.root, env)[0])
+        warm.append(measured([*rrg(), *query, *pattern], s.root, env).wall)
+        rg_t.append(measured([rg(), "-j1", *pattern], s.root, env).wall)
+        deep.append(measured([*rrg(), "--cascade", "20", *query, *pattern], s.root, env).wall)
     lines.append(
         f"| scifact warm `rrg -q` (30 lines) | {median(warm):.3f} s | "
         f"rg -j1 full scan {median(rg_t):.3f} s | `--cascade 20`: {median(deep):.3f} s |"
@@ -79,17 +66,19 @@ def bench_scifact(lines: list[str]) -> None:
 def bench_refresh(lines: list[str], files: int) -> None:
     root = word_corpus(OUT / f"gen-{files}", files=files, words_per_file=150)
     env = fresh_env(f"gen-{files}")
-    cold, peak, _ = run_measured([*rrg(), "--index", "."], root, env)
-    nochange = median([run_measured([*rrg(), "--index", "."], root, env)[0] for _ in range(5)])
+    build = measured([*rrg(), "--index", "."], root, env)
+    cold, peak = build.wall, build.peak_mb
+    nochange = median([measured([*rrg(), "--index", "."], root, env).wall for _ in range(5)])
     changed = sorted(root.rglob("*.txt"))[::100]
     for p in changed:
         p.write_text(p.read_text() + "an edit\n")
-    one_pct, _, report = run_measured([*rrg(), "--index", "."], root, env)
+    refreshed = measured([*rrg(), "--index", "."], root, env)
+    one_pct, report = refreshed.wall, refreshed.stdout
     q = median(
-        [run_measured([*rrg(), "-q", "zebra river", "-l", "zebra"], root, env)[0] for _ in range(5)]
+        [measured([*rrg(), "-q", "zebra river", "-l", "zebra"], root, env).wall for _ in range(5)]
     )
     lines.append(
-        f"| {files:,} files: cold build | {cold:.1f} s | {peak / 1024:.0f} MB peak | "
+        f"| {files:,} files: cold build | {cold:.1f} s | {peak} MB peak | "
         f"index {index_size(env):.0f} MB on disk |"
     )
     lines.append(
