@@ -32,7 +32,6 @@ KIND_DEAD = -1
 BUSY_TIMEOUT_S = 60.0
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS segments (
     name TEXT PRIMARY KEY,     -- folder name under the segments folder
     seq INTEGER NOT NULL,      -- order written
@@ -91,14 +90,6 @@ class IndexStore:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
-
-    # ---- metadata ----------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # ---- the registry --------------------------------------------------------------------
     def snapshot(self) -> tuple[list[tuple[str, int]], dict[str, np.ndarray]]:
@@ -172,7 +163,7 @@ def open_store(path: Path, warn: Callable[[str], None]) -> IndexStore:
     """
     try:
         store = IndexStore(path)
-        store.db.execute("SELECT COUNT(*) FROM meta").fetchone()
+        store.db.execute("SELECT COUNT(*) FROM segments").fetchone()
         return store
     except IndexCorrupt as err:
         reason = str(err)
