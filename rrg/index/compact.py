@@ -56,21 +56,20 @@ def plan(segments: list[tuple[str, int, int]]) -> list[list[str]]:
     return groups
 
 
-def compact(store: IndexStore) -> int:
-    """Merge until the plan is empty; returns how many segments were merged away.
-    Call with the writer lock held. Only one group's segments are mapped at a time, so
-    memory stays bounded by the largest merge, not the index."""
-    merged = 0
+def compact(store: IndexStore) -> None:
+    """Merge until the plan is empty. Call with the writer lock held. Only one group's
+    segments are mapped at a time, so memory stays bounded by the largest merge, not the
+    index."""
     while True:
         names, dead = store.snapshot()
         groups = plan([(name, docs, docs - len(dead.get(name, []))) for name, docs in names])
         if not groups:
-            return merged
+            return
         for group in groups:
-            merged += _merge(store, group, dead) - 1
+            _merge(store, group, dead)
 
 
-def _merge(store: IndexStore, group: list[str], dead: dict[str, np.ndarray]) -> int:
+def _merge(store: IndexStore, group: list[str], dead: dict[str, np.ndarray]) -> None:
     segments = [open_segment(store.segment_dir / name) for name in group]
     parts = [(seg, _live_rows(seg, dead.get(seg.name))) for seg in segments]
     vocab = len(segments[0].a["piece_df"])
@@ -88,7 +87,6 @@ def _merge(store: IndexStore, group: list[str], dead: dict[str, np.ndarray]) -> 
     # and reads the registry again (rrg.index.view.load_view).
     for old in group:
         remove_segment(store.segment_dir, old)
-    return len(group)
 
 
 def _live_rows(seg: Segment, dead: np.ndarray | None) -> np.ndarray:

@@ -58,8 +58,6 @@ class RefreshReport:
     read: int = 0
     touched: int = 0
     deleted: int = 0
-    merged: int = 0  # segments merged into others
-    read_only: bool = False
 
 
 def content_hash(data: bytes) -> int:
@@ -252,7 +250,6 @@ def refresh(
         if not got_lock:
             if view is None:
                 raise IndexUnavailable("another rrg holds its lock")
-            report.read_only = True
             warn("index is busy (another rrg is writing it); ranking from its last state")
             return view, changes.rows, report
         store = open_store(index_path, warn)
@@ -273,7 +270,7 @@ def refresh(
                 with timings.phase("write"):
                     _apply_changes(store, view, root, changes, encoder, table, report, progress)
                 with timings.phase("merge"):
-                    report.merged = compact(store)
+                    compact(store)
                 view = load_view(store, vocab)
                 changes = find_changes(view, root, listing)
             # Fold the write-ahead log back into the file now, while holding the lock.
