@@ -15,6 +15,7 @@ from rrg import __version__
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Options, parse_options
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
+from rrg.output import timings
 from rrg.rg.binary import find_rg
 
 
@@ -45,6 +46,8 @@ def run(split: SplitArgs) -> int:
             raise
         warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
         return EXIT_ERROR
+    finally:
+        timings.report()  # with RRG_TIMINGS: after every command, whatever its way out
 
 
 def _dispatch(opts: Options, rg_args: list[str]) -> int:

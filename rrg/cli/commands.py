@@ -77,22 +77,18 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         sys.stdout.flush()
         if len(files) < len(ranking.ordered):
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
-        timings.report()
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
     if not args.has_pattern:
         from rrg.rank.entry_points import paragraph_search
 
         with timings.phase("passages"):
-            code = paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap)
-        timings.report()
-        return code
+            return paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap)
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
     plan = OrderedRun(rg, args, files, opts, query, ranking.root, _with_filename(args.paths))
     with timings.phase("search"):
         result = search_in_order(plan)
-    timings.report()
     if result is None:
         return EXIT_ERROR
     report_facts(result.facts, args.output_mode == "--json")
