@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterable
@@ -118,33 +119,46 @@ class Encoder:
 
         Weight-quantised models (the default one) turn every int8 weight back into floats on
         each run, or once when onnxruntime folds constants at load, which peaks at 260 MB.
-        Folded once and saved (about 90 MB for MiniLM), the graph loads at 190 MB and runs
-        as fast. None when it cannot be written (then the original is optimised in memory).
+        Folded once and saved, the graph runs as fast. The weights go to a file of their own
+        beside the graph, which onnxruntime memory-maps at load instead of copying out of the
+        graph's protobuf: the default model's session then peaks at 122 MB instead of 192
+        (the same vectors, the same speed). The graph and its weights are written in a
+        temporary folder renamed into place, so a reader sees both or neither. None when it
+        cannot be written (then the original is optimised in memory).
         """
         import onnxruntime as ort
 
         from rrg.index.cachedir import models_dir
 
         try:
-            target = models_dir() / f"optimised-v1-{self.spec.key}.onnx"
-            if target.is_file():
-                return target
-            fd, tmp = tempfile.mkstemp(prefix=".optimising-", suffix=".onnx", dir=target.parent)
-            os.close(fd)
-            options = ort.SessionOptions()
-            # Basic rewrites only: they hold on any machine, where the extended ones may
-            # name kernels of this processor.
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-            options.optimized_model_filepath = tmp
+            target = models_dir() / f"optimised-v2-{self.spec.key}"
+            graph = target / "model.onnx"
+            if graph.is_file():
+                return graph
+            with contextlib.suppress(FileNotFoundError):
+                # Version 1: weights inside the graph (90 MB for the default model).
+                os.unlink(models_dir() / f"optimised-v1-{self.spec.key}.onnx")
+            staging = Path(tempfile.mkdtemp(prefix=".optimising-", dir=target.parent))
             try:
+                options = ort.SessionOptions()
+                # Basic rewrites only: they hold on any machine, where the extended ones
+                # may name kernels of this processor.
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+                options.optimized_model_filepath = str(staging / "model.onnx")
+                options.add_session_config_entry(
+                    "session.optimized_model_external_initializers_file_name", "model.data"
+                )
+                options.add_session_config_entry(
+                    "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+                )
                 ort.InferenceSession(
                     str(self.spec.onnx_path), options, providers=["CPUExecutionProvider"]
                 )
-                os.replace(tmp, target)
+                with contextlib.suppress(OSError):  # another process renamed its copy first
+                    os.rename(staging, target)
             finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
-            return target
+                shutil.rmtree(staging, ignore_errors=True)
+            return graph if graph.is_file() else None
         except (OSError, RrgError):
             return None
         except Exception:  # noqa: BLE001 - a model onnxruntime cannot save is loaded as is
