@@ -23,6 +23,7 @@ class LabelledSet:
     texts: dict[str, str]  # doc id -> the file's text
     queries: dict[str, str]
     qrels: dict[str, dict[str, float]]  # query id -> relevant doc id -> grade
+    code: bool = False  # documents are source files under their repository paths
 
 
 def _open(path: Path):  # type: ignore[no-untyped-def]
@@ -69,7 +70,7 @@ def load(folder: Path, name: str, code: bool = False) -> LabelledSet:
             if float(score) > 0 and did in doc_path:
                 qrels[qid][did] = float(score)
     queries = {q: t for q, t in queries.items() if q in qrels}
-    return LabelledSet(name, root, doc_path, texts, queries, dict(qrels))
+    return LabelledSet(name, root, doc_path, texts, queries, dict(qrels), code)
 
 
 def beir(name: str, data: Path = SHARED_DATA) -> LabelledSet:

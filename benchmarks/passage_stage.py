@@ -14,6 +14,7 @@ Usage: python benchmarks/passage_stage.py [QUERIES_PER_PROSE_SET [QUERIES_PER_CO
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
@@ -25,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine  # noqa: E402
 from datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks  # noqa: E402
+from definitions_cut import cut_definitions  # noqa: E402
 from quality import ndcg10  # noqa: E402
 
 from rrg.model.encoder import Encoder  # noqa: E402
@@ -35,7 +37,11 @@ from rrg.rank.scoring import fuse, order_by, staged_scores  # noqa: E402
 
 SWEEP_K = (20, 30)
 SWEEP_EXTRA = (0, 12)  # P = K + extra
-SWEEP_W = (1.0, 2.0, 3.0)
+SWEEP_W = (2.0, 3.0, 4.0)  # 1.0 lost to 2.0 on every K and P in the sweep before this one
+#: How a passage is read and cut: with or without its file's path above it; code cut at
+#: blank lines (as prose) or at definitions (definitions_cut.py).
+SWEEP_READ = ("", " path")
+SWEEP_CUT = ("", " defs")
 
 
 def half(qid: str) -> str:
@@ -61,6 +67,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
             memo.update((f"{kind}:{k}", v) for k, v in zip(missing, fresh, strict=True))
         return {k: memo[f"{kind}:{k}"] for k in keys}
 
+    dense_docs = dense_vectors(s, encoder, docs)
     for qid, query in list(s.queries.items())[:limit]:
         gold = s.qrels[qid]
         row = out[half(qid)]
@@ -77,6 +84,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
             lambda keys, texts=head_text: encoder.encode([texts[k] for k in keys]),
         )
         qvec = encoder.encode([query])[0]
+        scores["dense"] = dense_docs @ qvec
         dense = np.array([head_vecs[f"head:{docs[i]}"] @ qvec for i in top])
         casc = fused.copy()
         casc[top] = staged_scores(lex[top], sem[top], dense, fused, 2.0)
@@ -85,20 +93,46 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
         for k in SWEEP_K:
             chosen = order[:k]
             texts = [s.texts[docs[i]] for i in chosen]
-            for extra in SWEEP_EXTRA:
+            names = [s.doc_path[docs[i]] for i in chosen]
+            for extra, read, cut in itertools.product(SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT):
+                config = f"K{k}+{extra}{read}{cut}"
+                if cut and not s.code:  # prose files are cut at blank lines either way
+                    for w in SWEEP_W:
+                        scores[f"{config} W{w:g}"] = scores[f"K{k}+{extra}{read} W{w:g}"]
+                    continue
                 scored = score_passages(
-                    query, texts, encoder, view.piece_idf, k + extra, vectors_for
+                    query,
+                    texts,
+                    encoder,
+                    view.piece_idf,
+                    k + extra,
+                    vectors_for,
+                    names if read else None,
+                    cut_definitions if cut else None,
                 )
                 best = scored.best_per_file(len(chosen))
                 for w in SWEEP_W:
                     staged = fused.copy()
                     staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused, w)
-                    scores[f"K{k}+{extra} W{w:g}"] = staged
+                    scores[f"{config} W{w:g}"] = staged
         row.setdefault("seconds", []).append(time.monotonic() - start)
         for name, score in scores.items():
             ranked = [docs[i] for i in order_by(score)]
             row.setdefault(name, []).append(ndcg10(ranked, gold))
     return out
+
+
+def dense_vectors(s: LabelledSet, encoder: Encoder, docs: list[str]) -> np.ndarray:
+    """MiniLM over every file (its first 256 tokens, as the cascade reads the top files):
+    the baseline the stage is bounded against. About 13 files/s on 2 cores, so kept in
+    out/dense-heads/ between runs."""
+    path = OUT / "dense-heads" / f"{s.name}-{len(docs)}.npy"
+    if path.exists():
+        return np.load(path)
+    vectors = encoder.encode([s.texts[d][:8192] for d in docs])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return vectors
 
 
 def main() -> None:
@@ -155,7 +189,8 @@ def write_report(results: dict, counts: dict) -> None:
         "| config | " + " | ".join(f"{n} ({counts[n]['test']})" for n in names) + " | mean |",
         "|---|" + "---|" * (len(names) + 1),
     ]
-    for c in ("bm25", "rrg", "cascade20", chosen):
+    before = "K20+12 W3"  # the stage's constants before the path and definition sweep
+    for c in ("bm25", "dense", "rrg", "cascade20", before, chosen):
         cells = " | ".join(f"{results[n]['test'].get(c, nan):.3f}" for n in names)
         mean = float(np.nanmean([results[n]["test"].get(c, nan) for n in names]))
         lines.append(f"| {c} | {cells} | {mean:.3f} |")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rrg.rank.entry_points import spread
 from rrg.rank.paragraphs import MAX_CHARS, MIN_CHARS, split_paragraphs
 
 
@@ -37,3 +38,12 @@ def test_a_single_very_long_line_is_cut_into_pieces_of_that_line() -> None:
 
 def test_blank_text_has_no_paragraphs() -> None:
     assert split_paragraphs("\n\n  \n") == []
+
+
+def test_entry_points_take_each_files_best_passage_before_any_second() -> None:
+    # Passages 0-2 of file 0 have the best cosines; file 1 ranks above file 0 in the order.
+    best = [0, 1, 2, 3, 4]
+    owners = [0, 0, 0, 1, 2]
+    file_rank = [1, 0, 2]
+    assert spread(best, owners, file_rank, 3) == [3, 0, 4]
+    assert spread(best, owners, file_rank, 5) == [3, 0, 4, 1, 2]

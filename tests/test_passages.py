@@ -11,7 +11,14 @@ import pytest
 from rrg.index.textstats import words
 from rrg.model.encoder import Encoder, static_table
 from rrg.model.registry import default_model
-from rrg.rank.passages import PASSAGE_TOKENS, Encode, passage_bm25, passage_static
+from rrg.rank.passages import (
+    PASSAGE_TOKENS,
+    Encode,
+    ScoredPassages,
+    passage_bm25,
+    passage_static,
+    score_passages,
+)
 from rrg.rank.scoring import bm25_term, static_query_vector
 
 TEXTS = [
@@ -75,3 +82,28 @@ def test_passage_bm25_counts_every_word_form() -> None:
     assert np.allclose(got, want)
     # camelCase and upper-case forms count: the third passage holds "config" three times.
     assert got[3] > got[0] > 0 and got[1] > 0 and got[2] == got[4] == 0
+
+
+def test_each_passage_is_read_with_its_files_path(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RRG_CACHE_DIR", env["RRG_CACHE_DIR"])
+    encoder = Encoder(default_model())
+    idf = np.ones(static_table(encoder).shape[0], np.float32)
+    # The same loop in two files: only the path says which one computes a determinant.
+    body = "".join(f"    total = total + rows[{k}][k] * sign\n    sign = -sign\n" for k in range(8))
+    texts = ["def step(rows, k):\n" + body] * 2
+
+    def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        return dict(zip(keys, encode(keys), strict=True))
+
+    def score(names: list[str] | None) -> ScoredPassages:
+        return score_passages("matrix determinant", texts, encoder, idf, 2, vectors_for, names)
+
+    named = score(["a/colors.py", "z/determinant.py"])
+    assert named.cheap[1] > named.cheap[0]
+    assert named.cosine[1] > named.cosine[0] + 0.05
+    unnamed = score(None)
+    assert unnamed.cheap[0] == unnamed.cheap[1] and unnamed.cosine[0] == unnamed.cosine[1]
+    # What is printed is the file's own text, without the path.
+    assert [p.text for p in named.paragraphs] == [texts[0].rstrip("\n")] * 2

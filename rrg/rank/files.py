@@ -194,11 +194,20 @@ def passages_of(
     """The passages of these files (relative to root, or absolute) scored by the cheap tier,
     the best ``budget`` of them by the model too, vectors kept in the root's cache. A file
     that cannot be read, or that rg would skip as binary, has no passages."""
-    texts = []
+    texts, names = [], []
     for path in rel:
         data = read_head(Path(os.fsdecode(root)), path) or b""
         texts.append("" if looks_binary(data) else decode(data))
-    return score_passages(query, texts, encoder, piece_idf, budget, root_vectors(root, spec))
+        names.append(passage_name(root, path))
+    vectors_for = root_vectors(root, spec)
+    return score_passages(query, texts, encoder, piece_idf, budget, vectors_for, names)
+
+
+def passage_name(root: bytes, path: bytes) -> str:
+    """A file's path relative to the root as text (bytes that are not UTF-8 replaced: the
+    tokenizer takes no lone surrogates), read with each of its passages."""
+    rel = os.path.relpath(path, root) if os.path.isabs(path) else path
+    return rel.decode("utf-8", "replace").replace(os.sep, "/")
 
 
 def model_ready(spec: ModelSpec) -> bool:
