@@ -86,7 +86,10 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     files = ranking.ordered
     if not args.binary_ok:
         files = [p for p in files if p not in ranking.binary]
-    plan = OrderedRun(rg, args, files, opts, query, ranking.root, _with_filename(args.paths))
+    # The files are all that rg lists (binary ones aside): one walk may count them.
+    plan = OrderedRun(
+        rg, args, files, opts, query, ranking.root, _with_filename(args.paths), walk=True
+    )
     with timings.phase("search"):
         result = search_in_order(plan)
     if result is None:
@@ -108,6 +111,7 @@ class OrderedRun:
     query: str
     root: bytes
     with_filename: bool
+    walk: bool = False  # the files are exactly rg's listing under args.paths
 
 
 def search_in_order(plan: OrderedRun) -> StreamResult | None:
@@ -119,7 +123,8 @@ def search_in_order(plan: OrderedRun) -> StreamResult | None:
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
         # a terminal, or anyone asking for colour, gets rg's lines whole.
         excerpt = 0 if args.colour_wanted(os.isatty(1)) else PIPE_EXCERPT
-    search = OrderedSearch(rg, args, cap, with_filename=plan.with_filename, excerpt=excerpt)
+    walk = args.paths if plan.walk else None
+    search = OrderedSearch(rg, args, cap, plan.with_filename, excerpt, walk)
     if not search.preflight():
         return None
     if opts.reranking:
