@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rrg, timed  # noqa: E402
+from common import OUT, machine, measured, rrg, timed  # noqa: E402
 from datasets import beir, swebench_repos  # noqa: E402
 
 
@@ -39,20 +39,27 @@ def main() -> None:
             ("`rrg -q Q -i 'def \\w+'`", ["-q"], ["-i", r"def \w+"]),
             ("`rrg -q Q --fast -i 'def \\w+'`", ["--fast", "-q"], ["-i", r"def \w+"]),
         ):
-            new, again = [], []
+            new, again, new_peak, again_peak = [], [], [], []
             for q in issues[len(rows) * count : (len(rows) + 1) * count]:
-                new.append(timed([*rrg(), *before, q, *after], labelled.root, env))
-                again.append(timed([*rrg(), *before, q, *after], labelled.root, env))
+                first = measured([*rrg(), *before, q, *after], labelled.root, env)
+                second = measured([*rrg(), *before, q, *after], labelled.root, env)
+                new.append(first.wall)
+                again.append(second.wall)
+                new_peak.append(first.peak_mb)
+                again_peak.append(second.peak_mb)
             rows.append(
                 f"| {label} | {statistics.median(new):.2f} s | {max(new):.2f} s | "
-                f"{statistics.median(again):.2f} s |"
+                f"{max(new_peak)} MB | {statistics.median(again):.2f} s | {max(again_peak)} MB |"
             )
     print(
         f"{name}: {len(labelled.doc_path)} files; {machine()}; first build {build:.1f} s "
         "(the model's static table and optimised graph included)"
     )
-    print("| command | new query p50 | new query max | same query again p50 |")
-    print("|---|---|---|---|")
+    print(
+        "| command | new query p50 | new query max | new query peak | same query again p50 "
+        "| again peak |"
+    )
+    print("|---|---|---|---|---|---|")
     print("\n".join(rows))
 
 
