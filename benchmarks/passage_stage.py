@@ -102,6 +102,9 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                     for w in SWEEP_W:
                         scores[f"{config} W{w:g}"] = scores[f"K{k}+{extra}{read} W{w:g}"]
                     continue
+                # The cutter tells code by the file's name, also where the passages are
+                # read without it.
+                path_of = dict(zip(texts, names, strict=True))
                 scored = score_passages(
                     query,
                     texts,
@@ -110,7 +113,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                     k + extra,
                     vectors_for,
                     names if read else None,
-                    cut_definitions if cut else None,
+                    (lambda text, _, at=path_of: cut_definitions(text, at[text])) if cut else None,
                 )
                 best = scored.best_per_file(len(chosen))
                 for w in SWEEP_W:
