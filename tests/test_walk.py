@@ -56,6 +56,7 @@ CASES = [
     ["--hidden", "needle"],
     ["-g", "*.txt", "needle"],
     ["needle", "d0", "d2"],
+    ["needle", "d0", "d1/f007.txt"],
     ["-a", "needle"],
 ]
 
