@@ -60,7 +60,7 @@ def spread(best: list[int], owners: list[int], file_rank: list[int], limit: int)
     """``limit`` passages taken in rounds: each file's best passage, files in the order's
     rank, then each file's second best, and so on. Ten passages then cover the ten best
     files: ordered by cosine alone they bunch in fewer files, and on code held a gold file
-    less often than the ten best files did (sympy: .45 of the dev queries against .57)."""
+    less often than the ten best files did (sympy dev half: .43 of the queries against .57)."""
     rounds: dict[int, int] = {}
     keyed: list[tuple[int, int, int, int]] = []
     for k in best:  # best first: a file's n-th passage here is its n-th best
