@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.index.compact import MERGE_AT, MERGE_LIMIT, TIER_BASE, plan
-from rrg.index.segment import Doc, Segment, build_arrays, merged_arrays
+from rrg.index.compact import MERGE_AT, TIER_BASE, plan
+from rrg.index.segment import SEGMENT_DOCS, Doc, Segment, build_arrays, merged_arrays
 from rrg.index.store import IndexStore
 from rrg.index.view import load_view
 
@@ -101,16 +101,13 @@ def test_merge_plan_in_tiers() -> None:
     assert _plan_names([(100, 100)] * (MERGE_AT - 1)) == []
     assert _plan_names([(100, 100)] * MERGE_AT) == [[f"s{i}" for i in range(MERGE_AT)]]
     # One big segment and small deltas: the big one is left alone.
-    big = (MERGE_LIMIT, MERGE_LIMIT)
+    big = (SEGMENT_DOCS, SEGMENT_DOCS)
     assert _plan_names([big, (1, 1), (1, 1)]) == []
     # A segment mostly dead is rewritten alone; one a little dead is not.
     assert _plan_names([(TIER_BASE * 2, TIER_BASE // 2)]) == [["s0"]]
     assert _plan_names([(TIER_BASE * 2, TIER_BASE * 2 - 10)]) == []
     # Four full segments would overflow one: not merged.
     assert _plan_names([big] * MERGE_AT) == []
-    # Four of the tier below the limit are: the largest merge is MERGE_LIMIT rows.
-    quarter = (MERGE_LIMIT // MERGE_AT, MERGE_LIMIT // MERGE_AT)
-    assert _plan_names([quarter] * MERGE_AT) == [[f"s{i}" for i in range(MERGE_AT)]]
 
 
 def test_static_vectors_survive_int8_storage() -> None:

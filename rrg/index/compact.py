@@ -2,8 +2,8 @@
 
 Every refresh that changes files adds a segment, so segments would pile up. They are merged
 in tiers: four segments of about the same size become one about four times as big, up to
-MERGE_LIMIT rows. An edit therefore costs one small segment, and the whole index is
-rewritten never: a row is rewritten about log4(MERGE_LIMIT / CHUNK_FILES) times in its
+SEGMENT_DOCS rows. An edit therefore costs one small segment, and the whole index is
+rewritten never: a row is rewritten about log4(SEGMENT_DOCS / CHUNK_FILES) times in its
 life. A segment whose dead rows pass DEAD_SHARE is rewritten without them.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from rrg.index.segment import (
+    SEGMENT_DOCS,
     Segment,
     merged_arrays,
     open_segment,
@@ -26,11 +27,6 @@ MERGE_AT = 4
 TIER_BASE = 4096
 #: Share of dead rows past which a segment is rewritten alone.
 DEAD_SHARE = 0.3
-#: Rows a merge may produce. A merge holds its segments' postings and sorts them, so it is
-#: a build's peak: on 200,000 files 618 MB merging up to 65,536 rows (SEGMENT_DOCS, the
-#: format's bound), 332 MB up to 16,384, with warm queries over the 13 segments instead of
-#: 4 as fast within noise (2.29-2.33 s against 2.19-2.30 s; benchmarks/scale.py).
-MERGE_LIMIT = 16384
 
 
 def tier(live: int) -> int:
@@ -53,7 +49,7 @@ def plan(segments: list[tuple[str, int, int]]) -> list[list[str]]:
     for members in by_tier.values():
         while len(members) >= MERGE_AT:
             group = members[:MERGE_AT]
-            if sum(live for _, live in group) > MERGE_LIMIT:
+            if sum(live for _, live in group) > SEGMENT_DOCS:
                 break
             groups.append([name for name, _ in group])
             members = members[MERGE_AT:]
