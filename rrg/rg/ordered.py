@@ -246,17 +246,21 @@ class OrderedSearch:
         )
         messages = _StderrFilter(proc, set(batch))
         assert proc.stdout is not None
+        read_all = False
         try:
             for path, count in _count_records(proc.stdout):
                 if count > 0:
                     yield path, count
+            read_all = True
         finally:
-            if proc.poll() is None:
-                proc.kill()  # the consumer stopped at the cap
+            # Not poll(): rg may close its output before it exits. Stopped early, the
+            # consumer met the cap.
+            if read_all:
+                result.error |= proc.wait() == EXIT_ERROR and messages.finish()
+            else:
+                proc.kill()
                 proc.wait()
                 messages.finish()
-            else:
-                result.error |= proc.wait() == EXIT_ERROR and messages.finish()
         yield None, 0
 
     def _walked_counts(
