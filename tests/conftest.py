@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,13 @@ _TIMING = re.compile(rb'"(elapsed_total|elapsed)":\{[^}]*\}')
 def without_timings(data: bytes) -> bytes:
     """rg's JSON carries wall-clock timings, which differ run to run."""
     return _TIMING.sub(b'"elapsed":0', data)
+
+
+def opening_logger(folder: Path) -> tuple[Path, Path]:
+    """A --pre hook that logs every file rg opens (one path a line) and passes it on: the
+    hook's path, and the log's."""
+    log = folder / "opened.log"
+    hook = folder / "hook.sh"
+    hook.write_text(f'#!/bin/sh\necho "$1" >> {log}\nexec cat "$1"\n')
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    return hook, log

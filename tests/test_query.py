@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from conftest import rrg_cmd, run, without_timings
+from conftest import opening_logger, rrg_cmd, run, without_timings
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -97,10 +96,7 @@ def test_rg_really_stops_at_the_cap(tmp_path: Path, env: dict[str, str]) -> None
     root.mkdir()
     for k in range(400):
         (root / f"f{k:03d}.txt").write_text("match me\n" * 5)
-    log = tmp_path / "opened.log"
-    hook = tmp_path / "hook.sh"
-    hook.write_text(f'#!/bin/sh\necho "$1" >> {log}\nexec cat "$1"\n')
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    hook, log = opening_logger(tmp_path)
     out = run(q("match", "--limit", "3", f"--pre={hook}", "match"), root, env)
     assert out.returncode == 0 and len(out.stdout.splitlines()) == 3
     opened = set(log.read_text().split())

@@ -5,13 +5,12 @@ one). Its results must be rg's own, in the order of the ranking."""
 from __future__ import annotations
 
 import re
-import stat
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from conftest import rrg_cmd, run
+from conftest import opening_logger, rrg_cmd, run
 from rrg.rg.args import parse_rg_args
 from rrg.rg.ordered import NAMED_COST, OrderedSearch
 
@@ -80,10 +79,7 @@ def test_the_walk_replaces_named_reads_only_when_matches_are_sparse(
 ) -> None:
     """A --pre hook logs every file rg opens. Sparse matches: the files read by name first
     are read again by the walk. Dense matches: the cap is met by name, nothing twice."""
-    log = tmp_path / "opened.log"
-    hook = tmp_path / "hook.sh"
-    hook.write_text(f'#!/bin/sh\necho "$1" >> {log}\nexec cat "$1"\n')
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    hook, log = opening_logger(tmp_path)
 
     run([*rrg_cmd(), "-q", QUERY, f"--pre={hook}", "-l", "needle"], sparse, env)
     opened = Counter(log.read_text().split())

@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -42,7 +42,8 @@ _FIRST_BATCH = 32  # small at first so the best files print at once
 NAMED_COST = 1.5
 #: Files with matches handed to one print run once the walk found them.
 _PRINT_GROUP = 4096
-# Appended after the user's flags: rg lets the last mode flag win.
+# Appended after the user's flags (and -H, which they hold anyway): rg lets the last mode
+# flag win.
 _COUNT_FLAGS = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
 
 
@@ -116,7 +117,7 @@ class OrderedSearch:
         pattern = self.args.pattern
         return ["--regexp", pattern] if pattern is not None else []
 
-    def _cmd(self, extra: list[str], files: list[bytes]) -> list[str | bytes]:
+    def _cmd(self, extra: list[str], files: Sequence[str | bytes]) -> list[str | bytes]:
         return [
             self.rg,
             *self.prefix,
@@ -232,17 +233,11 @@ class OrderedSearch:
     def _named_counts(
         self, batch: list[bytes], result: StreamResult
     ) -> Iterator[tuple[bytes | None, int]]:
-        cmd: list[str | bytes] = [
-            self.rg,
-            *self.user_flags,
-            *self.patterns,
-            *_COUNT_FLAGS,
-            "-j1",
-            "--",
-            *batch,
-        ]
         proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+            self._cmd(_COUNT_FLAGS, batch),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
         )
         messages = _StderrFilter(proc, set(batch))
         assert proc.stdout is not None
@@ -269,9 +264,11 @@ class OrderedSearch:
         """The counts of ``remaining`` from one rg run that walks the user's PATHs (rg
         prints paths as it listed them), given back in the order of ``remaining``."""
         assert self.walk is not None
-        cmd = [self.rg, *self.user_flags, *self.patterns, *_COUNT_FLAGS, "-j1", "--", *self.walk]
         proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+            self._cmd(_COUNT_FLAGS, self.walk),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
         )
         wanted = set(remaining)
         # Only messages about the files still to read stand: the listing already reported
