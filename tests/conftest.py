@@ -94,10 +94,16 @@ def without_timings(data: bytes) -> bytes:
 
 
 def opening_logger(folder: Path) -> tuple[Path, Path]:
-    """A --pre hook that logs every file rg opens (one path a line) and passes it on: the
-    hook's path, and the log's."""
+    """A --pre hook that logs every file rg opens and passes it on: the hook's path, and
+    the log's (``openings`` reads it)."""
     log = folder / "opened.log"
     hook = folder / "hook.sh"
-    hook.write_text(f'#!/bin/sh\necho "$1" >> {log}\nexec cat "$1"\n')
+    hook.write_text(f'#!/bin/sh\necho "$PPID $1" >> {log}\nexec cat "$1"\n')
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
     return hook, log
+
+
+def openings(log: Path) -> list[tuple[str, str]]:
+    """(the pid of the rg run, the file) for each file an opening_logger hook saw opened."""
+    pairs = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    return [(pid, path) for pid, path in pairs]

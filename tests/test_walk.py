@@ -1,6 +1,7 @@
-"""Sparse matches in a large listing: after the first files read by name, one rg run that
-walks the PATHs counts the rest (rg reads a named file at about 1.5x the cost of a walked
-one). Its results must be rg's own, in the order of the ranking."""
+"""Sparse matches in a large listing: one rg run that walks the PATHs counts the files
+(rg reads a named file at about 1.5x the cost of a walked one), started beside the ranking
+or after the first files read by name. Its results must be rg's own, in the order of the
+ranking; where nothing matches rrg stops when it ends."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import opening_logger, rrg_cmd, run
+from conftest import opening_logger, openings, rrg_cmd, run
 from rrg.rg.args import parse_rg_args
 from rrg.rg.ordered import NAMED_COST, OrderedSearch
+from rrg.rg.walk import DENSE_FACTOR, CountWalk, count_command, walk_applies
 
 QUERY = "river boats on the water"
 
@@ -74,23 +76,65 @@ def test_walked_counts_give_rgs_lines_in_rank_order(
     assert printed == [p for p in ranked if p in printed]
 
 
-def test_the_walk_replaces_named_reads_only_when_matches_are_sparse(
+def test_one_walk_reads_every_file_only_when_matches_are_sparse(
     sparse: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """A --pre hook logs every file rg opens. Sparse matches: the files read by name first
-    are read again by the walk. Dense matches: the cap is met by name, nothing twice."""
+    """A --pre hook logs every file rg opens, and which rg run opened it. Sparse matches:
+    one run walks all 300 files (the walk started beside the ranking, or one started after
+    the first files read by name). Dense matches: the cap is met by name and the walk is
+    stopped early; no run reads more than a few dozen files."""
     hook, log = opening_logger(tmp_path)
 
     run([*rrg_cmd(), "-q", QUERY, f"--pre={hook}", "-l", "needle"], sparse, env)
-    opened = Counter(log.read_text().split())
-    twice = [p for p, n in opened.items() if n > 1 and "needle" not in (sparse / p).read_text()]
-    assert twice, "no walk: every file was read once"
+    per_run = Counter(pid for pid, _ in openings(log))
+    assert max(per_run.values()) >= 300, per_run
 
     log.unlink()
-    run([*rrg_cmd(), "-q", QUERY, f"--pre={hook}", "river"], sparse, env)
-    opened = Counter(log.read_text().split())
-    assert opened and max(opened.values()) <= 2  # the count pass, then the print pass
-    assert len(opened) < 100
+    out = run([*rrg_cmd(), "-q", QUERY, f"--pre={hook}", "river"], sparse, env)
+    assert len(out.stdout.splitlines()) == 30  # the default cap
+    per_run = Counter(pid for pid, _ in openings(log))
+    assert max(per_run.values()) < 100, per_run
+    assert len({path for _, path in openings(log)}) < 200
+
+
+def test_a_walk_that_finds_nothing_says_so(sparse: Path, rg: str, monkeypatch) -> None:
+    monkeypatch.chdir(sparse)
+    nothing = CountWalk(count_command(rg, parse_rg_args(["haystack"]), []), 30)
+    nothing.proc.wait()
+    nothing.reader.join()
+    assert nothing.found_nothing()
+    assert nothing.counts({b"d0/f000.txt"}) == ({}, False)
+
+    found = CountWalk(count_command(rg, parse_rg_args(["needle"]), []), 30)
+    found.proc.wait()
+    found.reader.join()
+    assert not found.found_nothing()
+    counts, error = found.counts({b"d1/f007.txt", b"d0/f150.txt", b"d0/f000.txt"})
+    assert counts == {b"d1/f007.txt": 2, b"d0/f150.txt": 2} and not error
+
+
+def test_a_walk_is_stopped_once_matches_prove_dense(sparse: Path, rg: str, monkeypatch) -> None:
+    """Every file holds "river": with --limit 5, the walk is stopped once it has reported
+    more than ten (here rg may well have ended first) and gives no counts; without a cap
+    it reads on to the end."""
+    monkeypatch.chdir(sparse)
+    capped = CountWalk(count_command(rg, parse_rg_args(["river"]), []), 5)
+    capped.proc.wait()
+    capped.reader.join()
+    assert capped.stopped and not capped.usable and not capped.found_nothing()
+    assert capped.files > DENSE_FACTOR * 5
+
+    whole = CountWalk(count_command(rg, parse_rg_args(["river"]), []), 0)
+    counts, _ = whole.counts({f"d{k % 3}/f{k:03d}.txt".encode() for k in range(300)})
+    assert whole.usable and len(counts) == 300
+
+
+def test_no_walk_where_a_count_pass_cannot_give_the_records() -> None:
+    assert walk_applies(parse_rg_args(["-l", "needle"]), reranking=False)
+    assert not walk_applies(parse_rg_args(["-l", "needle"]), reranking=True)
+    for args in (["--files-without-match", "x"], ["--include-zero", "-c", "x"], ["-q", "x"]):
+        assert not walk_applies(parse_rg_args(args), reranking=False), args
+    assert not walk_applies(parse_rg_args(["--files"]), reranking=False)
 
 
 def test_when_the_walk_pays() -> None:
@@ -105,3 +149,26 @@ def test_when_the_walk_pays() -> None:
     named_only = OrderedSearch("rg", parse_rg_args(["needle"]), 30, False)
     assert not named_only._walk_pays(160, 0, 10_000)  # a scope's files: never walk
     assert NAMED_COST > 1
+
+
+NOTHING = [
+    ["haystack"],
+    ["-l", "haystack"],
+    ["-c", "haystack", "d0"],
+    ["haystack", "d0", "no-such-folder"],
+    ["--quiet", "haystack"],
+    ["--files-without-match", "-g", "*.txt", "river"],
+]
+
+
+@pytest.mark.parametrize("args", NOTHING, ids=[" ".join(c) for c in NOTHING])
+def test_a_search_that_matches_nothing_ends_as_rg_does(
+    args: list[str], sparse: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Where the walk beside the ranking finds nothing, rrg may stop before ranking; its
+    output, messages and exit code stay rg's (a missing folder is rg's error, exit 2)."""
+    ours = run([*rrg_cmd(), "-q", QUERY, *args], sparse, env)
+    theirs = run([rg, *args], sparse, env)
+    assert ours.returncode == theirs.returncode
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    assert ours.stderr.count(b"no-such-folder") == theirs.stderr.count(b"no-such-folder")

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import os
 import signal
-import stat
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from rrg import __version__
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Options, parse_options
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
 from rrg.output import timings
+from rrg.rg.args import parse_rg_args, reads_stdin
 from rrg.rg.binary import find_rg
+
+if TYPE_CHECKING:
+    from rrg.rg.walk import CountWalk
 
 
 def warn(message: str) -> None:
@@ -31,11 +35,12 @@ def version_text() -> str:
     return f"rrg {__version__}\nripgrep {rg_version(rg)} at {rg}\n"
 
 
-def run(split: SplitArgs) -> int:
-    """Run rrg with options present; returns the exit code."""
+def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
+    """Run rrg with options present; returns the exit code. ``walk``: the counting walk
+    started for a plain query (rrg.cli.prestart), stopped here if no query takes it."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
-        return _dispatch(parse_options(split), split.rg)
+        return _dispatch(parse_options(split), split.rg, walk)
     except RrgError as err:
         warn(str(err))
         return EXIT_ERROR
@@ -47,10 +52,12 @@ def run(split: SplitArgs) -> int:
         warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
         return EXIT_ERROR
     finally:
+        if walk is not None:
+            walk.stop()
         timings.report()  # with RRG_TIMINGS: after every command, whatever its way out
 
 
-def _dispatch(opts: Options, rg_args: list[str]) -> int:
+def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
     if opts.help:
         from rrg.cli.helptext import help_text
 
@@ -100,23 +107,7 @@ def _dispatch(opts: Options, rg_args: list[str]) -> int:
         )
     if not opts.query.strip():
         raise RrgError("the query is empty: give -q a few words saying what you look for")
-    if _reads_stdin(rg_args):
+    if reads_stdin(parse_rg_args(rg_args)):
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *rg_args]).returncode
-    return commands.query_command(rg, rg_args, opts, warn)
-
-
-def _reads_stdin(rg_args: list[str]) -> bool:
-    """Whether rg would search stdin: a ``-`` path, or no path with stdin a pipe or file."""
-    from rrg.rg.args import parse_rg_args
-
-    parsed = parse_rg_args(rg_args)
-    if "-" in parsed.paths:
-        return True
-    if parsed.paths or not parsed.has_pattern or parsed.files_mode:
-        return False
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+    return commands.query_command(rg, rg_args, opts, warn, walk)

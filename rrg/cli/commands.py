@@ -18,6 +18,7 @@ from rrg.output.notices import report_facts
 from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
 from rrg.rg.ordered import OrderedSearch, StreamResult
+from rrg.rg.walk import CountWalk, count_command, walk_applies
 
 if TYPE_CHECKING:
     from rrg.rank.files import Ranking
@@ -27,17 +28,35 @@ Warn = Callable[[str], None]
 PIPE_EXCERPT: int = BY_SPELLING["--excerpt"].default or 0
 
 
+class _NothingMatches(Exception):
+    """The early walk ended with no match and no message: there is nothing to order."""
+
+
 def rank_candidates(
-    rg: str, args: RgArgs, query: str, opts: Options, warn: Warn
+    rg: str, args: RgArgs, query: str, opts: Options, warn: Warn, walk: CountWalk | None = None
 ) -> tuple[Candidates, Ranking, ModelSpec]:
-    """The files rg would search for these arguments, ranked against the query."""
+    """The files rg would search for these arguments, ranked against the query. With a
+    walk counting matches meanwhile: _NothingMatches as soon as it found none."""
     from rrg.rank.files import list_and_stat, rank_files
 
+    def check_walk() -> None:
+        if walk is not None and walk.found_nothing():
+            raise _NothingMatches
+
     spec = resolve_model(opts.model)
+    check_walk()
     with timings.phase("list+stat"):
         candidates, root, listing = list_and_stat(rg, args, search_root(args.paths), spec)
     ranking = rank_files(
-        query, root, candidates.paths, spec, warn, opts.show_progress, opts.stage_files, listing
+        query,
+        root,
+        candidates.paths,
+        spec,
+        warn,
+        opts.show_progress,
+        opts.stage_files,
+        listing,
+        check_walk,
     )
     return candidates, ranking, spec
 
@@ -64,12 +83,30 @@ def _refuse_unrankable(args: RgArgs, opts: Options) -> None:
         )
 
 
-def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int:
+def query_command(
+    rg: str, rg_args: list[str], opts: Options, warn: Warn, walk: CountWalk | None = None
+) -> int:
     args = parse_rg_args(rg_args)
     _refuse_order_breakers(args, "-q")
     _refuse_unrankable(args, opts)
     query = opts.query or ""
-    candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn)
+    if walk is None and walk_applies(args, opts.reranking):
+        # Its counts do not depend on the order: it runs on the other core while rrg
+        # ranks, and where nothing matches rrg stops as soon as it ends.
+        walk = CountWalk(count_command(rg, args, args.paths), opts.line_cap)
+    try:
+        return _ordered_query(rg, args, query, opts, warn, walk)
+    except _NothingMatches:
+        return EXIT_NO_MATCH
+    finally:
+        if walk is not None:
+            walk.stop()
+
+
+def _ordered_query(
+    rg: str, args: RgArgs, query: str, opts: Options, warn: Warn, walk: CountWalk | None
+) -> int:
+    candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn, walk)
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         files = ranking.ordered[: opts.limit] if opts.limit else ranking.ordered
@@ -88,7 +125,7 @@ def query_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
         files = [p for p in files if p not in ranking.binary]
     # The files are all that rg lists (binary ones aside): one walk may count them.
     plan = OrderedRun(
-        rg, args, files, opts, query, ranking.root, _with_filename(args.paths), walk=True
+        rg, args, files, opts, query, ranking.root, _with_filename(args.paths), True, walk
     )
     with timings.phase("search"):
         result = search_in_order(plan)
@@ -112,6 +149,7 @@ class OrderedRun:
     root: bytes
     with_filename: bool
     walk: bool = False  # the files are exactly rg's listing under args.paths
+    early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
 
 
 def search_in_order(plan: OrderedRun) -> StreamResult | None:
@@ -124,7 +162,7 @@ def search_in_order(plan: OrderedRun) -> StreamResult | None:
         # a terminal, or anyone asking for colour, gets rg's lines whole.
         excerpt = 0 if args.colour_wanted(os.isatty(1)) else PIPE_EXCERPT
     walk = args.paths if plan.walk else None
-    search = OrderedSearch(rg, args, cap, plan.with_filename, excerpt, walk)
+    search = OrderedSearch(rg, args, cap, plan.with_filename, excerpt, walk, plan.early_walk)
     if not search.preflight():
         return None
     if opts.reranking:

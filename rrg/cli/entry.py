@@ -25,9 +25,12 @@ def main() -> None:
     except RrgError as err:
         sys.stderr.write(f"rrg: {err}\n")
         sys.exit(EXIT_ERROR)
+    from rrg.cli.prestart import start_walk
+
+    walk = start_walk(split)
     from rrg.cli.app import run
 
-    sys.exit(run(split))
+    sys.exit(run(split, walk))
 
 
 def _exec_rg(rg: str, args: list[str]) -> None:

@@ -6,6 +6,8 @@ rg resolves conflicting mode flags by "last one wins"; so does this reader.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 
 from rrg.errors import RrgError
@@ -174,3 +176,16 @@ def _add(out: RgArgs, name: str, value: str | None) -> None:
         out.patterns_by_flag.append(value)
     elif name == "--file" and value is not None:
         out.pattern_files.append(value)
+
+
+def reads_stdin(parsed: RgArgs) -> bool:
+    """Whether rg would search stdin: a ``-`` path, or no path with stdin a pipe or file."""
+    if "-" in parsed.paths:
+        return True
+    if parsed.paths or not parsed.has_pattern or parsed.files_mode:
+        return False
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)

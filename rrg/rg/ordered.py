@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import threading
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO
 
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.output.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs
+from rrg.rg.replies import StderrFilter, count_records
+from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
 
 
 def _batch_bytes() -> int:
@@ -42,9 +41,6 @@ _FIRST_BATCH = 32  # small at first so the best files print at once
 NAMED_COST = 1.5
 #: Files with matches handed to one print run once the walk found them.
 _PRINT_GROUP = 4096
-# Appended after the user's flags (and -H, which they hold anyway): rg lets the last mode
-# flag win.
-_COUNT_FLAGS = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
 
 
 @dataclass
@@ -99,11 +95,14 @@ class OrderedSearch:
         with_filename: bool,
         excerpt: int = 0,
         walk: list[str] | None = None,
+        early_walk: CountWalk | None = None,
     ) -> None:
         self.rg = rg
         # The user's PATHs when the files to search are exactly what rg lists under them
         # (minus binary files): then one walking count pass may replace the named ones.
         self.walk = walk
+        # That walk, started before the ranking (with ``walk`` only).
+        self.early_walk = early_walk if walk is not None else None
         self.excerpt = excerpt
         self.lines_cut = 0
         self.summary: dict | None = None
@@ -171,7 +170,7 @@ class OrderedSearch:
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
         )
-        messages = _StderrFilter(proc, set(files))
+        messages = StderrFilter(proc, set(files))
         if json_mode:
             self._relay_json(proc)
         elif self.excerpt:
@@ -210,14 +209,24 @@ class OrderedSearch:
     ) -> Generator[tuple[bytes | None, int], None, None]:
         """(path, count) for each file with matches, in the given order; (None, 0) ends the
         output of each rg run. rg reads the files by name, batch after batch, until one
-        walking pass over the user's PATHs is expected to cost less than reading on."""
+        walking pass over the user's PATHs is expected to cost less than reading on, or
+        the walk started early has ended: its counts then cost nothing more."""
         scanned = 0
-        for batch in batches(paths):
-            if self._walk_pays(scanned, result.printed, len(paths)):
-                yield from self._walked_counts(paths[scanned:], result)
-                return
-            yield from self._named_counts(batch, result)
-            scanned += len(batch)
+        try:
+            for batch in batches(paths):
+                if self._early_walk_ended() or self._walk_pays(scanned, result.printed, len(paths)):
+                    yield from self._walked_counts(paths[scanned:], result)
+                    return
+                yield from self._named_counts(batch, result)
+                scanned += len(batch)
+        finally:
+            if self.early_walk is not None:  # the cap came first, or nothing was left
+                self.early_walk.stop()
+                self.early_walk = None
+
+    def _early_walk_ended(self) -> bool:
+        walk = self.early_walk
+        return walk is not None and walk.usable and walk.proc.poll() is not None
 
     def _walk_pays(self, scanned: int, found: int, total: int) -> bool:
         """Whether walking every file once costs less than reading on by name until the cap
@@ -234,16 +243,16 @@ class OrderedSearch:
         self, batch: list[bytes], result: StreamResult
     ) -> Iterator[tuple[bytes | None, int]]:
         proc = subprocess.Popen(
-            self._cmd(_COUNT_FLAGS, batch),
+            self._cmd(COUNT_FLAGS, batch),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
         )
-        messages = _StderrFilter(proc, set(batch))
+        messages = StderrFilter(proc, set(batch))
         assert proc.stdout is not None
         read_all = False
         try:
-            for path, count in _count_records(proc.stdout):
+            for path, count in count_records(proc.stdout):
                 if count > 0:
                     yield path, count
             read_all = True
@@ -261,22 +270,15 @@ class OrderedSearch:
     def _walked_counts(
         self, remaining: list[bytes], result: StreamResult
     ) -> Iterator[tuple[bytes | None, int]]:
-        """The counts of ``remaining`` from one rg run that walks the user's PATHs (rg
-        prints paths as it listed them), given back in the order of ``remaining``."""
+        """The counts of ``remaining`` from one rg run that walks the user's PATHs (the
+        walk started early, or one started now), given back in the order of ``remaining``."""
         assert self.walk is not None
-        proc = subprocess.Popen(
-            self._cmd(_COUNT_FLAGS, self.walk),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-        )
-        wanted = set(remaining)
-        # Only messages about the files still to read stand: the listing already reported
-        # the folders it could not read, and the named runs the files before these.
-        messages = _StderrFilter(proc, wanted, only_listed=True)
-        assert proc.stdout is not None
-        found = {p: c for p, c in _count_records(proc.stdout) if c > 0 and p in wanted}
-        result.error |= proc.wait() == EXIT_ERROR and messages.finish()
+        walk = self.early_walk
+        self.early_walk = None
+        if walk is None or not walk.usable:
+            walk = CountWalk(count_command(self.rg, self.args, self.walk))
+        found, error = walk.counts(set(remaining))
+        result.error |= error
         in_group = 0
         for path in remaining:
             count = found.get(path)
@@ -334,7 +336,7 @@ class OrderedSearch:
             proc = subprocess.Popen(
                 self._cmd([], group), stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
             )
-            messages = _StderrFilter(proc, set(group))
+            messages = StderrFilter(proc, set(group))
             result.error |= proc.wait() == EXIT_ERROR and messages.finish()
         return result
 
@@ -384,62 +386,6 @@ class OrderedSearch:
                 return result
             result.error |= rc == EXIT_ERROR
         return result
-
-
-class _StderrFilter:
-    """Collects rg's messages for a batch and passes them on, except "no such file" for a
-    listed file that is gone now: it vanished after rg listed it, and a file deleted during
-    a walk is no error to rg either."""
-
-    _GONE = re.compile(rb"^rg: (.*?): (?:IO error for operation on .*: )?No such file or directory")
-    _ABOUT = re.compile(rb"^rg: (.*?): ")
-
-    def __init__(
-        self, proc: subprocess.Popen[bytes], listed: set[bytes], only_listed: bool = False
-    ) -> None:
-        self.listed = listed
-        self.only_listed = only_listed
-        self.lines: list[bytes] = []
-        assert proc.stderr is not None
-        stream = proc.stderr
-        self.reader = threading.Thread(target=lambda: self.lines.extend(stream), daemon=True)
-        self.reader.start()
-
-    def finish(self) -> bool:
-        """Write the messages that stand; True when any does."""
-        self.reader.join()
-        kept = []
-        for line in self.lines:
-            gone = self._GONE.match(line)
-            if gone and gone.group(1) in self.listed and not os.path.lexists(gone.group(1)):
-                continue
-            about = self._ABOUT.match(line)
-            if self.only_listed and not (about and about.group(1) in self.listed):
-                continue
-            kept.append(line)
-        if kept:
-            sys.stderr.flush()
-            sys.stderr.buffer.write(b"".join(kept))
-            sys.stderr.flush()
-        return bool(kept)
-
-
-def _count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
-    """Parse ``rg --count --null`` output: ``path NUL count LF``. A path may hold a newline
-    (never a NUL), so records are cut at the NUL first."""
-    buf = b""
-    while True:
-        chunk = stream.read1(65536)  # type: ignore[attr-defined]
-        if not chunk:
-            return
-        buf += chunk
-        while True:
-            nul = buf.find(b"\0")
-            end = buf.find(b"\n", nul + 1) if nul >= 0 else -1
-            if end < 0:
-                break
-            yield buf[:nul], int(buf[nul + 1 : end] or b"0")
-            buf = buf[end + 1 :]
 
 
 def _merge_summary(total: dict | None, new: dict) -> dict:

@@ -1,0 +1,67 @@
+"""Reading what rg writes back: its per-file counts and its messages on stderr."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from typing import IO
+
+
+class StderrFilter:
+    """Collects rg's messages for a batch and passes them on, except "no such file" for a
+    listed file that is gone now: it vanished after rg listed it, and a file deleted during
+    a walk is no error to rg either."""
+
+    _GONE = re.compile(rb"^rg: (.*?): (?:IO error for operation on .*: )?No such file or directory")
+    _ABOUT = re.compile(rb"^rg: (.*?): ")
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], listed: set[bytes], only_listed: bool = False
+    ) -> None:
+        self.listed = listed
+        self.only_listed = only_listed
+        self.lines: list[bytes] = []
+        assert proc.stderr is not None
+        stream = proc.stderr
+        self.reader = threading.Thread(target=lambda: self.lines.extend(stream), daemon=True)
+        self.reader.start()
+
+    def finish(self) -> bool:
+        """Write the messages that stand; True when any does."""
+        self.reader.join()
+        kept = []
+        for line in self.lines:
+            gone = self._GONE.match(line)
+            if gone and gone.group(1) in self.listed and not os.path.lexists(gone.group(1)):
+                continue
+            about = self._ABOUT.match(line)
+            if self.only_listed and not (about and about.group(1) in self.listed):
+                continue
+            kept.append(line)
+        if kept:
+            sys.stderr.flush()
+            sys.stderr.buffer.write(b"".join(kept))
+            sys.stderr.flush()
+        return bool(kept)
+
+
+def count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
+    """Parse ``rg --count --null`` output: ``path NUL count LF``. A path may hold a newline
+    (never a NUL), so records are cut at the NUL first."""
+    buf = b""
+    while True:
+        chunk = stream.read1(65536)  # type: ignore[attr-defined]
+        if not chunk:
+            return
+        buf += chunk
+        while True:
+            nul = buf.find(b"\0")
+            end = buf.find(b"\n", nul + 1) if nul >= 0 else -1
+            if end < 0:
+                break
+            yield buf[:nul], int(buf[nul + 1 : end] or b"0")
+            buf = buf[end + 1 :]

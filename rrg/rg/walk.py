@@ -1,0 +1,118 @@
+"""One counting walk: ``rg -j1 --count`` over the user's PATHs, read in the background.
+
+A walk reads every file rg lists, so its counts do not depend on the order rrg chooses: it
+can start before the ranking does, on the other core, while rrg imports, lists and ranks.
+Where matches are sparse its counts replace the reads by name (rg opens a file it walks to
+at about two thirds of the cost of a named one); where nothing matches at all, rrg has
+nothing to order and stops as soon as the walk says so. Where matches are dense the walk is
+stopped: the first files read by name reach the cap.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import threading
+
+from rrg.errors import EXIT_ERROR, EXIT_NO_MATCH
+from rrg.rg.args import RgArgs
+from rrg.rg.replies import StderrFilter, count_records
+
+# Appended after the user's flags: rg lets the last mode flag win.
+COUNT_FLAGS = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
+#: A walk whose report grows past this is stopped: that many files with matches (tens of
+#: thousands) means the reads by name reach any cap first, and its report would cost memory.
+OUTPUT_LIMIT = 8 << 20
+#: A walk is stopped once it found matches in this many times --limit files. Reading by name
+#: pays where matches lie in more than NAMED_COST x the cap's files (evenly spread, the cap
+#: is then reached before NAMED_COST**-1 of the files are read); twice leaves a margin.
+DENSE_FACTOR = 2
+
+
+def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list[str | bytes]:
+    """rg walking PATHs on one thread, counting matches per file with the user's flags and
+    patterns. Line-buffered: each file's count arrives as it is found, so that a dense walk
+    is stopped after a few files rather than a pipe buffer's worth."""
+    patterns = ["--regexp", args.pattern] if args.pattern is not None else []
+    flags = [*COUNT_FLAGS, "--line-buffered", "-j1"]
+    return [rg, *args.search_args(), *patterns, *flags, "--", *paths]
+
+
+def walk_applies(args: RgArgs, reranking: bool) -> bool:
+    """Whether a ``-q`` search with these arguments may take its counts from a walk: a
+    search whose records a count pass gives (not --files-without-match, --include-zero,
+    --quiet or a rerank, which read files their own way)."""
+    mode = args.output_mode
+    return (
+        args.has_pattern
+        and not args.files_mode
+        and not reranking
+        and mode not in ("--quiet", "--files-without-match")
+        and not args.has("--include-zero")
+    )
+
+
+class CountWalk:
+    """The walk, started at once; its report is read by threads so rg never waits."""
+
+    def __init__(self, cmd: list[str | bytes], cap: int = 0) -> None:
+        # Without a cap every file is read, and the walk always pays.
+        self.most_files = DENSE_FACTOR * cap if cap else None
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        )
+        self.report = bytearray()
+        self.files = 0  # with matches, reported so far
+        self.stopped = False  # for density or size: its report is not whole
+        self.messages = StderrFilter(self.proc, set(), only_listed=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
+            self.report += chunk
+            self.files += chunk.count(b"\0")
+            dense = self.most_files is not None and self.files > self.most_files
+            if dense or len(self.report) > OUTPUT_LIMIT:
+                self.stopped = True
+                self.report = bytearray()
+                self.proc.kill()
+                break
+
+    @property
+    def usable(self) -> bool:
+        return not self.stopped
+
+    def found_nothing(self) -> bool:
+        """Finished, without a match, a message or an error: nothing to order or print."""
+        if self.reader.is_alive() or self.proc.poll() is None:
+            return False
+        self.messages.reader.join()
+        return (
+            self.proc.returncode == EXIT_NO_MATCH
+            and not self.report
+            and not self.messages.lines
+            and not self.stopped
+        )
+
+    def counts(self, wanted: set[bytes]) -> tuple[dict[bytes, int], bool]:
+        """Waits for the walk: the count of each wanted file with matches, and whether rg
+        reported an error about one of them (its message is written then)."""
+        self.reader.join()
+        rc = self.proc.wait()
+        found = {p: c for p, c in count_records(io.BytesIO(self.report)) if c > 0 and p in wanted}
+        # Only messages about wanted files stand: the listing already reported the folders
+        # it could not read, and the named runs the files read before the walk.
+        self.messages.listed = wanted
+        return found, rc == EXIT_ERROR and self.messages.finish()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.reader.join()
+        self.messages.reader.join()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
