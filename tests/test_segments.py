@@ -12,7 +12,16 @@ import pytest
 
 from conftest import rrg_cmd, run
 from rrg.index.compact import MERGE_AT, TIER_BASE, plan
-from rrg.index.segment import SEGMENT_DOCS, Doc, Segment, build_arrays, merged_arrays
+from rrg.index.segment import (
+    SEGMENT_DOCS,
+    Doc,
+    Segment,
+    build_arrays,
+    merged_arrays,
+    merged_columns,
+    open_segment,
+    write_segment,
+)
 from rrg.index.store import IndexStore
 from rrg.index.view import load_view
 
@@ -211,6 +220,49 @@ def test_a_merge_keeps_exact_frequencies_and_postings() -> None:
     for term in range(40):
         rows, _ = merged.postings(term)
         assert rows.tolist() == [k for k, d in enumerate(kept) if term in d.terms]
+
+
+def test_a_merge_written_as_it_streams_equals_one_made_whole(tmp_path: Path) -> None:
+    """Terms spread over the whole hashed range (so every term range of the merge holds
+    some), counts past one: the segment written block by block reads back as the merge
+    made in memory, and as the documents themselves say."""
+    rnd = np.random.default_rng(9)
+    vocab_terms = rnd.integers(0, 2**32, 200, dtype=np.uint64).astype(np.uint32)
+    docs = []
+    for i in range(90):
+        terms = np.unique(rnd.choice(vocab_terms, 25))
+        tfs = rnd.integers(1, 300, len(terms)).astype(np.uint16)
+        pieces = np.unique(rnd.integers(0, 100, 15))
+        vector = rnd.normal(size=8).astype(np.float32)
+        doc = Doc(f"d{i}/f.txt".encode(), i, i, i, 0, 30, terms, tfs, pieces, None, vector)
+        docs.append(doc)
+    segments = [
+        Segment(n, build_arrays(docs[k : k + 30], 8, 100))
+        for n, k in (("a", 0), ("b", 30), ("c", 60))
+    ]
+    parts = [
+        (segments[0], np.arange(1, 30, 3)),
+        (segments[1], np.arange(30)),
+        (segments[2], np.arange(0, 30, 2)),
+    ]
+    whole = merged_arrays(parts, 100)
+    name = write_segment(tmp_path, 7, merged_columns(parts, 100))
+    streamed = open_segment(tmp_path / name)
+    for key in whole:
+        assert streamed.a[key].dtype == whole[key].dtype, key
+        assert np.array_equal(streamed.a[key], whole[key]), key
+    kept = (
+        [docs[i] for i in range(1, 30, 3)] + docs[30:60] + [docs[60 + i] for i in range(0, 30, 2)]
+    )
+    for term in vocab_terms.tolist():
+        rows, tfs = streamed.postings(term)
+        want = [
+            (k, min(int(d.tfs[d.terms == term][0]), 255))
+            for k, d in enumerate(kept)
+            if term in d.terms
+        ]
+        assert list(zip(rows.tolist(), tfs.astype(int).tolist(), strict=True)) == want
+    assert not list(tmp_path.glob(".tmp-*"))
 
 
 def test_a_full_disk_during_a_build_loses_nothing(tmp_path: Path, env: dict[str, str]) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from rrg.index.heap import release_free_memory
 from rrg.index.segment import (
     SEGMENT_DOCS,
     Segment,
-    merged_arrays,
+    merged_columns,
     open_segment,
     remove_segment,
     write_segment,
@@ -73,12 +74,10 @@ def _merge(store: IndexStore, group: list[str], dead: dict[str, np.ndarray]) -> 
     segments = [open_segment(store.segment_dir / name) for name in group]
     parts = [(seg, _live_rows(seg, dead.get(seg.name))) for seg in segments]
     vocab = len(segments[0].a["piece_df"])
-    arrays = merged_arrays(parts, vocab)
-    del parts, segments
     seq = store.next_seq()
-    rows = len(arrays["kind"])
-    name = write_segment(store.segment_dir, seq, arrays) if rows else ""
-    del arrays
+    rows = sum(len(live) for _, live in parts)
+    name = write_segment(store.segment_dir, seq, merged_columns(parts, vocab)) if rows else ""
+    del parts, segments
     with store.transaction():
         store.drop_segments(group)
         if rows:
@@ -87,6 +86,7 @@ def _merge(store: IndexStore, group: list[str], dead: dict[str, np.ndarray]) -> 
     # and reads the registry again (rrg.index.view.load_view).
     for old in group:
         remove_segment(store.segment_dir, old)
+    release_free_memory()
 
 
 def _live_rows(seg: Segment, dead: np.ndarray | None) -> np.ndarray:

@@ -17,6 +17,7 @@ import numpy as np
 import xxhash
 
 from rrg.index.compact import compact
+from rrg.index.heap import release_free_memory
 from rrg.index.segment import SEGMENT_DOCS, Doc, build_arrays, write_segment
 from rrg.index.store import (
     KIND_BINARY,
@@ -327,6 +328,8 @@ def _apply_changes(
             if doc.kind == KIND_TEXT and doc.pieces is not None:
                 df[doc.pieces] += 1
                 n_text += 1
+        del docs, items
+        release_free_memory()
         if progress:
             progress(min(start + chunk, len(stale)), len(stale))
 

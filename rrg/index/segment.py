@@ -15,10 +15,11 @@ when a file is edited or removed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -188,55 +189,151 @@ def build_arrays(docs: Sequence[Doc], dims: int, vocab: int) -> dict[str, np.nda
     }
 
 
+@dataclass
+class Streamed:
+    """Arrays written a block at a time, side by side (a merge's largest columns), so that
+    no one of them is ever whole in memory: each key's type and shape are known first,
+    then each item of ``blocks`` holds the next block of every key."""
+
+    keys: tuple[str, ...]
+    dtypes: tuple[np.dtype, ...]
+    shapes: tuple[tuple[int, ...], ...]
+    blocks: Iterator[tuple[np.ndarray, ...]]
+
+
+Column = tuple[str, "np.ndarray | Streamed"]
+
+
 def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> dict[str, np.ndarray]:
-    """One segment's arrays from the live rows of several (rows in each, in order)."""
-    out: dict[str, list[np.ndarray]] = {k: [] for k in ARRAYS}
-    keys: list[np.ndarray] = []
-    piece_sizes: list[np.ndarray] = []
-    df = np.zeros(vocab, np.int64)
+    """One segment's arrays from the live rows of several, whole in memory (see
+    ``merged_columns``, which a merge writes as they come)."""
+    out: dict[str, np.ndarray] = {}
+    for key, column in merged_columns(parts, vocab):
+        if isinstance(column, Streamed):
+            blocks = list(column.blocks)
+            for i, name in enumerate(column.keys):
+                whole = [b[i] for b in blocks]
+                out[name] = (
+                    np.concatenate(whole).astype(column.dtypes[i], copy=False)
+                    if whole
+                    else np.zeros(column.shapes[i], column.dtypes[i])
+                )
+        else:
+            out[key] = column
+    return out
+
+
+def merged_columns(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> Iterator[Column]:
+    """A segment's columns from the live rows of several (rows in each, in order), as a
+    writer takes them: small ones whole, the vectors, WordPiece ids and postings streamed
+    part by part or term range by term range (a merge of 65,536 files holds about 10
+    million postings and 20 million WordPiece ids)."""
+    assert parts, "a merge needs at least one segment"
+    remaps: list[np.ndarray] = []
     base = 0
     for seg, rows in parts:
-        a = seg.a
-        paths = seg.paths()
-        out["paths"].append(np.frombuffer(b"".join(paths[r] + b"\0" for r in rows), np.uint8))
-        for key in ("size", "mtime", "hash", "kind", "doclen", "static", "static_scale"):
-            out[key].append(np.asarray(a[key][rows]))
         # Old local id -> new local id; -1 for rows left behind.
         remap = np.full(seg.docs, -1, np.int32)
         remap[rows] = base + np.arange(len(rows), dtype=np.int32)
-        new_doc = remap[a["post_doc"]]
-        keep = new_doc >= 0
-        term_of = np.repeat(np.asarray(a["post_term"]), np.diff(np.asarray(a["post_ptr"])))
-        keys.append(_posting_keys(term_of[keep], new_doc[keep], np.asarray(a["post_tf"])[keep]))
-        del term_of, new_doc, keep
-        piece_sizes.append(np.diff(np.asarray(a["piece_ptr"]))[rows])
-        out["pieces"].append(seg.doc_pieces(rows))
-        # Frequencies: the part's own, less those of the rows left behind (few, usually),
-        # rather than counting every kept piece again (a bincount widens them to int64).
-        left = np.setdiff1d(np.arange(seg.docs), rows, assume_unique=True)
-        df += np.asarray(a["piece_df"][:vocab], np.int64)
-        df -= np.bincount(seg.doc_pieces(left), minlength=vocab)[:vocab]
+        remaps.append(remap)
         base += len(rows)
     assert base <= SEGMENT_DOCS
-    all_keys = np.empty(sum(len(k) for k in keys), np.uint64)
-    at = 0
-    while keys:  # moved part by part, so that the parts and the whole never coexist
-        part = keys.pop(0)
-        all_keys[at : at + len(part)] = part
-        at += len(part)
-    pieces = np.concatenate(out["pieces"]) if out["pieces"] else np.zeros(0, np.uint16)
-    arrays = {
-        k: np.concatenate(out[k])
-        for k in ("paths", "size", "mtime", "hash", "kind", "doclen", "static", "static_scale")
-    }
-    piece_type = _piece_type(vocab)
-    return {
-        **arrays,
-        **_postings(all_keys),
-        "piece_ptr": _pointers(np.concatenate(piece_sizes) if piece_sizes else []),
-        "pieces": pieces.astype(piece_type, copy=False),
-        "piece_df": df.astype(np.int32),
-    }
+    paths = []
+    for seg, rows in parts:
+        names = seg.paths()
+        paths.append(np.frombuffer(b"".join(names[r] + b"\0" for r in rows), np.uint8))
+    yield "paths", np.concatenate(paths)
+    del paths
+    for key in ("size", "mtime", "hash", "kind", "doclen", "static_scale"):
+        yield key, np.concatenate([np.asarray(seg.a[key][rows]) for seg, rows in parts])
+    static = parts[0][0].a["static"]
+    yield (
+        "static",
+        Streamed(
+            ("static",),
+            (static.dtype,),
+            ((base, static.shape[1]),),
+            ((np.asarray(seg.a["static"][rows]),) for seg, rows in parts),
+        ),
+    )
+    sizes = np.concatenate([np.diff(np.asarray(seg.a["piece_ptr"]))[rows] for seg, rows in parts])
+    yield "piece_ptr", _pointers(sizes)
+    piece_type = np.dtype(_piece_type(vocab))
+    pieces = ((seg.doc_pieces(rows).astype(piece_type, copy=False),) for seg, rows in parts)
+    yield "pieces", Streamed(("pieces",), (piece_type,), ((int(sizes.sum()),),), pieces)
+    # Frequencies: each part's own, less those of the rows left behind (few, usually),
+    # rather than counting every kept piece again (a bincount widens them to int64).
+    df = np.zeros(vocab, np.int64)
+    for seg, rows in parts:
+        left = np.setdiff1d(np.arange(seg.docs), rows, assume_unique=True)
+        df += np.asarray(seg.a["piece_df"][:vocab], np.int64)
+        df -= np.bincount(seg.doc_pieces(left), minlength=vocab)[:vocab]
+    yield "piece_df", df.astype(np.int32)
+    yield from _merged_postings([seg for seg, _ in parts], remaps)
+
+
+#: Term ranges a merge sorts one at a time. A merge of 65,536 files moves about ten million
+#: postings: sorted all at once, their keys and fields held about 170 MB.
+MERGE_RANGES = 16
+
+
+def _merged_postings(segments: Sequence[Segment], remaps: Sequence[np.ndarray]) -> Iterator[Column]:
+    """The merged postings, sorted by term and then new document id, one range of term ids
+    at a time (terms are hashed, so ranges hold about equal shares). Documents and counts
+    are streamed; terms and their pointers (one a distinct term) come after, whole."""
+    edges = (np.arange(1, MERGE_RANGES, dtype=np.uint64) << np.uint64(32)) // MERGE_RANGES
+    # Where each range starts and ends in each segment's term list.
+    cuts = []
+    for seg in segments:
+        terms = seg.a["post_term"]
+        inner = np.searchsorted(terms, edges.astype(np.uint32))
+        cuts.append(np.concatenate([[0], inner, [len(terms)]]).astype(np.int64))
+    # The files' lengths come first: count the postings kept (a gather a posting).
+    total = 0
+    for seg, remap, cut in zip(segments, remaps, cuts, strict=True):
+        for r in range(MERGE_RANGES):
+            first, last = _posting_span(seg, int(cut[r]), int(cut[r + 1]))
+            total += int(np.count_nonzero(remap[np.asarray(seg.a["post_doc"][first:last])] >= 0))
+    term_parts: list[np.ndarray] = []
+    start_parts: list[np.ndarray] = []
+
+    def blocks() -> Iterator[tuple[np.ndarray, ...]]:
+        done = 0
+        for r in range(MERGE_RANGES):
+            keys = [
+                _range_keys(seg, remap, int(cut[r]), int(cut[r + 1]))
+                for seg, remap, cut in zip(segments, remaps, cuts, strict=True)
+            ]
+            merged = _postings(np.concatenate(keys))
+            del keys
+            term_parts.append(merged["post_term"])
+            start_parts.append(merged["post_ptr"][:-1] + done)
+            done += len(merged["post_doc"])
+            yield merged["post_doc"], merged["post_tf"]
+        assert done == total
+
+    types = (np.dtype(np.uint16), np.dtype(np.uint8))
+    yield "post_doc", Streamed(("post_doc", "post_tf"), types, ((total,), (total,)), blocks())
+    yield "post_term", np.concatenate(term_parts).astype(np.uint32, copy=False)
+    yield "post_ptr", np.append(np.concatenate(start_parts), total).astype(np.int64)
+
+
+def _posting_span(seg: Segment, lo: int, hi: int) -> tuple[int, int]:
+    """Where the postings of a segment's terms lo..hi (indices in its term list) lie."""
+    ptr = seg.a["post_ptr"]
+    return int(ptr[lo]), int(ptr[hi])
+
+
+def _range_keys(seg: Segment, remap: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Posting keys of a segment's terms lo..hi, renumbered to the merged segment's
+    documents; postings of rows left behind are dropped."""
+    a = seg.a
+    ptr = np.asarray(a["post_ptr"][lo : hi + 1])
+    first, last = int(ptr[0]), int(ptr[-1])
+    new_doc = remap[np.asarray(a["post_doc"][first:last])]
+    keep = new_doc >= 0
+    term_of = np.repeat(np.asarray(a["post_term"][lo:hi]), np.diff(ptr))
+    return _posting_keys(term_of[keep], new_doc[keep], np.asarray(a["post_tf"][first:last])[keep])
 
 
 def _piece_type(vocab: int) -> type[np.unsignedinteger]:
@@ -281,25 +378,57 @@ def _pointers(sizes: Sequence[int] | np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
 
 
-def write_segment(parent: Path, seq: int, arrays: dict[str, np.ndarray]) -> str:
-    """Write arrays as a new segment under parent; returns its name. The folder appears
-    whole (written under a temporary name, synced, renamed) or not at all."""
+def write_segment(parent: Path, seq: int, columns: dict[str, np.ndarray] | Iterable[Column]) -> str:
+    """Write a new segment under parent, its arrays whole or streamed (``Streamed``, each
+    block written as it comes); returns its name. The folder appears whole (written under a
+    temporary name, synced, renamed) or not at all."""
     parent.mkdir(mode=0o700, exist_ok=True)
     name = f"s{seq:09d}-{secrets.token_hex(4)}"
     tmp = parent / f".tmp-{name}"
     tmp.mkdir(mode=0o700)
+    items = columns.items() if isinstance(columns, dict) else columns
+    written: set[str] = set()
     try:
-        for key in ARRAYS:
-            path = tmp / f"{key}.npy"
-            with open(path, "wb") as fh:
-                np.save(fh, np.ascontiguousarray(arrays[key]), allow_pickle=False)
-                fh.flush()
-                os.fsync(fh.fileno())
+        for key, column in items:
+            if isinstance(column, Streamed):
+                _write_streamed(tmp, column)
+                written.update(column.keys)
+            else:
+                with open(tmp / f"{key}.npy", "wb") as fh:
+                    np.save(fh, np.ascontiguousarray(column), allow_pickle=False)
+                    _sync(fh)
+                written.add(key)
+        missing = set(ARRAYS) - written
+        if missing:
+            raise ValueError(f"a segment needs {', '.join(sorted(missing))}")
         os.rename(tmp, parent / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return name
+
+
+def _write_streamed(folder: Path, column: Streamed) -> None:
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(open(folder / f"{k}.npy", "wb")) for k in column.keys]
+        counts = [0] * len(files)
+        for fh, dtype, shape in zip(files, column.dtypes, column.shapes, strict=True):
+            header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False}
+            np.lib.format.write_array_header_1_0(fh, {**header, "shape": shape})
+        for blocks in column.blocks:
+            for i, (fh, block) in enumerate(zip(files, blocks, strict=True)):
+                block = np.ascontiguousarray(block, column.dtypes[i])
+                fh.write(block.data)
+                counts[i] += len(block)
+        for fh, count, shape in zip(files, counts, column.shapes, strict=True):
+            if count != shape[0]:
+                raise ValueError(f"{fh.name}: {count} rows written where {shape[0]} were due")
+            _sync(fh)
+
+
+def _sync(fh: BinaryIO) -> None:
+    fh.flush()
+    os.fsync(fh.fileno())
 
 
 def remove_segment(parent: Path, name: str) -> None:
