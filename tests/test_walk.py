@@ -5,6 +5,7 @@ ranking; where nothing matches rrg stops when it ends."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -159,6 +160,21 @@ NOTHING = [
     ["--quiet", "haystack"],
     ["--files-without-match", "-g", "*.txt", "river"],
 ]
+
+
+def test_a_json_search_that_matches_nothing_ends_with_a_summary(
+    sparse: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg --json ends every search with a summary message, matches or none; so does rrg
+    (its statistics add up rrg's print runs: none here)."""
+    ours = run([*rrg_cmd(), "-q", QUERY, "--json", "haystack"], sparse, env)
+    theirs = run([rg, "--json", "haystack"], sparse, env)
+    assert ours.returncode == theirs.returncode == 1
+    (message,) = [json.loads(line) for line in ours.stdout.splitlines()]
+    (expected,) = [json.loads(line) for line in theirs.stdout.splitlines()]
+    assert message["type"] == expected["type"] == "summary"
+    assert message["data"]["stats"].keys() == expected["data"]["stats"].keys()
+    assert message["data"]["stats"]["matches"] == 0
 
 
 @pytest.mark.parametrize("args", NOTHING, ids=[" ".join(c) for c in NOTHING])

@@ -17,7 +17,7 @@ from rrg.output import timings
 from rrg.output.notices import report_facts
 from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
-from rrg.rg.ordered import OrderedSearch, StreamResult
+from rrg.rg.ordered import OrderedSearch, StreamResult, write_summary
 from rrg.rg.walk import CountWalk, count_command, walk_applies
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ def query_command(
     try:
         return _ordered_query(rg, args, query, opts, warn, walk)
     except _NothingMatches:
+        if args.output_mode == "--json":
+            write_summary(None)
         return EXIT_NO_MATCH
     finally:
         if walk is not None:

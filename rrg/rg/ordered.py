@@ -154,8 +154,8 @@ class OrderedSearch:
                     _write(separator)
                 first_output = False
                 result.error |= self._print(files, extra, json_mode)
-        if json_mode and self.summary is not None:
-            _write(json.dumps(self.summary, separators=(",", ":")).encode() + b"\n")
+        if json_mode:
+            write_summary(self.summary)
         return result
 
     def _print(self, files: list[bytes], extra: list[str], json_mode: bool) -> bool:
@@ -386,6 +386,18 @@ class OrderedSearch:
                 return result
             result.error |= rc == EXIT_ERROR
         return result
+
+
+def write_summary(summary: dict | None) -> None:
+    """The one summary message of a ``--json`` search, as rg ends its own: the statistics
+    of rrg's print runs added up, zeros where no file needed printing."""
+    if summary is None:
+        elapsed = {"human": "0.000000s", "nanos": 0, "secs": 0}
+        counts = ("bytes_printed", "bytes_searched", "matched_lines", "matches", "searches")
+        stats: dict = {name: 0 for name in counts}
+        stats.update(elapsed=elapsed, searches_with_match=0)
+        summary = {"data": {"elapsed_total": elapsed, "stats": stats}, "type": "summary"}
+    _write(json.dumps(summary, separators=(",", ":")).encode() + b"\n")
 
 
 def _merge_summary(total: dict | None, new: dict) -> dict:
