@@ -57,9 +57,8 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
     view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), encoder, lambda m: None, False)
-    row_of = view.row_of
     docs = list(s.doc_path)
-    rows = np.array([row_of[rel_by_doc[d]] for d in docs])
+    rows = view.rows_of([rel_by_doc[d] for d in docs])
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
 
     def vectors_for(kind: str, keys: list[str], encode: object) -> dict[str, np.ndarray]:

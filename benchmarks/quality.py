@@ -92,9 +92,8 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
     start = time.perf_counter()
     view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), encoder, lambda m: None, False)
     build_s = time.perf_counter() - start
-    row_of = view.row_of
     docs = list(s.doc_path)
-    rows = np.array([row_of[rel_by_doc[d]] for d in docs])
+    rows = view.rows_of([rel_by_doc[d] for d in docs])
     path_order = sorted(docs, key=lambda d: s.doc_path[d])
     df: Counter[str] = Counter()
     for d in docs:

@@ -23,7 +23,7 @@ from rrg.index.segment import (
     write_segment,
 )
 from rrg.index.store import IndexStore
-from rrg.index.view import load_view
+from rrg.index.view import IndexView, load_view
 
 TOPICS = ["river delta flood", "mountain glacier ice", "desert dune sand", "forest canopy moss"]
 
@@ -147,10 +147,18 @@ def test_a_segment_removed_under_a_reader_stays_readable(
     store = IndexStore(_index_path(env, tree), create=False)
     view = load_view(store, 30522)
     store.close()
-    before = (view.cosines(np.ones(256, np.float32)), view.postings(7), list(view.paths))
+    before = (
+        view.cosines(np.ones(256, np.float32)),
+        view.postings(7),
+        [view.path(r) for r in range(len(view.kinds))],
+    )
     # What a merge does to the segments it replaced, while this reader has them mapped.
     shutil.rmtree(store.segment_dir)
-    after = (view.cosines(np.ones(256, np.float32)), view.postings(7), list(view.paths))
+    after = (
+        view.cosines(np.ones(256, np.float32)),
+        view.postings(7),
+        [view.path(r) for r in range(len(view.kinds))],
+    )
     assert np.array_equal(before[0], after[0]) and before[2] == after[2]
     assert all(np.array_equal(a, b) for a, b in zip(before[1], after[1], strict=True))
 
@@ -291,3 +299,19 @@ def test_a_full_disk_during_a_build_loses_nothing(tmp_path: Path, env: dict[str,
     assert again.returncode == 0 and again.stderr == b""
     assert sorted(again.stdout.splitlines()) == sorted(full.stdout.splitlines())
     assert segments_of(env, tree)
+
+
+def test_a_view_finds_each_paths_live_row() -> None:
+    """An edited file's old row is dead and its new one lives in a later segment; a removed
+    file's row is dead with no successor; a path never indexed has no row."""
+
+    def doc(name: str) -> Doc:
+        return Doc(name.encode(), 1, 1, 1, 0, 1, np.array([3], np.uint32), np.ones(1, np.uint16))
+
+    old = Segment("s1", build_arrays([doc("a.txt"), doc("b.txt"), doc("c.txt")], 8, 10))
+    new = Segment("s2", build_arrays([doc("d.txt"), doc("b.txt")], 8, 10))
+    dead = {"s1": np.array([1, 2])}  # b.txt (edited: its new row is in s2), c.txt (removed)
+    view = IndexView([old, new], [0, 3], dead, 10)
+    wanted = [b"b.txt", b"new.txt", b"a.txt", b"c.txt", b"d.txt"]
+    assert view.rows_of(wanted).tolist() == [4, -1, 0, -1, 3]
+    assert [view.path(r) for r in range(5)] == [b"a.txt", b"b.txt", b"c.txt", b"d.txt", b"b.txt"]

@@ -178,8 +178,7 @@ def stat_listing(root: Path, rel_paths: list[bytes]) -> Listing:
 def find_changes(view: IndexView, root: Path, listing: Listing) -> Changes:
     """Compare the listing's sizes and mtimes with the index; find indexed files gone."""
     rel_paths, size, mtime = listing.paths, listing.size, listing.mtime
-    row_of = view.row_of
-    rows = np.fromiter((row_of.get(r, -1) for r in rel_paths), np.int64, len(rel_paths))
+    rows = view.rows_of(rel_paths)
     differs = rows < 0
     if len(view.kinds):
         known = np.maximum(rows, 0)
@@ -196,10 +195,9 @@ def find_changes(view: IndexView, root: Path, listing: Listing) -> Changes:
         unlisted = np.nonzero(~listed & (view.kinds != KIND_DEAD))[0]
         gone: list[int] = []
         if len(unlisted) <= GONE_CHECK_LIMIT:
-            paths = view.paths
             for row in unlisted.tolist():
                 try:
-                    os.stat(paths[row], dir_fd=root_fd, follow_symlinks=False)
+                    os.stat(view.path(row), dir_fd=root_fd, follow_symlinks=False)
                 except FileNotFoundError:
                     gone.append(row)
                 except OSError:
@@ -300,7 +298,6 @@ def _apply_changes(
     report: RefreshReport,
     progress: Progress | None,
 ) -> None:
-    row_of = view.row_of
     hashes = view.column("hash")
     stale = changes.stale
     df = view.piece_df.copy()  # grows with each chunk written, for the next one's idf
@@ -308,12 +305,15 @@ def _apply_changes(
     chunk = min(CHUNK_FILES, SEGMENT_DOCS)
     for start in range(0, max(len(stale), 1), chunk):
         items: list[tuple[bytes, int, int, bytes | None]] = []
+        row_of: dict[bytes, int] = {}  # each changed file's old row, where it had one
         for offset, i in enumerate(stale[start : start + chunk].tolist()):
             if progress:
                 progress(start + offset, len(stale))
             rel = listing.paths[i]
             size, mtime_ns = int(listing.size[i]), int(listing.mtime[i])
             items.append((rel, size, mtime_ns, read_head(root, rel)))
+            if changes.rows[i] >= 0:
+                row_of[rel] = int(changes.rows[i])
         docs = tokenize(items, encoder)
         for doc in docs:
             old = row_of.get(doc.path, -1)

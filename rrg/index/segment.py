@@ -21,6 +21,7 @@ import secrets
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -84,6 +85,15 @@ class Segment:
     def paths(self) -> list[bytes]:
         blob = self.a["paths"].tobytes()
         return blob.split(b"\0")[:-1] if blob else []
+
+    def path(self, row: int) -> bytes:
+        ends = self._path_ends
+        start = int(ends[row - 1]) + 1 if row else 0
+        return self.a["paths"][start : int(ends[row])].tobytes()
+
+    @cached_property
+    def _path_ends(self) -> np.ndarray:
+        return np.flatnonzero(np.asarray(self.a["paths"]) == 0)
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Local document ids and counts of one term (empty when absent)."""

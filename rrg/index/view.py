@@ -34,21 +34,24 @@ class IndexView:
             part[self.dead.get(seg.name, [])] = KIND_DEAD
         return np.concatenate(kinds) if kinds else np.zeros(0, np.int8)
 
-    @cached_property
-    def paths(self) -> list[bytes]:
-        return [p for seg in self.segments for p in seg.paths()]
+    def path(self, row: int) -> bytes:
+        """The path of one row (dead rows too)."""
+        seg, local = self.locate(row)
+        return seg.path(local)
 
-    @cached_property
-    def row_of(self) -> dict[bytes, int]:
-        """Path -> row, live rows only (a path has at most one)."""
-        # Later segments hold newer versions: a path seen again takes the later row.
-        paths = self.paths
-        rows = dict(zip(paths, range(len(paths)), strict=True))
+    def rows_of(self, paths: list[bytes]) -> np.ndarray:
+        """Each path's live row, -1 where it has none. The index's paths are read a segment
+        at a time and looked up among the given ones, never all held at once as objects
+        (1M paths and a dict of them: about 140 MB)."""
+        where = {p: i for i, p in enumerate(paths)}
+        rows = np.full(len(paths), -1, np.int64)
+        # Later segments hold newer versions: a path seen again takes the later live row.
         for seg, base in zip(self.segments, self.bases, strict=True):
-            for local in self.dead.get(seg.name, np.zeros(0, np.int64)).tolist():
-                path = paths[base + local]
-                if rows.get(path) == base + local:
-                    del rows[path]
+            found = np.fromiter((where.get(p, -1) for p in seg.paths()), np.int64, seg.docs)
+            live = found >= 0
+            live[self.dead.get(seg.name, np.zeros(0, np.int64))] = False
+            local = np.nonzero(live)[0]
+            rows[found[local]] = base + local
         return rows
 
     def column(self, name: str) -> np.ndarray:

@@ -167,7 +167,7 @@ def rank_files(
             before_model()
         top = order_by(fused)[:stage_files]
         try:
-            rel_top = [view.paths[r] for r in cand_rows[top]]
+            rel_top = [view.path(int(r)) for r in cand_rows[top]]
             budget = max(STAGE_PASSAGES, len(rel_top))
             with timings.phase("stage"):
                 scored = passages_of(query, root, rel_top, spec, encoder, view.piece_idf, budget)
