@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import opening_logger, openings, rrg_cmd, run
+from rrg.rg import walk as walk_module
 from rrg.rg.args import parse_rg_args
 from rrg.rg.ordered import NAMED_COST, OrderedSearch
 from rrg.rg.walk import DENSE_FACTOR, CountWalk, count_command, walk_applies
@@ -77,6 +78,18 @@ def test_walked_counts_give_rgs_lines_in_rank_order(
     assert printed == [p for p in ranked if p in printed]
 
 
+@pytest.mark.parametrize("mode", [[], ["-c"], ["-l"]], ids=["lines", "-c", "-l"])
+def test_without_a_cap_every_match_is_rgs(
+    mode: list[str], sparse: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--limit 0: everything is read (by one walk); every file matches "river"."""
+    ours = run([*rrg_cmd(), "-q", QUERY, "--limit", "0", *mode, "river"], sparse, env)
+    theirs = run([rg, *mode, "river"], sparse, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    assert len(theirs.stdout.splitlines()) >= 300
+
+
 def test_one_walk_reads_every_file_only_when_matches_are_sparse(
     sparse: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -128,6 +141,22 @@ def test_a_walk_is_stopped_once_matches_prove_dense(sparse: Path, rg: str, monke
     whole = CountWalk(count_command(rg, parse_rg_args(["river"]), []), 0)
     counts, _ = whole.counts({f"d{k % 3}/f{k:03d}.txt".encode() for k in range(300)})
     assert whole.usable and len(counts) == 300
+
+
+def test_a_walk_without_a_cap_reads_to_the_end_however_long_its_report(
+    sparse: Path, rg: str, monkeypatch
+) -> None:
+    """A walk that serves the counts (no cap, or chosen once it paid) is never cut for the
+    size of its report: that would drop matches. Only a capped, speculative one is."""
+    monkeypatch.chdir(sparse)
+    monkeypatch.setattr(walk_module, "OUTPUT_LIMIT", 100)
+    whole = CountWalk(count_command(rg, parse_rg_args(["river"]), []), 0)
+    counts, _ = whole.counts({f"d{k % 3}/f{k:03d}.txt".encode() for k in range(300)})
+    assert whole.usable and len(counts) == 300
+    capped = CountWalk(count_command(rg, parse_rg_args(["river"]), []), 1000)
+    capped.proc.wait()
+    capped.reader.join()
+    assert capped.stopped and capped.files < 1000
 
 
 def test_no_walk_where_a_count_pass_cannot_give_the_records() -> None:

@@ -20,13 +20,13 @@ from rrg.rg.replies import StderrFilter, count_records
 
 # Appended after the user's flags: rg lets the last mode flag win.
 COUNT_FLAGS = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
-#: A walk whose report grows past this is stopped: that many files with matches (tens of
-#: thousands) means the reads by name reach any cap first, and its report would cost memory.
-OUTPUT_LIMIT = 8 << 20
 #: A walk is stopped once it found matches in this many times --limit files. Reading by name
 #: pays where matches lie in more than NAMED_COST x the cap's files (evenly spread, the cap
 #: is then reached before NAMED_COST**-1 of the files are read); twice leaves a margin.
 DENSE_FACTOR = 2
+#: A capped walk whose report grows past this is stopped too (paths that long, that many):
+#: it was started on speculation, and its report would cost memory.
+OUTPUT_LIMIT = 8 << 20
 
 
 def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list[str | bytes]:
@@ -56,7 +56,9 @@ class CountWalk:
     """The walk, started at once; its report is read by threads so rg never waits."""
 
     def __init__(self, cmd: list[str | bytes], cap: int = 0) -> None:
-        # Without a cap every file is read, and the walk always pays.
+        # ``cap``: the search's --limit, for a walk started on speculation, which stops
+        # where matches prove dense. 0 (no cap, or a walk chosen to serve the counts): it
+        # reads to the end, since its counts are the search's.
         self.most_files = DENSE_FACTOR * cap if cap else None
         self.proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
@@ -73,8 +75,8 @@ class CountWalk:
         while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
             self.report += chunk
             self.files += chunk.count(b"\0")
-            dense = self.most_files is not None and self.files > self.most_files
-            if dense or len(self.report) > OUTPUT_LIMIT:
+            limit = self.most_files
+            if limit is not None and (self.files > limit or len(self.report) > OUTPUT_LIMIT):
                 self.stopped = True
                 self.report = bytearray()
                 self.proc.kill()
