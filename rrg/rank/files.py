@@ -127,17 +127,18 @@ def rank_files(
     show_progress: bool,
     stage_files: int,
     listing: Listing | None = None,
-    before_model: Callable[[], None] | None = None,
+    checkpoint: Callable[[], None] | None = None,
 ) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
     best passages (0: the cheap order alone). ``root`` is the serving root and ``listing``
     the printed paths relative to it, already stat-ed (both from ``list_and_stat``).
-    ``before_model`` is called before the model is loaded or run, and may raise to give up
-    the ranking (a search that has found out it matches nothing)."""
+    ``checkpoint`` is called between the steps (before the model is loaded, before scoring,
+    before the model runs) and may raise to give up the ranking (a search that has found
+    out it matches nothing)."""
+    check = checkpoint or (lambda: None)
     encoder = Encoder(spec)
-    if before_model is not None:
-        before_model()
+    check()
     if stage_files > 0 and model_ready(spec) and not query_seen(query, root, spec):
         encoder.preload()  # a new query: the stage will run the model
     rel = listing.paths if listing is not None else relative_to(root, printed)
@@ -156,6 +157,7 @@ def rank_files(
     rankable = text[np.argsort(rows[text], kind="stable")]
     if not len(rankable):
         return Ranking(list(printed), binary, 0, report, view.piece_idf, root)
+    check()
     with timings.phase("rank"):
         lexical, semantic = signals(query, view, encoder)
     cand_rows = rows[rankable]
@@ -163,8 +165,7 @@ def rank_files(
     stage: StagePassages | None = None
     fast = stage_files <= 0
     if not fast:
-        if before_model is not None:
-            before_model()
+        check()
         top = order_by(fused)[:stage_files]
         try:
             rel_top = [view.path(int(r)) for r in cand_rows[top]]
