@@ -4,8 +4,9 @@ A walk reads every file rg lists, so its counts do not depend on the order rrg c
 can start before the ranking does, on the other core, while rrg imports, lists and ranks.
 Where matches are sparse its counts replace the reads by name (rg opens a file it walks to
 at about two thirds of the cost of a named one); where nothing matches at all, rrg has
-nothing to order and stops as soon as the walk says so. Where matches are dense the walk is
-stopped: the first files read by name reach the cap.
+nothing to order and stops as soon as the walk says so. Where matches are dense and the
+search has a cap, the walk is stopped: the first files read by name reach the cap. A walk
+serving a search's counts (no cap, or chosen once it paid) always reads to the end.
 """
 
 from __future__ import annotations
