@@ -16,8 +16,8 @@ from rrg.index.segment import (
     SEGMENT_DOCS,
     Doc,
     Segment,
+    Streamed,
     build_arrays,
-    merged_arrays,
     merged_columns,
     open_segment,
     write_segment,
@@ -203,6 +203,24 @@ def test_an_orphan_segment_is_never_read_and_cleaned_by_the_next_writer(
     (tree / "doc100.txt").write_text("a new canopy note\n")
     out = run([*rrg_cmd(), "-q", "canopy", "--files"], tree, env)
     assert out.stderr == b"" and not orphan.exists()
+
+
+def merged_arrays(parts: list[tuple[Segment, np.ndarray]], vocab: int) -> dict[str, np.ndarray]:
+    """A merge's columns gathered whole in memory: what the streamed writer must write."""
+    out: dict[str, np.ndarray] = {}
+    for key, column in merged_columns(parts, vocab):
+        if isinstance(column, Streamed):
+            blocks = list(column.blocks)
+            for i, name in enumerate(column.keys):
+                whole = [b[i] for b in blocks]
+                out[name] = (
+                    np.concatenate(whole).astype(column.dtypes[i], copy=False)
+                    if whole
+                    else np.zeros(column.shapes[i], column.dtypes[i])
+                )
+        else:
+            out[key] = column
+    return out
 
 
 def test_a_merge_keeps_exact_frequencies_and_postings() -> None:

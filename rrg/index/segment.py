@@ -211,26 +211,8 @@ class Streamed:
     blocks: Iterator[tuple[np.ndarray, ...]]
 
 
+#: One of a segment's columns as a merge gives it: whole, or streamed with its siblings.
 Column = tuple[str, "np.ndarray | Streamed"]
-
-
-def merged_arrays(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> dict[str, np.ndarray]:
-    """One segment's arrays from the live rows of several, whole in memory (see
-    ``merged_columns``, which a merge writes as they come)."""
-    out: dict[str, np.ndarray] = {}
-    for key, column in merged_columns(parts, vocab):
-        if isinstance(column, Streamed):
-            blocks = list(column.blocks)
-            for i, name in enumerate(column.keys):
-                whole = [b[i] for b in blocks]
-                out[name] = (
-                    np.concatenate(whole).astype(column.dtypes[i], copy=False)
-                    if whole
-                    else np.zeros(column.shapes[i], column.dtypes[i])
-                )
-        else:
-            out[key] = column
-    return out
 
 
 def merged_columns(parts: Sequence[tuple[Segment, np.ndarray]], vocab: int) -> Iterator[Column]:
