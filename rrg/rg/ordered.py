@@ -226,7 +226,7 @@ class OrderedSearch:
 
     def _early_walk_ended(self) -> bool:
         walk = self.early_walk
-        return walk is not None and walk.usable and walk.proc.poll() is not None
+        return walk is not None and walk.usable and walk.ended()
 
     def _walk_pays(self, scanned: int, found: int, total: int) -> bool:
         """Whether walking every file once costs less than reading on by name until the cap

@@ -87,9 +87,13 @@ class CountWalk:
     def usable(self) -> bool:
         return not self.stopped
 
+    def ended(self) -> bool:
+        """rg has exited and its report is read."""
+        return self.proc.poll() is not None and not self.reader.is_alive()
+
     def found_nothing(self) -> bool:
         """Finished, without a match, a message or an error: nothing to order or print."""
-        if self.reader.is_alive() or self.proc.poll() is None:
+        if not self.ended():
             return False
         self.messages.reader.join()
         return (
