@@ -291,6 +291,46 @@ def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, st
     assert b" 0 read, 0 unchanged content, 0 removed" in report
 
 
+_FIRST_LOOK = """
+import os, sqlite3, sys, time
+path = sys.argv[1]
+print("ready", flush=True)
+deadline = time.monotonic() + 30
+while not os.path.exists(path) and time.monotonic() < deadline:
+    pass
+db = sqlite3.connect(path, isolation_level=None)
+try:
+    looks = [db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("journal_mode", "user_version")]
+    print(*looks)
+except sqlite3.Error as err:
+    print("error", err)
+"""
+
+
+def test_a_new_index_file_is_whole_when_a_reader_first_sees_it(tmp_path: Path) -> None:
+    """A reader that opens the index the moment it appears finds it finished: in WAL mode
+    and of this format. A half-made file once made the writer fail with "database is
+    locked" when several agents started on a new root together (a reader's journal-mode
+    switch held the lock the writer's needed)."""
+    import sys
+
+    from rrg.index.store import FORMAT_VERSION, open_store
+
+    for attempt in range(10):  # the window of a half-made file was short: look often
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        path = folder / "index.sqlite"
+        reader = subprocess.Popen(
+            [sys.executable, "-c", _FIRST_LOOK, str(path)], stdout=subprocess.PIPE, text=True
+        )
+        assert reader.stdout is not None and reader.stdout.readline() == "ready\n"
+        time.sleep(0.05)  # the reader is polling now
+        open_store(path, lambda message: pytest.fail(message)).close()
+        out, _ = reader.communicate(timeout=60)
+        assert out.split() == ["wal", str(FORMAT_VERSION)], attempt
+        assert sorted(p.name for p in folder.iterdir()) == ["index.sqlite"]
+
+
 def test_a_2gb_file_is_handled_as_rg_does(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
     """A sparse 2 GB file: text first, then NUL bytes. rg skips it as binary while walking;
     rrg reads only its first MiB to index it, and skips it too."""

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.index.sqlitefile import create_once
+
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
 FORMAT_VERSION = 8
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
@@ -45,6 +47,11 @@ CREATE TABLE IF NOT EXISTS dead (
 """
 
 
+def _statements() -> list[str]:
+    # The schema keeps ";" out of its comments for this split.
+    return [statement for statement in _SCHEMA.split(";") if statement.strip()]
+
+
 class IndexCorrupt(Exception):
     """The index file is damaged or of another format; the caller rebuilds it."""
 
@@ -58,24 +65,20 @@ class IndexStore:
     """An open registry. Use :func:`open_store`, which also handles damage."""
 
     def __init__(self, path: Path, create: bool = True) -> None:
+        """``create``: make the file if it is missing (the caller holds the writer lock);
+        without it a missing file raises FileNotFoundError and nothing is written."""
         self.path = path
         self.segment_dir = segments_dir(path)
-        if not create and not path.exists():
+        if create:
+            create_once(path, _statements(), FORMAT_VERSION)
+        elif not path.exists():
             raise FileNotFoundError(path)
         busy_s = float(os.environ.get("RRG_INDEX_BUSY_S", BUSY_TIMEOUT_S))
         self.db = sqlite3.connect(str(path), timeout=busy_s, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
-            with self.transaction():
-                # One statement at a time (executescript would commit mid-transaction);
-                # the schema keeps ";" out of its comments for this split.
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version={FORMAT_VERSION}")
-        elif version != FORMAT_VERSION:
+        if version != FORMAT_VERSION:
+            self.db.close()
             raise IndexCorrupt(f"index format {version}, this rrg reads {FORMAT_VERSION}")
 
     def close(self) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.index.sqlitefile import create_once
 from rrg.index.store import writer_lock
 
 #: Bounds a user should never notice: 256 MB holds about 330,000 MiniLM vectors (float16).
@@ -32,6 +33,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     PRIMARY KEY (key, model)
 )
 """
+_PRUNE_SCHEMA = "CREATE TABLE IF NOT EXISTS prune (key TEXT PRIMARY KEY, value INTEGER)"
 
 
 def vectors_path(index_path: Path) -> Path:
@@ -47,11 +49,8 @@ class VectorCache:
         self.max_bytes = max_bytes
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(_SCHEMA)
-        db.execute("CREATE TABLE IF NOT EXISTS prune (key TEXT PRIMARY KEY, value INTEGER)")
-        return db
+        """The open file; a reader never writes to it (see ``rrg.index.sqlitefile``)."""
+        return sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
 
     def get(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         if not self.path.exists():
@@ -77,9 +76,12 @@ class VectorCache:
             if not got:
                 return False
             now = int(time.time())
+            create_once(self.path, [_SCHEMA, _PRUNE_SCHEMA])
             db = self._connect()
             try:
                 db.execute("BEGIN IMMEDIATE")
+                for statement in (_SCHEMA, _PRUNE_SCHEMA):  # a file an older rrg left half-made
+                    db.execute(statement)
                 db.executemany(
                     "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
                     [(k, model, v.astype("<f2").tobytes(), now) for k, v in fresh.items()],

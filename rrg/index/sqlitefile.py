@@ -1,0 +1,43 @@
+"""SQLite files that readers without a lock may open at any moment.
+
+A fresh file is made whole beside its path (write-ahead-log mode, schema, format version)
+and renamed into place, so a reader sees no file or a finished one. Readers then never
+write: no journal-mode switch, no schema statement. A switch into WAL mode needs an
+exclusive lock that SQLite may refuse at once, past its busy timeout, while another
+process reads the half-made file: a writer holding the root's lock was seen to fail with
+"database is locked" that way when several agents started on a new root together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def create_once(path: Path, statements: Iterable[str], version: int = 0) -> None:
+    """Make ``path`` a WAL-mode SQLite file holding ``statements``' schema and
+    ``user_version`` ``version``, unless it exists. Call with the writer lock held."""
+    if path.exists():
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("BEGIN")
+            for statement in statements:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={int(version)}")
+            db.execute("COMMIT")
+        finally:
+            db.close()  # the last connection folds the log back and removes it
+        os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
