@@ -30,7 +30,19 @@ def main() -> None:
     walk = start_walk(split)
     from rrg.cli.app import run
 
-    sys.exit(run(split, walk))
+    _exit_at_once(run(split, walk))
+
+
+def _exit_at_once(code: int) -> None:
+    """Exit once the output is out, skipping the interpreter's teardown: unloading numpy,
+    onnxruntime and their threads costs 20-30 ms, a tenth of a query on 20,000 files.
+    Every command has closed its files, databases and child processes by now."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        code = EXIT_ERROR  # SIGPIPE is the default by now: this is another write error
+    os._exit(code)
 
 
 def _exec_rg(rg: str, args: list[str]) -> None:
