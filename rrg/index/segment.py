@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -375,7 +374,7 @@ def write_segment(parent: Path, seq: int, columns: dict[str, np.ndarray] | Itera
     block written as it comes); returns its name. The folder appears whole (written under a
     temporary name, synced, renamed) or not at all."""
     parent.mkdir(mode=0o700, exist_ok=True)
-    name = f"s{seq:09d}-{secrets.token_hex(4)}"
+    name = f"s{seq:09d}-{os.urandom(4).hex()}"
     tmp = parent / f".tmp-{name}"
     tmp.mkdir(mode=0o700)
     items = columns.items() if isinstance(columns, dict) else columns
