@@ -450,3 +450,29 @@ def test_a_model_failing_mid_query_leaves_the_cheap_order(
     assert staged.returncode == 0 and staged.stdout == fast.stdout
     assert staged.stderr.startswith(b"rrg: the transformer stage failed (model ")
     assert staged.stderr.count(b"\n") == 1, staged.stderr
+
+
+def test_a_log_left_beside_a_deleted_index_is_not_replayed_into_a_new_one(tmp_path: Path) -> None:
+    """A writer killed between deleting the registry and its write-ahead log leaves the log;
+    the next registry made at that path must not take the old log's pages as its own."""
+    import shutil
+    import sqlite3
+
+    from rrg.index.store import FORMAT_VERSION, open_store
+
+    old = tmp_path / "old.sqlite"
+    db = sqlite3.connect(old, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("CREATE TABLE planted (x)")
+    db.execute("INSERT INTO planted VALUES (1)")
+    path = tmp_path / "index.sqlite"
+    shutil.copy(f"{old}-wal", f"{path}-wal")  # the log, its pages never folded back
+    db.close()
+    store = open_store(path, lambda message: pytest.fail(message))
+    try:
+        tables = {row[0] for row in store.db.execute("SELECT name FROM sqlite_master")}
+        assert "planted" not in tables and "segments" in tables
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == FORMAT_VERSION
+    finally:
+        store.close()

@@ -38,8 +38,9 @@ def _exit_at_once(code: int) -> None:
     onnxruntime and their threads costs 20-30 ms, a tenth of a query on 20,000 files.
     Every command has closed its files, databases and child processes by now."""
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: started with that descriptor closed
+                stream.flush()
     except OSError:
         code = EXIT_ERROR  # SIGPIPE is the default by now: this is another write error
     os._exit(code)

@@ -36,6 +36,11 @@ def create_once(path: Path, statements: Iterable[str], version: int = 0) -> None
             db.execute("COMMIT")
         finally:
             db.close()  # the last connection folds the log back and removes it
+        # No registry, so no reader: a log beside the path is a writer's, killed while
+        # deleting the file, and SQLite would replay it into this one.
+        for stale in (f"{path}-wal", f"{path}-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(stale)
         os.replace(tmp, path)
     finally:
         for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
