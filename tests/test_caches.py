@@ -112,6 +112,57 @@ def test_vector_cache_drops_the_least_recently_used(tmp_path: Path) -> None:
     assert calls == []  # hits are not encoded again
 
 
+_WRITER = """
+import os, sys, time
+import numpy as np
+from pathlib import Path
+from rrg.index.vectors import VectorCache, cached_vectors
+
+index, go, first = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+keys = [f"k{k}" for k in range(first, first + 120)]
+
+def encode(missing):
+    return np.stack([np.full(8, int(k[1:]) / 256, np.float32) for k in missing])
+
+while not go.exists():
+    time.sleep(0.001)
+got = cached_vectors(VectorCache(index), "m", keys, encode)
+assert sorted(got) == sorted(keys)
+assert all(np.allclose(got[k], int(k[1:]) / 256, atol=0.01) for k in keys)
+"""
+
+
+def test_writers_meeting_on_a_new_vector_cache_store_each_vector_once(tmp_path: Path) -> None:
+    """Six processes that encode overlapping passages at once, the cache file not yet made:
+    each gets its vectors, and the file holds each key once with the right vector."""
+    import sys
+
+    index = tmp_path / "root.sqlite"
+    go = tmp_path / "go"
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(index), str(go), str(40 * k)],
+            stderr=subprocess.PIPE,
+        )
+        for k in range(6)
+    ]
+    time.sleep(0.5)  # all of them waiting on the go file
+    go.touch()
+    for writer in writers:
+        _, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err.decode()
+    db = sqlite3.connect(VectorCache(index).path)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = db.execute("SELECT key, vec FROM vectors").fetchall()
+    finally:
+        db.close()
+    keys = [key for key, _ in rows]
+    assert keys and len(keys) == len(set(keys))  # stored, each once
+    for key, vec in rows:
+        assert np.allclose(np.frombuffer(vec, "<f2"), int(key[1:]) / 256, atol=0.01), key
+
+
 def test_rg_of_another_version_is_named_once(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
     fake = tmp_path / "old-rg"
     fake.write_text(
