@@ -452,6 +452,22 @@ def test_a_model_failing_mid_query_leaves_the_cheap_order(
     assert staged.stderr.count(b"\n") == 1, staged.stderr
 
 
+def test_a_query_asked_again_loads_no_tokenizer(tmp_path: Path, env: dict[str, str]) -> None:
+    """A query's WordPiece ids are kept with the root's vectors: asked again, the query
+    needs no tokenizer (loading it is 13-18 ms of a repeated query); a new one still does."""
+    model = tmp_path / "model"
+    _model_that_fails_on_long_inputs(model)
+    tree = make_tree(tmp_path / "tree", 30)
+    args = ["--model", str(model), "--fast", "--limit", "0", "needle"]
+    first = run(q("omega needle in the text", *args), tree, env)
+    assert first.returncode == 0 and not first.stderr, first.stderr
+    (model / "tokenizer.json").write_text("not a tokenizer")
+    again = run(q("omega needle in the text", *args), tree, env)
+    assert again.returncode == 0 and again.stdout == first.stdout, again.stderr
+    new = run(q("another query about needles", *args), tree, env)
+    assert new.returncode == 2 and b"cannot load tokenizer" in new.stderr, new.stderr
+
+
 def test_a_log_left_beside_a_deleted_index_is_not_replayed_into_a_new_one(tmp_path: Path) -> None:
     """A writer killed between deleting the registry and its write-ahead log leaves the log;
     the next registry made at that path must not take the old log's pages as its own."""

@@ -1,5 +1,6 @@
 """The transformer vector cache of one root: vectors by content hash and model, so that a
-text the model has read once (a file's head, a match excerpt) is never encoded again.
+text the model has read once (a file's head, a match excerpt) is never encoded again; and
+each query's WordPiece ids, so that a query asked again loads no tokenizer.
 
 One SQLite file beside the root's index, written under the root's writer lock, and bounded:
 entries unused for MAX_AGE_DAYS go, and past MAX_BYTES the least recently used go first.
@@ -34,6 +35,16 @@ CREATE TABLE IF NOT EXISTS vectors (
 )
 """
 _PRUNE_SCHEMA = "CREATE TABLE IF NOT EXISTS prune (key TEXT PRIMARY KEY, value INTEGER)"
+_PIECES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pieces (
+    key TEXT NOT NULL,      -- xxh3-64 of a query
+    model TEXT NOT NULL,    -- the tokenizer's model key, with the token limit
+    ids BLOB NOT NULL,      -- int32 WordPiece ids
+    used INTEGER NOT NULL,  -- unix time written (not refreshed by hits: reads stay reads)
+    PRIMARY KEY (key, model)
+)
+"""
+_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA)
 
 
 def vectors_path(index_path: Path) -> Path:
@@ -76,11 +87,11 @@ class VectorCache:
             if not got:
                 return False
             now = int(time.time())
-            create_once(self.path, [_SCHEMA, _PRUNE_SCHEMA])
+            create_once(self.path, _TABLES)
             db = self._connect()
             try:
                 db.execute("BEGIN IMMEDIATE")
-                for statement in (_SCHEMA, _PRUNE_SCHEMA):  # a file an older rrg left half-made
+                for statement in _TABLES:  # a file an older rrg made, or left half-made
                     db.execute(statement)
                 db.executemany(
                     "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
@@ -96,6 +107,38 @@ class VectorCache:
                 db.close()
         return True
 
+    def get_pieces(self, model: str, key: str) -> np.ndarray | None:
+        """A query's WordPiece ids as kept by ``put_pieces``; None when not kept."""
+        if not self.path.exists():
+            return None
+        db = self._connect()
+        try:
+            row = db.execute(
+                "SELECT ids FROM pieces WHERE key=? AND model=?", (key, model)
+            ).fetchone()
+        except sqlite3.OperationalError:
+            return None  # a file an older rrg made: no table of pieces yet
+        finally:
+            db.close()
+        return None if row is None else np.frombuffer(row[0], "<i4").astype(np.int32)
+
+    def put_pieces(self, model: str, key: str, ids: np.ndarray) -> bool:
+        """Keep a query's WordPiece ids; False when the lock was busy."""
+        with writer_lock(self.index_path, wait_s=LOCK_WAIT_S) as got:
+            if not got:
+                return False
+            create_once(self.path, _TABLES)
+            db = self._connect()
+            try:
+                db.execute(_PIECES_SCHEMA)
+                db.execute(
+                    "INSERT OR REPLACE INTO pieces VALUES (?,?,?,?)",
+                    (key, model, np.asarray(ids, "<i4").tobytes(), int(time.time())),
+                )
+            finally:
+                db.close()
+        return True
+
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
         the file has grown past the bound or a day has passed since the last prune."""
@@ -105,6 +148,7 @@ class VectorCache:
             return
         db.execute("INSERT OR REPLACE INTO prune VALUES ('last', ?)", (now,))
         db.execute("DELETE FROM vectors WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
+        db.execute("DELETE FROM pieces WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         total = db.execute("SELECT COALESCE(SUM(LENGTH(vec) + 64), 0) FROM vectors").fetchone()[0]
         if total <= self.max_bytes:
             return

@@ -280,7 +280,9 @@ def static_table(
             # Memory-mapped float16: a query touches only its own tokens' rows, and
             # arithmetic on them promotes to float32 where it meets the float32 weights.
             table = np.load(cache, mmap_mode="r", allow_pickle=False)
-            if table.ndim == 2 and table.shape[1] == STATIC_DIMS and table.dtype == np.float16:
+            # A model narrower than STATIC_DIMS keeps all its dimensions.
+            wide = table.ndim == 2 and 0 < table.shape[1] <= STATIC_DIMS
+            if wide and table.dtype == np.float16:
                 _TABLES[str(cache)] = table
                 return table
         except (OSError, ValueError):

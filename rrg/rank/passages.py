@@ -86,13 +86,17 @@ def passage_static(
     encoder: Encoder,
     piece_idf: np.ndarray,
     vectors_for: VectorsFor,
+    query_pieces: np.ndarray | None = None,
 ) -> np.ndarray:
     """Cosine of each passage's static vector (idf-weighted mean of its WordPiece vectors,
-    as documents and queries get theirs) with the query's. The vectors are kept by content
-    hash (``keys``) like the model's: tokenising the passages of 20 files is most of the
-    cheap tier's cost, and the same files come back query after query."""
+    as documents and queries get theirs) with the query's (its WordPiece ids
+    ``query_pieces``, cut here when not given). The vectors are kept by content hash
+    (``keys``) like the model's: tokenising the passages of 20 files is most of the cheap
+    tier's cost, and the same files come back query after query."""
     table = static_table(encoder)
-    qvec = static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], piece_idf, table)
+    if query_pieces is None:
+        query_pieces = encoder.piece_ids([query], PASSAGE_TOKENS)[0]
+    qvec = static_query_vector(query_pieces, piece_idf, table)
     text_of = dict(zip(keys, texts, strict=True))
 
     def compute(missing: list[str]) -> np.ndarray:
@@ -139,12 +143,14 @@ def score_passages(
     vectors_for: VectorsFor,
     names: list[str] | None = None,
     cut: Cut | None = None,
+    query_pieces: np.ndarray | None = None,
 ) -> ScoredPassages:
     """Split each file's text into passages, score them cheaply, and put the best ``budget``
-    through the model. ``vectors_for(keys, encode)`` returns vectors by content hash,
-    encoding only the keys it does not hold (the root's vector cache, or a dict). ``names``
-    are the files' paths, read with their passages; ``cut`` replaces blank-line cutting
-    (the benchmarks measure alternatives with it)."""
+        through the model. ``vectors_for(keys, encode)`` returns vectors by content hash,
+        encoding only the keys it does not hold (the root's vector cache, or a dict). ``names``
+        are the files' paths, read with their passages; ``cut`` replaces blank-line cutting
+        (the benchmarks measure alternatives with it); ``query_pieces``: the query's WordPiece ids,
+    when the caller has them."""
     owners: list[int] = []
     paragraphs: list[Paragraph] = []
     bodies: list[str] = []
@@ -160,7 +166,9 @@ def score_passages(
     every_key = [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in bodies]
     lexical = passage_bm25(query, bodies)
     if piece_idf is not None:
-        static = passage_static(query, bodies, every_key, encoder, piece_idf, vectors_for)
+        static = passage_static(
+            query, bodies, every_key, encoder, piece_idf, vectors_for, query_pieces
+        )
         cheap = fuse(lexical, static)
     else:
         cheap = lexical
