@@ -282,6 +282,7 @@ def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, st
     for p, (out, err) in zip(procs, outs, strict=True):
         assert p.returncode in (0, 1), err
         assert b"Traceback" not in err and b"internal error" not in err
+        assert b"cannot use the index" not in err, err  # the builder is waited for
         for line in out.splitlines():
             name, _, text = line.partition(b":")
             k = name.removeprefix(b"new").removeprefix(b"f").removesuffix(b".txt")
