@@ -197,8 +197,8 @@ def _rerank(plan: OrderedRun, search: OrderedSearch, excerpt: int) -> StreamResu
     from rrg.model.encoder import Encoder
     from rrg.output.printer import Printer
     from rrg.rank import rerank
-    from rrg.rank.files import index_path_for
     from rrg.rank.keywords import rerank_query
+    from rrg.rank.root_cache import index_path_for
 
     started = time.monotonic()
     rg, args, files, opts = plan.rg, plan.args, plan.files, plan.opts
@@ -303,7 +303,8 @@ def _with_filename(paths: list[str]) -> bool:
 def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int:
     from rrg.index import caches
     from rrg.model.encoder import Encoder
-    from rrg.rank.files import index_path_for, refresh_index, serving_root
+    from rrg.rank.files import refresh_index, serving_root
+    from rrg.rank.root_cache import index_path_for
 
     args = parse_rg_args(["--files", *rg_args])
     spec = resolve_model(opts.model)

@@ -6,7 +6,6 @@ own order with one warning: a user's search never fails for want of a cache.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 from collections.abc import Callable
@@ -14,27 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import xxhash
 
 from rrg.errors import ModelError, RrgError
-from rrg.index.cachedir import index_file
 from rrg.index.refresh import Listing, RefreshReport, StatPass, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_term_ids
-from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder, static_table, static_table_path
 from rrg.model.registry import ModelSpec
 from rrg.output import timings
 from rrg.output.progress import Progress
-from rrg.rank.passages import (
-    PASSAGE_TOKENS,
-    Encode,
-    ScoredPassages,
-    VectorsFor,
-    query_key,
-    score_passages,
-)
+from rrg.rank.passages import ScoredPassages, score_passages
+from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
 from rrg.rank.scoring import bm25, fuse, order_by, staged_scores, static_query_vector
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates, relative_to
@@ -50,10 +40,6 @@ class Ranking:
     root: bytes = b""  # the root whose index served (an indexed ancestor of the search root)
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
-
-
-def index_path_for(root: bytes, spec: ModelSpec) -> Path:
-    return index_file(Path(os.fsdecode(root)), spec.key)
 
 
 def serving_root(root: bytes, spec: ModelSpec) -> bytes:
@@ -96,10 +82,6 @@ def refresh_index(
         bar.close()
 
 
-#: WordPiece tokens of a query that its static vectors read (against files and passages).
-QUERY_TOKENS = PASSAGE_TOKENS
-
-
 def signals(
     query: str, view: IndexView, encoder: Encoder, pieces: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -111,25 +93,6 @@ def signals(
     lexical = bm25((view.postings(int(t)) for t in query_term_ids(query)), doclen, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical, view.cosines(qvec)
-
-
-def query_pieces(query: str, root: bytes, encoder: Encoder) -> np.ndarray:
-    """The query's WordPiece ids, kept in the root's vector cache: loading the tokenizer
-    takes 13-18 ms, a tenth of a query asked again on a 2,000-file repository."""
-    key = xxhash.xxh3_64_hexdigest(query.encode("utf-8", "surrogatepass"))
-    tag = f"pieces-{encoder.spec.key}-{QUERY_TOKENS}"
-    try:
-        cache = VectorCache(index_path_for(root, encoder.spec))
-        kept = cache.get_pieces(tag, key)
-    except (OSError, sqlite3.Error, RrgError):
-        cache, kept = None, None
-    if kept is not None:
-        return kept
-    pieces = encoder.piece_ids([query], QUERY_TOKENS)[0]
-    if cache is not None:
-        with contextlib.suppress(OSError, sqlite3.Error):  # unkept, it is only recomputed
-            cache.put_pieces(tag, key, pieces)
-    return pieces
 
 
 #: Passages the transformer stage reads in all (at least one a file it weighs; how many
@@ -261,40 +224,6 @@ def model_ready(spec: ModelSpec) -> bool:
         return static_table_path(spec).is_file()
     except (OSError, RrgError):
         return False
-
-
-def cache_tag(kind: str, spec: ModelSpec) -> str:
-    """The vector cache's model tag for one kind of passage vector."""
-    return f"{kind}-{spec.key}-{PASSAGE_TOKENS}"
-
-
-def query_seen(query: str, root: bytes, spec: ModelSpec) -> bool:
-    """Whether the root's vector cache holds this query's vector (then the stage may need no
-    model at all); False when it cannot be read."""
-    try:
-        cache = VectorCache(index_path_for(root, spec))
-        return bool(cache.get(cache_tag("passage", spec), [query_key(spec, query)]))
-    except (OSError, sqlite3.Error, RrgError):
-        return False
-
-
-def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
-    """Passage vectors (the model's, and the static table's) by content hash from the
-    root's vector cache (or, with no usable cache dir, computed for this call only)."""
-    try:
-        cache = VectorCache(index_path_for(root, spec))
-    except (OSError, RrgError):
-
-        def uncached(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
-            unique = sorted(set(keys))
-            return dict(zip(unique, encode(unique), strict=True))
-
-        return uncached
-
-    def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
-        return cached_vectors(cache, cache_tag(kind, spec), keys, encode)
-
-    return vectors_for
 
 
 def list_and_stat(
