@@ -18,7 +18,7 @@ from rrg.output.notices import report_facts
 from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
 from rrg.rg.ordered import OrderedSearch, StreamResult, write_summary
-from rrg.rg.walk import CountWalk, count_command, walk_applies
+from rrg.rg.walk import CountWalk, start_query_walk
 
 if TYPE_CHECKING:
     from rrg.rank.files import Ranking
@@ -90,10 +90,10 @@ def query_command(
     _refuse_order_breakers(args, "-q")
     _refuse_unrankable(args, opts)
     query = opts.query or ""
-    if walk is None and walk_applies(args, opts.reranking):
+    if walk is None:
         # Its counts do not depend on the order: it runs on the other core while rrg
         # ranks, and where nothing matches rrg stops as soon as it ends.
-        walk = CountWalk(count_command(rg, args, args.paths), opts.line_cap)
+        walk = start_query_walk(rg, args, opts.reranking, opts.line_cap)
     try:
         return _ordered_query(rg, args, query, opts, warn, walk)
     except _NothingMatches:

@@ -38,13 +38,13 @@ def start_walk(split: SplitArgs) -> CountWalk | None:
     from rrg.errors import RrgError
     from rrg.rg.args import parse_rg_args, reads_stdin
     from rrg.rg.binary import find_rg
-    from rrg.rg.walk import CountWalk, count_command, walk_applies
+    from rrg.rg.walk import start_query_walk
 
     try:
         args = parse_rg_args(split.rg)
         rg = find_rg()
     except RrgError:
         return None  # said in its place, after rrg's own options are read
-    if not walk_applies(args, reranking=False) or reads_stdin(args):
+    if reads_stdin(args):
         return None
-    return CountWalk(count_command(rg, args, args.paths), cap)
+    return start_query_walk(rg, args, reranking=False, cap=cap)

@@ -193,11 +193,12 @@ def passages_of(
     encoder: Encoder,
     piece_idf: np.ndarray | None,
     budget: int,
-    query_pieces: np.ndarray | None = None,
+    pieces: np.ndarray | None = None,
 ) -> ScoredPassages:
     """The passages of these files (relative to root, or absolute) scored by the cheap tier,
-    the best ``budget`` of them by the model too, vectors kept in the root's cache. A file
-    that cannot be read, or that rg would skip as binary, has no passages."""
+    the best ``budget`` of them by the model too, vectors kept in the root's cache; ``pieces``:
+    the query's WordPiece ids, where the caller has them. A file that cannot be read, or
+    that rg would skip as binary, has no passages."""
     texts, names = [], []
     for path in rel:
         data = read_head(Path(os.fsdecode(root)), path) or b""
@@ -205,7 +206,7 @@ def passages_of(
         names.append(passage_name(root, path))
     vectors_for = root_vectors(root, spec)
     return score_passages(
-        query, texts, encoder, piece_idf, budget, vectors_for, names, query_pieces=query_pieces
+        query, texts, encoder, piece_idf, budget, vectors_for, names, query_pieces=pieces
     )
 
 

@@ -53,6 +53,14 @@ def walk_applies(args: RgArgs, reranking: bool) -> bool:
     )
 
 
+def start_query_walk(rg: str, args: RgArgs, reranking: bool, cap: int) -> CountWalk | None:
+    """The walk a ``-q`` search with these arguments starts at once (``cap``: its
+    --limit), or None where a walk cannot give its counts (``walk_applies``)."""
+    if not walk_applies(args, reranking):
+        return None
+    return CountWalk(count_command(rg, args, args.paths), cap)
+
+
 class CountWalk:
     """The walk, started at once; its report is read by threads so rg never waits."""
 
