@@ -8,8 +8,9 @@ passage cosine (MaxP) joins its BM25 and static scores with weight W, and those 
 re-ordered above the rest. Queries are split by the parity of the last number in their id:
 constants are chosen on the odd (dev) half, figures quoted from the even (test) half.
 
-Usage: python benchmarks/passage_stage.py [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]]
-(writes out/passage_stage.md)
+Usage: python benchmarks/passage_stage.py [--path] [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]]
+(writes out/passage_stage.md; with --path, the path field's weight swept at the chosen
+stage: out/path_field.md)
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from rrg.model.encoder import Encoder  # noqa: E402
 from rrg.model.registry import default_model  # noqa: E402
 from rrg.rank.files import refresh_index, signals  # noqa: E402
 from rrg.rank.passages import score_passages  # noqa: E402
-from rrg.rank.scoring import fuse, order_by, staged_scores  # noqa: E402
+from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores  # noqa: E402
 
 SWEEP_K = (20, 30)
 SWEEP_EXTRA = (0, 12)  # P = K + extra
@@ -44,6 +45,11 @@ TIE = 0.005
 #: blank lines (as prose) or at definitions (definitions_cut.py).
 SWEEP_READ = ("", " path")
 SWEEP_CUT = ("", " defs")
+#: R, the weight of the path field's BM25 in the lexical signal (``lexical_signal``). The
+#: whole sweep runs at rrg's own; ``--path`` sweeps R at the stage chosen before it, whose
+#: configs are then named with " R<weight>".
+SWEEP_PATH: tuple[float, ...] = (PATH_WEIGHT,)
+PATH_MODE = False
 
 
 def half(qid: str) -> str:
@@ -72,7 +78,9 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     for qid, query in list(s.queries.items())[:limit]:
         gold = s.qrels[qid]
         row = out[half(qid)]
-        lex, sem = signals(query, view, encoder)
+        # The baselines: BM25 of the text alone, and the order and cascade as they were
+        # before the path field (R=0).
+        lex, sem = signals(query, view, encoder, path_weight=0.0)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         order = order_by(fused)
@@ -91,34 +99,46 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
         casc[top] = staged_scores(lex[top], sem[top], dense, fused, 2.0)
         scores["cascade20"] = casc
         start = time.monotonic()
-        for k in SWEEP_K:
-            chosen = order[:k]
-            texts = [s.texts[docs[i]] for i in chosen]
-            names = [s.doc_path[docs[i]] for i in chosen]
-            for extra, read, cut in itertools.product(SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT):
-                config = f"K{k}+{extra}{read}{cut}"
-                if cut and not s.code:  # prose files are cut at blank lines either way
+        for r in SWEEP_PATH:
+            suffix = f" R{r:g}" if PATH_MODE else ""
+            lex, _ = signals(query, view, encoder, path_weight=r)
+            lex = lex[rows]
+            fused = fuse(lex, sem)
+            order = order_by(fused)
+            if PATH_MODE:
+                scores[f"rrg{suffix}"] = fused
+            for k in SWEEP_K:
+                chosen = order[:k]
+                texts = [s.texts[docs[i]] for i in chosen]
+                names = [s.doc_path[docs[i]] for i in chosen]
+                for extra, read, cut in itertools.product(SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT):
+                    config = f"K{k}+{extra}{read}{cut}"
+                    if cut and not s.code:  # prose files are cut at blank lines either way
+                        for w in SWEEP_W:
+                            scores[f"{config} W{w:g}{suffix}"] = scores[
+                                f"K{k}+{extra}{read} W{w:g}{suffix}"
+                            ]
+                        continue
+                    # The cutter tells code by the file's name, also where the passages are
+                    # read without it.
+                    path_of = dict(zip(texts, names, strict=True))
+                    scored = score_passages(
+                        query,
+                        texts,
+                        encoder,
+                        view.piece_idf,
+                        k + extra,
+                        vectors_for,
+                        names if read else None,
+                        (lambda text, _, at=path_of: cut_definitions(text, at[text]))
+                        if cut
+                        else None,
+                    )
+                    best = scored.best_per_file(len(chosen))
                     for w in SWEEP_W:
-                        scores[f"{config} W{w:g}"] = scores[f"K{k}+{extra}{read} W{w:g}"]
-                    continue
-                # The cutter tells code by the file's name, also where the passages are
-                # read without it.
-                path_of = dict(zip(texts, names, strict=True))
-                scored = score_passages(
-                    query,
-                    texts,
-                    encoder,
-                    view.piece_idf,
-                    k + extra,
-                    vectors_for,
-                    names if read else None,
-                    (lambda text, _, at=path_of: cut_definitions(text, at[text])) if cut else None,
-                )
-                best = scored.best_per_file(len(chosen))
-                for w in SWEEP_W:
-                    staged = fused.copy()
-                    staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused, w)
-                    scores[f"{config} W{w:g}"] = staged
+                        staged = fused.copy()
+                        staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused, w)
+                        scores[f"{config} W{w:g}{suffix}"] = staged
         row.setdefault("seconds", []).append(time.monotonic() - start)
         for name, score in scores.items():
             ranked = [docs[i] for i in order_by(score)]
@@ -140,8 +160,14 @@ def dense_vectors(s: LabelledSet, encoder: Encoder, docs: list[str]) -> np.ndarr
 
 
 def main() -> None:
-    per_set = int(sys.argv[1]) if len(sys.argv) > 1 else 120
-    per_code_set = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    global SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT, SWEEP_PATH, PATH_MODE
+    args = [a for a in sys.argv[1:] if a != "--path"]
+    if "--path" in sys.argv[1:]:
+        PATH_MODE = True
+        SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT = (20,), (12,), (" path",), ("",)
+        SWEEP_PATH = (0.0, 0.25, 0.5, 0.75, 1.0)
+    per_set = int(args[0]) if args else 120
+    per_code_set = int(args[1]) if len(args) > 1 else None
     os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
     groups: list[tuple[str, list[LabelledSet], int | None]] = [
         (name, [beir(name)], per_set) for name in BEIR_SETS
@@ -204,14 +230,19 @@ def write_report(results: dict, counts: dict) -> None:
         "| config | " + " | ".join(f"{n} ({counts[n]['test']})" for n in names) + " | mean |",
         "|---|" + "---|" * (len(names) + 1),
     ]
-    before = "K20+12 W3"  # the stage's constants before the path and definition sweep
-    for c in ("bm25", "dense", "rrg", "cascade20", before, chosen):
+    # The stage's constants before this sweep: before the path and definition sweep, or
+    # (with --path) before the path field.
+    before = "K20+12 path W5 R0" if PATH_MODE else "K20+12 W3"
+    extra = [f"rrg R{r:g}" for r in SWEEP_PATH] if PATH_MODE else []
+    for c in ("bm25", "dense", "rrg", "cascade20", *extra, before, chosen):
         cells = " | ".join(f"{results[n]['test'].get(c, nan):.3f}" for n in names)
         mean = float(np.nanmean([results[n]["test"].get(c, nan) for n in names]))
         lines.append(f"| {c} | {cells} | {mean:.3f} |")
     secs = " | ".join(f"{results[n]['test'].get('seconds', nan):.2f}" for n in names)
     lines.append(f"| (seconds a query, whole sweep, memo warm across configs) | {secs} | |")
-    (OUT / "passage_stage.md").write_text("\n".join(lines) + "\n")
+    (OUT / ("path_field.md" if PATH_MODE else "passage_stage.md")).write_text(
+        "\n".join(lines) + "\n"
+    )
     print("\n".join(lines))
 
 

@@ -32,7 +32,7 @@ from rrg.index.store import (
     remove_index,
     writer_lock,
 )
-from rrg.index.textstats import decode, looks_binary, term_counts
+from rrg.index.textstats import decode, looks_binary, term_counts, with_path_terms
 from rrg.index.view import IndexView, load_view, piece_idf
 from rrg.model.encoder import Encoder, static_table, static_vectors
 from rrg.output import timings
@@ -93,6 +93,7 @@ def tokenize(items: list[tuple[bytes, int, int, bytes | None]], encoder: Encoder
         # The path's own words count: a file named after the topic is often the one wanted.
         text = rel.decode("utf-8", "replace").replace("/", " ") + "\n" + decode(data)
         terms, tfs, length = term_counts(text)
+        terms, tfs = with_path_terms(terms, tfs, rel)
         doc = Doc(rel, size, mtime_ns, digest, KIND_TEXT, length, terms, tfs)
         docs.append(doc)
         texts.append(text[: PIECE_LIMIT * 8])

@@ -25,7 +25,7 @@ import numpy as np
 from rrg.index.sqlitefile import create_once
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 #: A row whose file was edited or removed since its segment was written.
 KIND_DEAD = -1

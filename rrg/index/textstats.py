@@ -14,6 +14,10 @@ import xxhash
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W_]+")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: A file's path words are indexed twice: as words of its text, and under this prefix as a
+#: field of their own, scored apart (a file named after the topic is often the one wanted,
+#: and one more word among thousands says little). No word holds "/", so the two never meet.
+PATH_FIELD = "/"
 #: rg reads files in 64 KiB buffers and quits a walked file at its first NUL byte.
 BINARY_SNIFF_BYTES = 64 * 1024
 
@@ -52,18 +56,48 @@ def term_id(term: str) -> int:
 def term_counts(text: str) -> tuple[np.ndarray, np.ndarray, int]:
     """Hashed term ids (uint32, sorted), their counts (uint16) and the document length."""
     counts = Counter(words(text))
+    ids, tfs = _counted_ids(counts)
+    return ids, tfs, sum(counts.values())
+
+
+def path_words(rel: bytes) -> list[str]:
+    """The words of a file's path that may name its topic. Numbers are left out: in a file
+    name they are ids and versions, and a query's numbers (a year, a dose) would otherwise
+    pick out one file by its name."""
+    return [w for w in words(rel.decode("utf-8", "replace")) if not w.isdigit()]
+
+
+def with_path_terms(ids: np.ndarray, tfs: np.ndarray, rel: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """A text's terms joined by its path's, as a field of their own (see ``PATH_FIELD``)."""
+    path_ids, path_tfs = _counted_ids(Counter(PATH_FIELD + w for w in path_words(rel)))
+    if not len(path_ids):
+        return ids, tfs
+    return _merged(np.concatenate([ids, path_ids]), np.concatenate([tfs, path_tfs]))
+
+
+def _counted_ids(counts: Counter[str]) -> tuple[np.ndarray, np.ndarray]:
     if not counts:
-        return np.zeros(0, np.uint32), np.zeros(0, np.uint16), 0
+        return np.zeros(0, np.uint32), np.zeros(0, np.uint16)
     ids = np.fromiter((term_id(t) for t in counts), np.uint32, len(counts))
-    tfs = np.fromiter(counts.values(), np.int64, len(counts))
+    return _merged(ids, np.fromiter(counts.values(), np.int64, len(counts)))
+
+
+def _merged(ids: np.ndarray, tfs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique ids with their counts (uint16)."""
     order = np.argsort(ids, kind="stable")
-    ids, tfs = ids[order], tfs[order]
+    ids, tfs = ids[order], tfs[order].astype(np.int64)
     # Two words may hash to one id: merge them so the postings stay unique per document.
     uniq, start = np.unique(ids, return_index=True)
     merged = np.add.reduceat(tfs, start) if len(uniq) != len(ids) else tfs
-    return uniq, np.minimum(merged, 65535).astype(np.uint16), int(tfs.sum())
+    return uniq, np.minimum(merged, 65535).astype(np.uint16)
 
 
 def query_term_ids(query: str) -> np.ndarray:
     # Not np.unique: without return_index or counts it imports numpy.ma (5 ms a query).
     return np.array(sorted({term_id(t) for t in words(query)}), np.uint32)
+
+
+def query_path_ids(query: str) -> np.ndarray:
+    """The query's words as terms of the path field (numbers left out, as in paths)."""
+    wanted = {term_id(PATH_FIELD + w) for w in words(query) if not w.isdigit()}
+    return np.array(sorted(wanted), np.uint32)

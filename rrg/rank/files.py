@@ -17,7 +17,7 @@ import numpy as np
 from rrg.errors import ModelError, RrgError
 from rrg.index.refresh import Listing, RefreshReport, StatPass, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import decode, looks_binary, query_term_ids
+from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder, static_table, static_table_path
 from rrg.model.registry import ModelSpec
@@ -25,7 +25,16 @@ from rrg.output import timings
 from rrg.output.progress import Progress
 from rrg.rank.passages import ScoredPassages, score_passages
 from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
-from rrg.rank.scoring import bm25, fuse, order_by, staged_scores, static_query_vector
+from rrg.rank.scoring import (
+    PATH_WEIGHT,
+    bm25,
+    fuse,
+    lexical_signal,
+    order_by,
+    path_bm25,
+    staged_scores,
+    static_query_vector,
+)
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates, relative_to
 
@@ -83,16 +92,24 @@ def refresh_index(
 
 
 def signals(
-    query: str, view: IndexView, encoder: Encoder, pieces: np.ndarray | None = None
+    query: str,
+    view: IndexView,
+    encoder: Encoder,
+    pieces: np.ndarray | None = None,
+    path_weight: float = PATH_WEIGHT,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """BM25 and static-vector cosine of every indexed document against the query (whose
-    WordPiece ids are ``pieces``: cut by the encoder's tokenizer when not given)."""
+    """The lexical signal (BM25 of the text and of the path, ``lexical_signal``) and the
+    static-vector cosine of every indexed document against the query (whose WordPiece ids
+    are ``pieces``: cut by the encoder's tokenizer when not given)."""
     if pieces is None:
         pieces = encoder.piece_ids([query], QUERY_TOKENS)[0]
     doclen = np.where(view.kinds == KIND_TEXT, view.doclen, 0)
-    lexical = bm25((view.postings(int(t)) for t in query_term_ids(query)), doclen, view.n_text)
+    text = bm25((view.postings(int(t)) for t in query_term_ids(query)), doclen, view.n_text)
+    path = path_bm25(
+        (view.postings(int(t)) for t in query_path_ids(query)), view.kinds == KIND_TEXT, view.n_text
+    )
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
-    return lexical, view.cosines(qvec)
+    return lexical_signal(text, path, path_weight), view.cosines(qvec)
 
 
 #: Passages the transformer stage reads in all (at least one a file it weighs; how many
