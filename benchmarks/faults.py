@@ -145,7 +145,14 @@ def main() -> None:
         ("--pool 0", ["-q", "x", "--pool", "0", "y"], {}, 2),
         ("empty query", ["-q", "", "y"], {}, 2),
         ("model name that does not exist", ["-q", "x", "--model", "nope", "y"], {}, 2),
-        ("model folder with a broken ONNX file", ["-q", "x", "--model", str(broken), "y"], {}, 2),
+        # A pattern found in the tree: where nothing matches, rrg ends as rg does before it
+        # loads any model (How -q works, step 5), and the fault would not be met.
+        (
+            "model folder with a broken ONNX file",
+            ["-q", "x", "--model", str(broken), "needle"],
+            {},
+            2,
+        ),
         (
             "unwritable cache dir (search goes on)",
             ["-q", "x", "needle"],

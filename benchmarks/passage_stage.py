@@ -175,6 +175,7 @@ def main() -> None:
     groups.append(("swebench-lite", swebench_tasks(), per_code_set))
     groups += [(s.name, [s], per_code_set) for s in swebench_repos()]
     results: dict[str, dict[str, dict[str, float]]] = {}
+    per_query: dict[str, dict[str, list[float]]] = {}  # test half: each query's nDCG@10
     counts: dict[str, dict[str, int]] = {}
     for name, sets, limit in groups:
         memo: dict[str, np.ndarray] = {}
@@ -185,10 +186,11 @@ def main() -> None:
                 for key, values in part[h].items():
                     merged[h].setdefault(key, []).extend(values)
         results[name] = {h: {k: float(np.mean(v)) for k, v in merged[h].items()} for h in merged}
+        per_query[name] = merged["test"]
         counts[name] = {h: len(merged[h].get("rrg", [])) for h in merged}
         print(name, counts[name], {k: round(v, 3) for k, v in results[name]["dev"].items()})
         sys.stdout.flush()
-    write_report(results, counts)
+    write_report(results, counts, per_query)
 
 
 def passages_read(config: str) -> int:
@@ -197,7 +199,19 @@ def passages_read(config: str) -> int:
     return int(k) + int(extra)
 
 
-def write_report(results: dict, counts: dict) -> None:
+BASELINES = ("bm25", "dense", "rrg", "cascade20")
+
+
+def paired_interval(a: list[float], b: list[float], rounds: int = 10_000) -> tuple[float, float]:
+    """95% bootstrap interval of mean(a - b) over the same queries, resampled in pairs."""
+    diff = np.asarray(a) - np.asarray(b)
+    rng = np.random.default_rng(0)
+    means = diff[rng.integers(0, len(diff), (rounds, len(diff)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def write_report(results: dict, counts: dict, per_query: dict) -> None:
     names = list(results)
     configs = [k for k in results[names[0]]["dev"] if k != "seconds"]
     nan = float("nan")
@@ -240,6 +254,15 @@ def write_report(results: dict, counts: dict) -> None:
         lines.append(f"| {c} | {cells} | {mean:.3f} |")
     secs = " | ".join(f"{results[n]['test'].get('seconds', nan):.2f}" for n in names)
     lines.append(f"| (seconds a query, whole sweep, memo warm across configs) | {secs} | |")
+    # How far the chosen stage lies from each set's best baseline, beyond the luck of which
+    # queries fell in the test half.
+    cells = []
+    for n in names:
+        best = max(BASELINES, key=lambda b: results[n]["test"].get(b, -1.0))
+        low, high = paired_interval(per_query[n][chosen], per_query[n][best])
+        gap = results[n]["test"][chosen] - results[n]["test"][best]
+        cells.append(f"{gap:+.3f} vs {best} [{low:+.3f}, {high:+.3f}]")
+    lines.append(f"| {chosen} - best baseline (95% paired bootstrap) | {' | '.join(cells)} | |")
     (OUT / ("path_field.md" if PATH_MODE else "passage_stage.md")).write_text(
         "\n".join(lines) + "\n"
     )

@@ -264,7 +264,7 @@ def refresh(
                 view = load_view(store, vocab)
             except IndexCorrupt as err:
                 store.close()
-                warn(f"index {index_path.name} is unreadable ({err}); rebuilding it")
+                warn(f"index {index_path.name} cannot be read as it is ({err}); rebuilding it")
                 remove_index(index_path)
                 store = open_store(index_path, warn)
                 view = load_view(store, vocab)

@@ -79,6 +79,11 @@ class IndexStore:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != FORMAT_VERSION:
             self.db.close()
+            if 0 < version < FORMAT_VERSION:  # 0: a file of another kind, or half made
+                raise IndexCorrupt(
+                    f"written by an older rrg: index format {version}, this rrg reads "
+                    f"{FORMAT_VERSION}"
+                )
             raise IndexCorrupt(f"index format {version}, this rrg reads {FORMAT_VERSION}")
 
     def close(self) -> None:
@@ -174,7 +179,7 @@ def open_store(path: Path, warn: Callable[[str], None]) -> IndexStore:
         if not is_damage(err):
             raise IndexUnavailable(f"index {path.name}: {err}") from err
         reason = str(err)
-    warn(f"index {path.name} is unreadable ({reason}); rebuilding it")
+    warn(f"index {path.name} cannot be read as it is ({reason}); rebuilding it")
     remove_index(path)
     return IndexStore(path)
 
