@@ -49,4 +49,7 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - The same question asked again, with another pattern, costs a fraction of that (about
   0.25 s on 2,000 files): what the model read for it is kept. Vary the pattern, keep the
   question word for word.
+- In code, put the words of a module's or file's name in the question when you know them
+  ("latex printer", "autodoc"): the words of each file's path count on their own, so the
+  files they name come first.
 """
