@@ -165,7 +165,7 @@ def main() -> None:
     if "--path" in sys.argv[1:]:
         PATH_MODE = True
         SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT = (20,), (12,), (" path",), ("",)
-        SWEEP_PATH = (0.0, 0.25, 0.5, 0.75, 1.0)
+        SWEEP_PATH = (0.0, 0.5, 0.75, 1.0)
     per_set = int(args[0]) if args else 120
     per_code_set = int(args[1]) if len(args) > 1 else None
     os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
