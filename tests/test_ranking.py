@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.rank.scoring import lexical_signal, zscore
 
 TOPICS = {
     "cooking": "Simmer the onions slowly in butter until golden, then add garlic and thyme.",
@@ -125,3 +127,14 @@ def test_a_file_named_after_the_topic_wins_by_its_path(
     # behind the four release notes (its name's words count once among its text's).
     rank = rank_of(b"parsers/yaml_loader.py", repository, env, "-q", "yaml loader", "--fast")
     assert rank == 1
+
+
+def test_a_word_missing_from_a_path_says_nothing_against_its_file() -> None:
+    # A question naming the package: its word is in 99 paths of 100. The one file outside
+    # the package, best by its text, keeps its text's score (the whole z-score, with the
+    # path's -9.9 deviations, sank it below every other file: checked when written).
+    text = np.array([1.0] * 99 + [2.0])
+    path = np.array([0.1] * 99 + [0.0])
+    lexical = lexical_signal(text, path)
+    assert int(lexical.argmax()) == 99
+    assert lexical[99] == pytest.approx(zscore(text)[99])
