@@ -60,16 +60,17 @@ def term_counts(text: str) -> tuple[np.ndarray, np.ndarray, int]:
     return ids, tfs, sum(counts.values())
 
 
-def path_words(rel: bytes) -> list[str]:
-    """The words of a file's path that may name its topic. Numbers are left out: in a file
-    name they are ids and versions, and a query's numbers (a year, a dose) would otherwise
-    pick out one file by its name."""
-    return [w for w in words(rel.decode("utf-8", "replace")) if not w.isdigit()]
+def path_words(text: str) -> list[str]:
+    """The words of a path (or a query, matched against paths) that may name a topic.
+    Numbers are left out: in a file name they are ids and versions, and a query's numbers
+    (a year, a dose) would otherwise pick out one file by its name."""
+    return [w for w in words(text) if not w.isdigit()]
 
 
 def with_path_terms(ids: np.ndarray, tfs: np.ndarray, rel: bytes) -> tuple[np.ndarray, np.ndarray]:
     """A text's terms joined by its path's, as a field of their own (see ``PATH_FIELD``)."""
-    path_ids, path_tfs = _counted_ids(Counter(PATH_FIELD + w for w in path_words(rel)))
+    path = rel.decode("utf-8", "replace")
+    path_ids, path_tfs = _counted_ids(Counter(PATH_FIELD + w for w in path_words(path)))
     if not len(path_ids):
         return ids, tfs
     return _merged(np.concatenate([ids, path_ids]), np.concatenate([tfs, path_tfs]))
@@ -98,6 +99,6 @@ def query_term_ids(query: str) -> np.ndarray:
 
 
 def query_path_ids(query: str) -> np.ndarray:
-    """The query's words as terms of the path field (numbers left out, as in paths)."""
-    wanted = {term_id(PATH_FIELD + w) for w in words(query) if not w.isdigit()}
+    """The query's words as terms of the path field."""
+    wanted = {term_id(PATH_FIELD + w) for w in path_words(query)}
     return np.array(sorted(wanted), np.uint32)

@@ -103,11 +103,10 @@ def signals(
     are ``pieces``: cut by the encoder's tokenizer when not given)."""
     if pieces is None:
         pieces = encoder.piece_ids([query], QUERY_TOKENS)[0]
-    doclen = np.where(view.kinds == KIND_TEXT, view.doclen, 0)
+    is_text = view.kinds == KIND_TEXT
+    doclen = np.where(is_text, view.doclen, 0)
     text = bm25((view.postings(int(t)) for t in query_term_ids(query)), doclen, view.n_text)
-    path = path_bm25(
-        (view.postings(int(t)) for t in query_path_ids(query)), view.kinds == KIND_TEXT, view.n_text
-    )
+    path = path_bm25((view.postings(int(t)) for t in query_path_ids(query)), is_text, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical_signal(text, path, path_weight), view.cosines(qvec)
 

@@ -146,11 +146,11 @@ def score_passages(
     query_pieces: np.ndarray | None = None,
 ) -> ScoredPassages:
     """Split each file's text into passages, score them cheaply, and put the best ``budget``
-        through the model. ``vectors_for(keys, encode)`` returns vectors by content hash,
-        encoding only the keys it does not hold (the root's vector cache, or a dict). ``names``
-        are the files' paths, read with their passages; ``cut`` replaces blank-line cutting
-        (the benchmarks measure alternatives with it); ``query_pieces``: the query's WordPiece ids,
-    when the caller has them."""
+    through the model. ``vectors_for(keys, encode)`` returns vectors by content hash,
+    encoding only the keys it does not hold (the root's vector cache, or a dict). ``names``
+    are the files' paths, read with their passages; ``cut`` replaces blank-line cutting
+    (the benchmarks measure alternatives with it); ``query_pieces``: the query's WordPiece
+    ids, when the caller has them."""
     owners: list[int] = []
     paragraphs: list[Paragraph] = []
     bodies: list[str] = []
