@@ -177,9 +177,10 @@ def main() -> None:
     rows = [
         f"Machine: {machine()}. rg {rg()}. Query `rrg -q '{QUERY}' -l {MISSING}` (no file "
         f"matches: both tools read every file); rg is `rg -j1 -l {MISSING}` over the same "
-        f"tree, their runs alternating. The sparse query is `rrg -q '{QUERY}' -l PATTERN` with a pattern found in a "
-        "few files (fewer than the cap: both tools still read every file, and rrg orders "
-        f"what it finds) beside `rg -j1 -l PATTERN`. Warm figures are medians of {REPEAT}.",
+        f"tree, their runs alternating. The sparse query is `rrg -q '{QUERY}' -l PATTERN` "
+        "with a pattern found in a few files (fewer than the cap: both tools still read "
+        "every file, and rrg orders what it finds) beside `rg -j1 -l PATTERN`. Warm figures "
+        f"are medians of {REPEAT}.",
         "",
         "| corpus | cold build, peak | index on disk | rg -j1 | first query (new, sparse) | "
         "warm query, ratio to rg | warm sparse query | warm sparse --fast | "
