@@ -8,9 +8,10 @@ passage cosine (MaxP) joins its BM25 and static scores with weight W, and those 
 re-ordered above the rest. Queries are split by the parity of the last number in their id:
 constants are chosen on the odd (dev) half, figures quoted from the even (test) half.
 
-Usage: python benchmarks/passage_stage.py [--path] [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]]
-(writes out/passage_stage.md; with --path, the path field's weight swept at the chosen
-stage: out/path_field.md)
+Usage: python benchmarks/passage_stage.py [--path | --split] [QUERIES_PER_PROSE_SET
+[QUERIES_PER_CODE_SET]] (writes out/passage_stage.md; with --path, the path field's weight
+swept at the chosen stage: out/path_field.md; with --split, the paragraph splitter against
+the one before long lines were cut evenly, W swept at the chosen stage: out/splitter.md)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from common import OUT, machine  # noqa: E402
 from datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks  # noqa: E402
 from definitions_cut import cut_definitions  # noqa: E402
 from quality import ndcg10  # noqa: E402
+from split_before import split_before  # noqa: E402
 
 from rrg.model.encoder import Encoder  # noqa: E402
 from rrg.model.registry import default_model  # noqa: E402
@@ -42,7 +44,8 @@ SWEEP_W = (2.0, 3.0, 4.0, 5.0, 6.0)  # 1.0 lost to 2.0 on every K and P in an ea
 #: Dev means this close count as a tie, won by the stage that reads fewer passages.
 TIE = 0.005
 #: How a passage is read and cut: with or without its file's path above it; code cut at
-#: blank lines (as prose) or at definitions (definitions_cut.py).
+#: blank lines (as prose) or at definitions (definitions_cut.py); " split0": cut at blank
+#: lines by the splitter before long lines were cut evenly (split_before.py).
 SWEEP_READ = ("", " path")
 SWEEP_CUT = ("", " defs")
 #: R, the weight of the path field's BM25 in the lexical signal (``lexical_signal``). The
@@ -50,6 +53,7 @@ SWEEP_CUT = ("", " defs")
 #: configs are then named with " R<weight>".
 SWEEP_PATH: tuple[float, ...] = (PATH_WEIGHT,)
 PATH_MODE = False
+SPLIT_MODE = False
 
 
 def half(qid: str) -> str:
@@ -113,7 +117,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                 names = [s.doc_path[docs[i]] for i in chosen]
                 for extra, read, cut in itertools.product(SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT):
                     config = f"K{k}+{extra}{read}{cut}"
-                    if cut and not s.code:  # prose files are cut at blank lines either way
+                    if cut == " defs" and not s.code:  # prose: cut at blank lines either way
                         for w in SWEEP_W:
                             scores[f"{config} W{w:g}{suffix}"] = scores[
                                 f"K{k}+{extra}{read} W{w:g}{suffix}"
@@ -122,6 +126,11 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                     # The cutter tells code by the file's name, also where the passages are
                     # read without it.
                     path_of = dict(zip(texts, names, strict=True))
+                    cutter = {
+                        "": None,
+                        " defs": lambda text, _, at=path_of: cut_definitions(text, at[text]),
+                        " split0": lambda text, _: split_before(text),
+                    }[cut]
                     scored = score_passages(
                         query,
                         texts,
@@ -130,9 +139,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                         k + extra,
                         vectors_for,
                         names if read else None,
-                        (lambda text, _, at=path_of: cut_definitions(text, at[text]))
-                        if cut
-                        else None,
+                        cutter,
                     )
                     best = scored.best_per_file(len(chosen))
                     for w in SWEEP_W:
@@ -160,8 +167,11 @@ def dense_vectors(s: LabelledSet, encoder: Encoder, docs: list[str]) -> np.ndarr
 
 
 def main() -> None:
-    global SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT, SWEEP_PATH, PATH_MODE
-    args = [a for a in sys.argv[1:] if a != "--path"]
+    global SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT, SWEEP_PATH, PATH_MODE, SPLIT_MODE
+    args = [a for a in sys.argv[1:] if a not in ("--path", "--split")]
+    if "--split" in sys.argv[1:]:
+        SPLIT_MODE = True
+        SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT = (20,), (12,), (" path",), ("", " split0")
     if "--path" in sys.argv[1:]:
         PATH_MODE = True
         SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT = (20,), (12,), (" path",), ("",)
@@ -219,6 +229,8 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         c: float(np.nanmean([results[n]["dev"].get(c, nan) for n in names])) for c in configs
     }
     staged = [c for c in configs if c.startswith("K")]
+    if SPLIT_MODE:  # the splitter as it is now, its W chosen; the one before beside it
+        staged = [c for c in staged if "split0" not in c]
     best = max(dev_mean[c] for c in staged)
     chosen = min(
         (c for c in staged if dev_mean[c] >= best - TIE),
@@ -247,6 +259,8 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
     # The stage's constants before this sweep: before the path and definition sweep, or
     # (with --path) before the path field.
     before = "K20+12 path W5 R0" if PATH_MODE else "K20+12 W3"
+    if SPLIT_MODE:
+        before = "K20+12 path split0 W3"
     extra = [f"rrg R{r:g}" for r in SWEEP_PATH] if PATH_MODE else []
     for c in ("bm25", "dense", "rrg", "cascade20", *extra, before, chosen):
         cells = " | ".join(f"{results[n]['test'].get(c, nan):.3f}" for n in names)
@@ -263,9 +277,8 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         gap = results[n]["test"][chosen] - results[n]["test"][best]
         cells.append(f"{gap:+.3f} vs {best} [{low:+.3f}, {high:+.3f}]")
     lines.append(f"| {chosen} - best baseline (95% paired bootstrap) | {' | '.join(cells)} | |")
-    (OUT / ("path_field.md" if PATH_MODE else "passage_stage.md")).write_text(
-        "\n".join(lines) + "\n"
-    )
+    report = "path_field.md" if PATH_MODE else "passage_stage.md"
+    (OUT / ("splitter.md" if SPLIT_MODE else report)).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -28,12 +28,36 @@ def test_a_big_block_is_cut_at_line_boundaries() -> None:
     assert [p.start for p in paragraphs[1:]] == [p.end + 1 for p in paragraphs[:-1]]
 
 
-def test_a_single_very_long_line_is_cut_into_pieces_of_that_line() -> None:
-    text = "intro\n\n" + "y" * 3000 + "\n\nend"
+def test_a_single_very_long_line_is_cut_evenly_into_pieces_of_that_line() -> None:
+    text = "first paragraph " * 30 + "\n\n" + "y" * 3000 + "\n\nend"
     paragraphs = split_paragraphs(text)
     long_parts = [p for p in paragraphs if p.start == p.end == 3]
-    assert [len(p.text) for p in long_parts] == [1200, 1200, 600]
-    assert paragraphs[0].text == "intro" and paragraphs[-1].text == "end"
+    assert [len(p.text) for p in long_parts] == [1000, 1000, 1000]
+    assert "".join(p.text for p in long_parts) == "y" * 3000
+    assert paragraphs[0].end == 1 and paragraphs[-1].text == "end"
+
+
+def test_a_title_above_a_long_line_is_read_with_its_start() -> None:
+    # A title line, then an abstract written as one line: the layout of paper abstracts and
+    # of Markdown written a paragraph a line.
+    title = "Exosomal levels of miRNA-21 in cerebrospinal fluid"
+    abstract = " ".join(f"word{k}" for k in range(300))  # 2,389 characters, one line
+    paragraphs = split_paragraphs(f"{title}\n{abstract}\n")
+    assert paragraphs[0].text.startswith(title + "\n" + "word0 word1")
+    assert (paragraphs[0].start, paragraphs[0].end) == (1, 2)
+    assert all(p.start == p.end == 2 for p in paragraphs[1:])
+    assert "".join(p.text for p in paragraphs) == f"{title}\n{abstract}"
+    # Near-equal pieces, each ending at a word's end: no word is cut, no tail of a few words.
+    assert all(MIN_CHARS <= len(p.text) <= MAX_CHARS for p in paragraphs)
+    assert all(p.text.endswith(" ") for p in paragraphs[:-1])
+
+
+def test_a_short_block_and_the_long_line_after_it_share_pieces() -> None:
+    text = "short intro line\n" + "z" * 1195  # together over MAX_CHARS, each part under it
+    paragraphs = split_paragraphs(text)
+    assert len(paragraphs) == 2
+    assert paragraphs[0].text.startswith("short intro line\nzzz")
+    assert all(MIN_CHARS <= len(p.text) <= MAX_CHARS for p in paragraphs)
 
 
 def test_blank_text_has_no_paragraphs() -> None:

@@ -16,10 +16,18 @@ class Paragraph:
     text: str
 
 
+#: How far back from an even cut a piece of a long line may end, to end after a space.
+_SLACK = 150
+
+
 def split_paragraphs(text: str) -> list[Paragraph]:
     """Blank lines separate; short blocks merge up to MIN_CHARS; nothing exceeds MAX_CHARS.
 
-    A single line longer than MAX_CHARS is cut into pieces that share its line number.
+    Text that must be cut inside a line (a line over MAX_CHARS, or a short block that a long
+    line follows) is cut into near-equal pieces, after a space where one is near, and the
+    short block goes into the first piece: a title line above an abstract written as one
+    line is read with its abstract, not alone, and no piece is a few words of tail. The
+    pieces of a line share its line number.
     """
     out: list[Paragraph] = []
     buf: list[str] = []
@@ -37,12 +45,6 @@ def split_paragraphs(text: str) -> list[Paragraph]:
         buf, size = [], 0
 
     for number, line in enumerate(text.splitlines(), start=1):
-        if len(line) > MAX_CHARS:
-            flush(number - 1)
-            for cut in range(0, len(line), MAX_CHARS):
-                out.append(Paragraph(number, number, line[cut : cut + MAX_CHARS]))
-            buf_start = number + 1
-            continue
         if not line.strip():
             if size >= MIN_CHARS:
                 flush(number - 1)
@@ -52,12 +54,37 @@ def split_paragraphs(text: str) -> list[Paragraph]:
             else:
                 buf.append(line)
             continue
-        if size + len(line) + 1 > MAX_CHARS and buf:
+        if size + len(line) + 1 > MAX_CHARS and buf and size >= MIN_CHARS:
             flush(number - 1)
-            buf_start = number
         if not buf:
             buf_start = number
+        if size + len(line) > MAX_CHARS:
+            # Only a short block (or none) waits: it is cut with this line.
+            pieces = cut_evenly("\n".join([*buf, line]))
+            out.append(Paragraph(buf_start, number, pieces[0]))
+            out.extend(Paragraph(number, number, piece) for piece in pieces[1:])
+            buf, size = [], 0
+            buf_start = number + 1
+            continue
         buf.append(line)
         size += len(line) + 1
     flush(len(text.splitlines()))
     return out
+
+
+def cut_evenly(text: str) -> list[str]:
+    """text in the fewest near-equal pieces of at most MAX_CHARS, each ending after a space
+    where one lies within _SLACK characters of its even end; the pieces join to text."""
+    pieces = []
+    at = 0
+    while at < len(text):
+        left = len(text) - at
+        count = -(-left // (MAX_CHARS - _SLACK))
+        end = at + min(MAX_CHARS, -(-left // count))
+        if end < len(text):
+            space = text.rfind(" ", max(at + 1, end - _SLACK), end)
+            if space > at:
+                end = space + 1
+        pieces.append(text[at:end])
+        at = end
+    return pieces
