@@ -2,8 +2,10 @@
 scored by the embedding model.
 
 A file is represented by its best passage (MaxP), not by its first 256 tokens: a code file's
-head is imports and a licence. The model reads at most ``budget`` passages per query,
-whatever the corpus; their vectors are kept by content hash in the root's vector cache.
+head is imports and a licence; nor by the mean of its two best, which tied MaxP on the dev
+halves and lost on code (benchmarks/passage_stage.py --top2). The model reads at most
+``budget`` passages per query, whatever the corpus; their vectors are kept by content hash
+in the root's vector cache.
 """
 
 from __future__ import annotations
