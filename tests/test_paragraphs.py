@@ -60,6 +60,12 @@ def test_a_short_block_and_the_long_line_after_it_share_pieces() -> None:
     assert all(MIN_CHARS <= len(p.text) <= MAX_CHARS for p in paragraphs)
 
 
+def test_a_line_of_spaces_between_short_blocks_adds_nothing() -> None:
+    text = "title\n" + " " * 5000 + "\nshort text\n"
+    paragraphs = split_paragraphs(text)
+    assert [p.text for p in paragraphs] == ["title\n\nshort text"]
+
+
 def test_blank_text_has_no_paragraphs() -> None:
     assert split_paragraphs("\n\n  \n") == []
 

@@ -52,7 +52,7 @@ def split_paragraphs(text: str) -> list[Paragraph]:
             elif not buf:
                 buf_start = number + 1
             else:
-                buf.append(line)
+                buf.append("")  # its spaces, however many, are nothing to read
             continue
         if size + len(line) + 1 > MAX_CHARS and buf and size >= MIN_CHARS:
             flush(number - 1)
