@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, measured, rg, rrg  # noqa: E402
+from common import OUT, Measured, machine, measured, rg, rrg  # noqa: E402
 from datasets import swebench_repos  # noqa: E402
 
 SIZES = {"20k": 20_000, "200k": 200_000, "1m": 1_000_000}
@@ -70,12 +70,15 @@ def sparse_pattern(root: Path, files: int, found_in: int = 5) -> str:
     return "|".join(phrases)
 
 
-def median_of(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
+def median_run(runs: list[Measured]) -> tuple[float, int, str]:
     """The median run's wall time and stderr, and the highest peak of the runs."""
-    runs = [measured(cmd, cwd, env) for _ in range(REPEAT)]
     walls = [r.wall for r in runs]
     mid = runs[walls.index(statistics.median(walls))]
     return mid.wall, max(r.peak_mb for r in runs), mid.stderr
+
+
+def median_of(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
+    return median_run([measured(cmd, cwd, env) for _ in range(REPEAT)])
 
 
 def side_by_side(
@@ -87,9 +90,7 @@ def side_by_side(
     for _ in range(REPEAT):
         theirs.append(measured(rg_cmd, cwd, env).wall)
         ours.append(measured(cmd, cwd, env))
-    walls = [r.wall for r in ours]
-    mid = ours[walls.index(statistics.median(walls))]
-    return mid.wall, max(r.peak_mb for r in ours), mid.stderr, statistics.median(theirs)
+    return (*median_run(ours), statistics.median(theirs))
 
 
 def once(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
