@@ -15,8 +15,9 @@ alternative: --path, the path field's weight (out/path_field.md); --split, the p
 splitter before long lines were cut evenly (out/splitter.md); --top2, a file scored by the
 mean of its two best passages' cosines instead of its best (out/top2.md); --window, each
 passage read on into the text after it up to the model's 256 tokens, and the path read
-above code files only (out/window.md); --chosen, none (out/chosen.md: cheap enough to run
-on every query of every set).
+above code files only (out/window.md); --head, each file's head (its first 2,400
+characters, of which the model reads 256 tokens) added to its passages (out/head.md);
+--chosen, none (out/chosen.md: cheap enough to run on every query of every set).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ SWEEP_PATH: tuple[float, ...] = (PATH_WEIGHT,)
 #: A file's model score: its best passage's cosine (""), or " top2": the mean of its two
 #: best read (its best alone where the model read one).
 SWEEP_POOL = ("",)
-MODE = ""  # "", "path", "split", "top2", "window" or "chosen": see the usage above
+MODE = ""  # "", "path", "split", "top2", "window", "head" or "chosen": see the usage above
 
 
 def half(qid: str) -> str:
@@ -137,6 +138,10 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                     cutter = {
                         "": None,
                         " window": lambda text, _: in_context(text),
+                        " head": lambda text, _: [
+                            Paragraph(1, 1, text[:WINDOW_CHARS]),
+                            *split_paragraphs(text),
+                        ],
                         " defs": lambda text, _, at=path_of: cut_definitions(text, at[text]),
                         " split0": lambda text, _: split_before(text),
                     }[cut]
@@ -167,8 +172,9 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     return out
 
 
-#: How much of a file the " window" cut hands on from a passage's start (the model reads
-#: its first 256 tokens of it, about 1,000 characters of prose).
+#: How much of a file the " window" cut hands on from a passage's start, and the " head"
+#: cut from the file's (the model reads its first 256 tokens, about 1,000 characters of
+#: prose).
 WINDOW_CHARS = 2400
 
 
@@ -227,6 +233,7 @@ def main() -> None:
         "--top2": "top2",
         "--chosen": "chosen",
         "--window": "window",
+        "--head": "head",
     }
     args = [a for a in sys.argv[1:] if a not in modes]
     MODE = next((modes[a] for a in sys.argv[1:] if a in modes), "")
@@ -240,6 +247,8 @@ def main() -> None:
         SWEEP_POOL = ("", " top2")
     if MODE == "window":
         SWEEP_READ, SWEEP_CUT = (" path", " codepath"), ("", " window")
+    if MODE == "head":
+        SWEEP_CUT = ("", " head")
     per_set = int(args[0]) if args else 120
     per_code_set = int(args[1]) if len(args) > 1 else None
     per_set, per_code_set = per_set or None, per_code_set or None
@@ -276,7 +285,7 @@ def passages_read(config: str) -> int:
 
 BASELINES = ("bm25", "dense", "rrg", "cascade20")
 #: The tags of configs that differ from the shipped stage in more than a constant.
-ALTERNATIVES = (" top2", " window", " codepath")
+ALTERNATIVES = (" top2", " window", " codepath", " head")
 
 
 def paired_interval(a: list[float], b: list[float], rounds: int = 10_000) -> tuple[float, float]:
@@ -303,7 +312,7 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         (c for c in staged if dev_mean[c] >= best - TIE),
         key=lambda c: (passages_read(c), -dev_mean[c]),
     )
-    if MODE in ("top2", "window"):
+    if MODE in ("top2", "window", "head"):
         # The stage as it ships stays unless an alternative beats it past a tie: at equal
         # passages read, the tie rule alone would hand a tie to either on the noise.
         shipped = max(
@@ -339,6 +348,7 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         "top2": "K20+12 path top2 W3",
         "chosen": "K20+12 path W3",  # the stage as it ships
         "window": "K20+12 path W3",
+        "head": "K20+12 path W3",
     }.get(MODE, "K20+12 W3")
     extra = [f"rrg R{r:g}" for r in SWEEP_PATH] if MODE == "path" else []
     for c in dict.fromkeys(("bm25", "dense", "rrg", "cascade20", *extra, before, chosen)):
@@ -362,6 +372,7 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         "top2": "top2.md",
         "chosen": "chosen.md",
         "window": "window.md",
+        "head": "head.md",
     }
     (OUT / report.get(MODE, "passage_stage.md")).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
