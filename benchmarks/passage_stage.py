@@ -8,8 +8,8 @@ passage cosine (MaxP) joins its BM25 and static scores with weight W, and those 
 re-ordered above the rest. Queries are split by the parity of the last number in their id:
 constants are chosen on the odd (dev) half, figures quoted from the even (test) half.
 
-Usage: python benchmarks/passage_stage.py [--path | --split | --top2 | --chosen]
-[QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]] (0 or none: every query; writes
+Usage: python benchmarks/passage_stage.py [--path | --split | --top2 | --window | --head |
+--chosen] [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]] (0 or none: every query; writes
 out/passage_stage.md). Each mode sweeps W at the stage chosen before it, against one
 alternative: --path, the path field's weight (out/path_field.md); --split, the paragraph
 splitter before long lines were cut evenly (out/splitter.md); --top2, a file scored by the
@@ -62,7 +62,18 @@ SWEEP_PATH: tuple[float, ...] = (PATH_WEIGHT,)
 #: A file's model score: its best passage's cosine (""), or " top2": the mean of its two
 #: best read (its best alone where the model read one).
 SWEEP_POOL = ("",)
-MODE = ""  # "", "path", "split", "top2", "window", "head" or "chosen": see the usage above
+MODE = ""  # "" or one of MODES: see the usage above
+#: Each mode's report, and the stage it is set against on the test half (the whole sweep's:
+#: before the path and definition sweep; --path: before the path field; the others: the
+#: alternative's own config, or the stage as it ships).
+MODES = {
+    "path": ("path_field.md", "K20+12 path W5 R0"),
+    "split": ("splitter.md", "K20+12 path split0 W3"),
+    "top2": ("top2.md", "K20+12 path top2 W3"),
+    "window": ("window.md", "K20+12 path W3"),
+    "head": ("head.md", "K20+12 path W3"),
+    "chosen": ("chosen.md", "K20+12 path W3"),
+}
 
 
 def half(qid: str) -> str:
@@ -227,14 +238,7 @@ def dense_vectors(s: LabelledSet, encoder: Encoder, docs: list[str]) -> np.ndarr
 
 def main() -> None:
     global SWEEP_K, SWEEP_EXTRA, SWEEP_READ, SWEEP_CUT, SWEEP_PATH, SWEEP_POOL, MODE
-    modes = {
-        "--path": "path",
-        "--split": "split",
-        "--top2": "top2",
-        "--chosen": "chosen",
-        "--window": "window",
-        "--head": "head",
-    }
+    modes = {f"--{mode}": mode for mode in MODES}
     args = [a for a in sys.argv[1:] if a not in modes]
     MODE = next((modes[a] for a in sys.argv[1:] if a in modes), "")
     if MODE:
@@ -340,16 +344,7 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         "| config | " + " | ".join(f"{n} ({counts[n]['test']})" for n in names) + " | mean |",
         "|---|" + "---|" * (len(names) + 1),
     ]
-    # The stage's constants before this sweep: before the path and definition sweep, or
-    # (with --path) before the path field.
-    before = {
-        "path": "K20+12 path W5 R0",
-        "split": "K20+12 path split0 W3",
-        "top2": "K20+12 path top2 W3",
-        "chosen": "K20+12 path W3",  # the stage as it ships
-        "window": "K20+12 path W3",
-        "head": "K20+12 path W3",
-    }.get(MODE, "K20+12 W3")
+    report, before = MODES.get(MODE, ("passage_stage.md", "K20+12 W3"))
     extra = [f"rrg R{r:g}" for r in SWEEP_PATH] if MODE == "path" else []
     for c in dict.fromkeys(("bm25", "dense", "rrg", "cascade20", *extra, before, chosen)):
         cells = " | ".join(f"{results[n]['test'].get(c, nan):.3f}" for n in names)
@@ -366,15 +361,7 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         gap = results[n]["test"][chosen] - results[n]["test"][best]
         cells.append(f"{gap:+.3f} vs {best} [{low:+.3f}, {high:+.3f}]")
     lines.append(f"| {chosen} - best baseline (95% paired bootstrap) | {' | '.join(cells)} | |")
-    report = {
-        "path": "path_field.md",
-        "split": "splitter.md",
-        "top2": "top2.md",
-        "chosen": "chosen.md",
-        "window": "window.md",
-        "head": "head.md",
-    }
-    (OUT / report.get(MODE, "passage_stage.md")).write_text("\n".join(lines) + "\n")
+    (OUT / report).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
