@@ -9,14 +9,15 @@ re-ordered above the rest. Queries are split by the parity of the last number in
 constants are chosen on the odd (dev) half, figures quoted from the even (test) half.
 
 Usage: python benchmarks/passage_stage.py [--path | --split | --top2 | --window | --head |
---chosen] [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]] (0 or none: every query; writes
-out/passage_stage.md). Each mode sweeps W at the stage chosen before it, against one
+--title | --chosen] [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]] (0 or none: every
+query; writes out/passage_stage.md). Each mode sweeps W at the stage chosen before it, against one
 alternative: --path, the path field's weight (out/path_field.md); --split, the paragraph
 splitter before long lines were cut evenly (out/splitter.md); --top2, a file scored by the
 mean of its two best passages' cosines instead of its best (out/top2.md); --window, each
 passage read on into the text after it up to the model's 256 tokens, and the path read
 above code files only (out/window.md); --head, each file's head (its first 2,400
 characters, of which the model reads 256 tokens) added to its passages (out/head.md);
+--title, each passage read under its file's first line as well as its path (out/title.md);
 --chosen, none (out/chosen.md: cheap enough to run on every query of every set).
 """
 
@@ -72,6 +73,7 @@ MODES = {
     "top2": ("top2.md", "K20+12 path top2 W3"),
     "window": ("window.md", "K20+12 path W3"),
     "head": ("head.md", "K20+12 path W3"),
+    "title": ("title.md", "K20+12 path W3"),
     "chosen": ("chosen.md", "K20+12 path W3"),
 }
 
@@ -153,6 +155,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                             Paragraph(1, 1, text[:WINDOW_CHARS]),
                             *split_paragraphs(text),
                         ],
+                        " title": lambda text, _: under_title(text),
                         " defs": lambda text, _, at=path_of: cut_definitions(text, at[text]),
                         " split0": lambda text, _: split_before(text),
                     }[cut]
@@ -200,6 +203,23 @@ def in_context(text: str) -> list[Paragraph]:
         at = found if found >= 0 else at
         out.append(Paragraph(p.start, p.end, text[at : at + WINDOW_CHARS]))
     return out
+
+
+#: The longest first line read as a file's title above its other passages.
+TITLE_CHARS = 200
+
+
+def under_title(text: str) -> list[Paragraph]:
+    """Passages cut at blank lines, each after the first read under the file's first line
+    (a title where a document has one: passage retrieval encodes a passage with its
+    document's title, since a paragraph from the middle of a text rarely names its topic)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    passages = split_paragraphs(text)
+    if not first or len(first) > TITLE_CHARS:
+        return passages
+    return [
+        p if first in p.text else Paragraph(p.start, p.end, f"{first}\n{p.text}") for p in passages
+    ]
 
 
 def read_names(names: list[str], read: str) -> list[str] | None:
@@ -253,6 +273,8 @@ def main() -> None:
         SWEEP_READ, SWEEP_CUT = (" path", " codepath"), ("", " window")
     if MODE == "head":
         SWEEP_CUT = ("", " head")
+    if MODE == "title":
+        SWEEP_CUT = ("", " title")
     per_set = int(args[0]) if args else 120
     per_code_set = int(args[1]) if len(args) > 1 else None
     per_set, per_code_set = per_set or None, per_code_set or None
@@ -289,7 +311,7 @@ def passages_read(config: str) -> int:
 
 BASELINES = ("bm25", "dense", "rrg", "cascade20")
 #: The tags of configs that differ from the shipped stage in more than a constant.
-ALTERNATIVES = (" top2", " window", " codepath", " head")
+ALTERNATIVES = (" top2", " window", " codepath", " head", " title")
 
 
 def paired_interval(a: list[float], b: list[float], rounds: int = 10_000) -> tuple[float, float]:
@@ -316,7 +338,7 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
         (c for c in staged if dev_mean[c] >= best - TIE),
         key=lambda c: (passages_read(c), -dev_mean[c]),
     )
-    if MODE in ("top2", "window", "head"):
+    if MODE in ("top2", "window", "head", "title"):
         # The stage as it ships stays unless an alternative beats it past a tie: at equal
         # passages read, the tie rule alone would hand a tie to either on the noise.
         shipped = max(
@@ -356,6 +378,9 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
     # queries fell in the test half.
     cells = []
     for n in names:
+        if not per_query[n].get(chosen):  # so few queries that none fell in this half
+            cells.append("(no test query)")
+            continue
         best = max(BASELINES, key=lambda b: results[n]["test"].get(b, -1.0))
         low, high = paired_interval(per_query[n][chosen], per_query[n][best])
         gap = results[n]["test"][chosen] - results[n]["test"][best]
