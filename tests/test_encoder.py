@@ -3,6 +3,8 @@ and it gives the vectors of the model as installed."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,3 +40,43 @@ def test_optimised_graph_is_one_folder_and_changes_no_vector(
     models.write_bytes(b"")  # a file where the models folder should be
     plain = Encoder(spec).encode(SENTENCES)
     assert np.abs(optimised - plain).max() < 1e-4
+
+
+@pytest.mark.parametrize("damaged", ["model.onnx", "model.data"])
+def test_a_damaged_optimised_graph_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: str
+) -> None:
+    """rrg's copy of the graph cut short (its bytes lost after the rename, say) must not
+    cost every later query its transformer stage: the copy is made again from the model."""
+    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
+    spec = default_model()
+    first = Encoder(spec).encode(SENTENCES)
+    folder = tmp_path / "models" / f"optimised-v2-{spec.key}"
+    whole = (folder / damaged).read_bytes()
+    (folder / damaged).write_bytes(whole[: len(whole) // 3])
+
+    again = Encoder(spec).encode(SENTENCES)
+
+    assert np.abs(first - again).max() < 1e-4
+    assert (folder / damaged).read_bytes() == whole
+    assert [p.name for p in folder.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_copies_left_by_a_killed_process_go_when_the_graph_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed while it made the graph leaves a staging folder of 90 MB: the next
+    one to make it removes folders older than an hour, and leaves a live one's alone."""
+    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
+    models = tmp_path / "models"
+    old, live = models / ".optimising-killed", models / ".optimising-live"
+    for folder in (old, live):
+        folder.mkdir(parents=True)
+        (folder / "model.data").write_bytes(b"weights")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(old, (hours_ago, hours_ago))
+
+    Encoder(default_model()).encode(SENTENCES)
+
+    assert not old.exists()
+    assert live.exists()

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
@@ -95,21 +96,39 @@ class Encoder:
     def _load_session(self) -> InferenceSession:
         import onnxruntime as ort
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = int(os.environ.get("RRG_THREADS", "0")) or min(
-            4, os.cpu_count() or 1
-        )
-        # Fatal only: onnxruntime would print its own error lines to stderr beside the one
-        # rrg: line that says what failed.
-        options.log_severity_level = 4
-        path = self._optimised_graph()
-        if path is None:
-            path = self.spec.onnx_path
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        else:
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        def options(level: ort.GraphOptimizationLevel) -> ort.SessionOptions:
+            out = ort.SessionOptions()
+            out.intra_op_num_threads = int(os.environ.get("RRG_THREADS", "0")) or min(
+                4, os.cpu_count() or 1
+            )
+            # Fatal only: onnxruntime would print its own error lines to stderr beside the
+            # one rrg: line that says what failed.
+            out.log_severity_level = 4
+            out.graph_optimization_level = level
+            return out
+
+        # rrg's own copy of the graph can be damaged where the model is not (bytes lost to
+        # a crash after the copy was renamed into place, a disk error): it is made again,
+        # once, and the model as installed serves where that fails too. Left alone, every
+        # later query would lose the transformer stage to a file rrg wrote.
+        for _ in range(2):
+            graph = self._optimised_graph()
+            if graph is None:
+                break
+            try:
+                return ort.InferenceSession(
+                    str(graph),
+                    options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL),
+                    providers=providers(),
+                )
+            except Exception:  # noqa: BLE001 - onnxruntime raises its own Fail types
+                discard(graph.parent)
         try:
-            return ort.InferenceSession(str(path), options, providers=providers())
+            return ort.InferenceSession(
+                str(self.spec.onnx_path),
+                options(ort.GraphOptimizationLevel.ORT_ENABLE_ALL),
+                providers=providers(),
+            )
         except Exception as err:  # onnxruntime raises its own Fail/InvalidGraph types
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise ModelError(f"cannot load model {self.spec.onnx_path}: {first}") from err
@@ -138,6 +157,7 @@ class Encoder:
             with contextlib.suppress(FileNotFoundError):
                 # Version 1: weights inside the graph (90 MB for the default model).
                 os.unlink(models_dir() / f"optimised-v1-{self.spec.key}.onnx")
+            sweep_leftovers(target.parent)
             staging = Path(tempfile.mkdtemp(prefix=".optimising-", dir=target.parent))
             try:
                 options = ort.SessionOptions()
@@ -253,6 +273,32 @@ class Encoder:
             encodings = self.tokenizer.encode_batch(batch, add_special_tokens=False)
             out.extend(np.asarray(e.ids[:max_tokens], np.int32) for e in encodings)
         return out
+
+
+#: A staging or discarded folder untouched this long was left by a killed process (making
+#: the graph takes seconds), and goes: each holds a copy of the weights (90 MB by default).
+LEFTOVER_S = 3600
+
+
+def sweep_leftovers(models: Path) -> None:
+    now = time.time()
+    for folder in models.glob(".*-*"):
+        if folder.name.startswith((".optimising-", ".discarded-")):
+            with contextlib.suppress(OSError):
+                if now - folder.stat().st_mtime > LEFTOVER_S:
+                    shutil.rmtree(folder, ignore_errors=True)
+
+
+def discard(folder: Path) -> None:
+    """Remove a folder of the cache as one step: renamed aside first, so that a process
+    opening it sees it whole or not at all (a process that renamed a fresh copy into its
+    place in between loses only the time to make it again)."""
+    aside = folder.with_name(f".discarded-{os.getpid()}-{threading.get_ident()}-{folder.name}")
+    try:
+        os.rename(folder, aside)
+    except OSError:
+        return  # gone already: another process discarded it
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def static_table_path(spec: ModelSpec) -> Path:
