@@ -5,6 +5,7 @@ Usage: python benchmarks/faults.py   (prints a Markdown table)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -175,6 +176,21 @@ def main() -> None:
     warned = any(line.startswith(b"rrg:") for line in out.stderr.splitlines())  # not [rrg: notices]
     ok = out.returncode == 0 and not warned and remade
     record("rrg's optimised copy of the model cut short (made again)", out, ok)
+    # The root's vector cache overwritten with bytes that are no database: made anew by the
+    # search's first write, so that the next query finds what this one's model read.
+    for vectors in (cache / "index").glob("*.vectors.sqlite"):
+        vectors.write_bytes(rnd.randbytes(3000))
+    out = call("-q", "one more question never asked", "needle")
+    warned = any(line.startswith(b"rrg:") for line in out.stderr.splitlines())
+    kept = 0
+    for vectors in (cache / "index").glob("*.vectors.sqlite"):
+        db = sqlite3.connect(vectors)
+        with contextlib.suppress(sqlite3.Error):  # still damaged: nothing kept
+            kept += db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        db.close()
+    record(
+        "vector cache overwritten (made anew)", out, out.returncode == 0 and not warned and kept > 0
+    )
     print(f"machine: {machine()}; tree: 4,000 files; builds killed: {kills} of 10\n")
     print("| fault | exit | first stderr line | outcome as required |")
     print("|---|---|---|---|")

@@ -40,6 +40,22 @@ def test_status_lists_every_cache_file_and_clear_removes_them(
     assert not [p for p in index.parent.iterdir() if p.name.startswith(index.stem)]
 
 
+def test_a_damaged_vector_cache_is_reported_then_made_anew_by_a_search(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path / "damaged", 40)
+    search = [*rrg_cmd(), "-q", "omega", "--cascade", "5", "--files"]
+    assert run(search, tree, env).returncode == 0
+    status = _status(tree, env)
+    index = Path(status.split("file: ")[1].splitlines()[0])
+    index.with_name(index.stem + ".vectors.sqlite").write_bytes(b"\x07" * 3000)
+
+    assert "vector cache: unreadable (file is not a database)" in _status(tree, env)
+    out = run(search, tree, env)
+    assert out.returncode == 0 and out.stderr == b"", out.stderr
+    assert "vector cache: 6 model vectors, 5 static passage vectors" in _status(tree, env)
+
+
 def test_files_limit_prints_the_best_n(tmp_path: Path, env: dict[str, str]) -> None:
     tree = make_tree(tmp_path / "best", 40)
     every = run([*rrg_cmd(), "-q", "omega needle", "--files"], tree, env).stdout.splitlines()
@@ -110,6 +126,29 @@ def test_vector_cache_drops_the_least_recently_used(tmp_path: Path) -> None:
     calls.clear()
     cached_vectors(cache, "m", [f"3-{k}" for k in range(100)], encode)
     assert calls == []  # hits are not encoded again
+
+
+def test_a_damaged_vector_cache_is_made_anew(tmp_path: Path) -> None:
+    """A vector cache that is no database any more must not fail every write for good (each
+    query would then pay the model for what it read before): the next write makes it anew."""
+    cache = VectorCache(tmp_path / "root.sqlite")
+    calls: list[list[str]] = []
+
+    def encode(keys: list[str]) -> np.ndarray:
+        calls.append(keys)
+        return np.ones((len(keys), 384), np.float32) / np.sqrt(384)
+
+    cached_vectors(cache, "m", ["a", "b"], encode)
+    for damage in (b"not a database at all " * 100, b"SQLite format 3\0" + bytes(20_000)):
+        cache.path.write_bytes(damage)
+        calls.clear()
+        cached_vectors(cache, "m", ["a", "b"], encode)  # read nothing, so encoded again
+        assert calls == [["a", "b"]]
+        calls.clear()
+        assert sorted(cached_vectors(cache, "m", ["a", "b"], encode)) == ["a", "b"]
+        assert calls == []  # kept this time
+        assert cache.put_pieces("q", "k", np.arange(3))
+        assert cache.get_pieces("q", "k").tolist() == [0, 1, 2]
 
 
 _WRITER = """

@@ -4,6 +4,7 @@ lists and ``--index-clear`` deletes (under the writer lock, which guards them al
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -67,18 +68,23 @@ def status_text(where: str, index_path: Path, model: str) -> str:
     except Exception as err:  # noqa: BLE001 - any damage (SQLite or format) is reported
         files = f"unreadable ({err}); the next search rebuilds it"
     age = time.time() - index_path.stat().st_mtime
-    counts, vector_bytes = VectorCache(index_path).counts()
-    static = counts.pop("static", 0)
-    model_vectors = sum(counts.values())
+    try:
+        counts, vector_bytes = VectorCache(index_path).counts()
+        static = counts.pop("static", 0)
+        vectors = (
+            f"{sum(counts.values())} model vectors, {static} static passage vectors, "
+            f"{vector_bytes / 1e6:.1f} MB "
+            f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)"
+        )
+    except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
+        vectors = f"unreadable ({err}); the next search makes it anew"
     lines = [
         where,
         f"  files indexed: {files}",
         f"  last written: {age:.0f} s ago",
         f"  model: {model}",
         f"  file: {index_path}",
-        f"  vector cache: {model_vectors} model vectors, {static} static passage vectors, "
-        f"{vector_bytes / 1e6:.1f} MB "
-        f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)",
+        f"  vector cache: {vectors}",
         "  cache files:",
     ]
     lines += [f"    {path} ({_size(path)})" for path in root_files(index_path)]

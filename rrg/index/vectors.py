@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from rrg.index.sqlitefile import create_once
-from rrg.index.store import writer_lock
+from rrg.index.store import is_damage, writer_lock
 
 #: Bounds a user should never notice: 256 MB holds about 330,000 MiniLM vectors (float16).
 MAX_BYTES = 256 * 1024 * 1024
@@ -83,28 +83,49 @@ class VectorCache:
         """Store new vectors, mark hits as used, prune; False when the lock was busy."""
         if not fresh and not hits:
             return True
-        with writer_lock(self.index_path, wait_s=LOCK_WAIT_S) as got:
+        now = int(time.time())
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            for statement in _TABLES:  # a file an older rrg made, or left half-made
+                db.execute(statement)
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
+                [(k, model, v.astype("<f2").tobytes(), now) for k, v in fresh.items()],
+            )
+            db.executemany(
+                "UPDATE vectors SET used=? WHERE key=? AND model=?",
+                [(now, k, model) for k in hits],
+            )
+            self._prune(db, now)
+            db.execute("COMMIT")
+
+        return self._write(write, wait_s=LOCK_WAIT_S)
+
+    def _write(self, work: Callable[[sqlite3.Connection], None], wait_s: float) -> bool:
+        """Run ``work`` on the file under the writer lock; False when the lock was busy.
+
+        A damaged file (not a database, or malformed) is made anew and written again: it
+        holds nothing that cannot be computed again, and left in place it would fail every
+        write, so that every later query paid the model for what it had read before.
+        """
+        with writer_lock(self.index_path, wait_s=wait_s) as got:
             if not got:
                 return False
-            now = int(time.time())
-            create_once(self.path, _TABLES)
-            db = self._connect()
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                for statement in _TABLES:  # a file an older rrg made, or left half-made
-                    db.execute(statement)
-                db.executemany(
-                    "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
-                    [(k, model, v.astype("<f2").tobytes(), now) for k, v in fresh.items()],
-                )
-                db.executemany(
-                    "UPDATE vectors SET used=? WHERE key=? AND model=?",
-                    [(now, k, model) for k in hits],
-                )
-                self._prune(db, now)
-                db.execute("COMMIT")
-            finally:
-                db.close()
+            for attempt in range(2):
+                create_once(self.path, _TABLES)
+                db = self._connect()
+                try:
+                    work(db)
+                    return True
+                except sqlite3.DatabaseError as err:
+                    if attempt or not is_damage(err):
+                        raise
+                finally:
+                    db.close()
+                for part in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                    with contextlib.suppress(FileNotFoundError):
+                        part.unlink()
         return True
 
     def get_pieces(self, model: str, key: str) -> np.ndarray | None:
@@ -126,20 +147,15 @@ class VectorCache:
         """Keep a query's WordPiece ids; False when the lock was busy. It never waits for
         the lock: keeping them saves the next run 13-18 ms, less than a wait behind
         another rrg's refresh could cost this one."""
-        with writer_lock(self.index_path, wait_s=0) as got:
-            if not got:
-                return False
-            create_once(self.path, _TABLES)
-            db = self._connect()
-            try:
-                db.execute(_PIECES_SCHEMA)
-                db.execute(
-                    "INSERT OR REPLACE INTO pieces VALUES (?,?,?,?)",
-                    (key, model, np.asarray(ids, "<i4").tobytes(), int(time.time())),
-                )
-            finally:
-                db.close()
-        return True
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(_PIECES_SCHEMA)
+            db.execute(
+                "INSERT OR REPLACE INTO pieces VALUES (?,?,?,?)",
+                (key, model, np.asarray(ids, "<i4").tobytes(), int(time.time())),
+            )
+
+        return self._write(write, wait_s=0)
 
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
