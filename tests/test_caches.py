@@ -107,6 +107,22 @@ def test_scopes_keep_the_newest(tmp_path: Path, env: dict[str, str]) -> None:
     assert len(kept) == MAX_SCOPES and kept[-1] == MAX_SCOPES + 6 and kept[0] == 7
 
 
+def test_a_scope_folder_that_cannot_be_made_is_one_line_exit_2(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    env = {**env, "RRG_CACHE_DIR": str(tmp_path / "cache")}
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "scopes").write_text("a file where the scope folder goes")
+    tree = make_tree(tmp_path / "sc", 5)
+    out = run([*rrg_cmd(), "--recall", "needle", "--paragraphs", "0", "--fast"], tree, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert (
+        out.stderr.startswith(b"rrg: cannot use the scope folder ") and out.stderr.count(b"\n") == 1
+    ), out.stderr
+    status = _status(tree, env)  # the rest of the status is still told
+    assert "files indexed: 5" in status and "scope files: cannot use the scope folder" in status
+
+
 def test_vector_cache_drops_the_least_recently_used(tmp_path: Path) -> None:
     cache = VectorCache(tmp_path / "root.sqlite", max_bytes=200 * 1024)
     calls: list[list[str]] = []

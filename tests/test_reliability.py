@@ -271,6 +271,30 @@ def test_broken_model_folder_is_one_line_exit_2(tmp_path: Path, env: dict[str, s
     assert out.stderr.startswith(b"rrg: cannot load model") and out.stderr.count(b"\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("meta", "said"),
+    [
+        ('{"dims": "x"}', b"dims must be a whole number >= 0, not 'x'"),
+        ('{"max_tokens": 0}', b"max_tokens must be a whole number >= 2, not 0"),
+        ('{"pooling": "max"}', b"pooling must be one of mean, cls, last, not 'max'"),
+        ("[384]", b"must hold one JSON object"),
+        ("not json", b"is not valid JSON"),
+    ],
+)
+def test_a_bad_model_description_is_one_line_exit_2(
+    tmp_path: Path, env: dict[str, str], meta: str, said: bytes
+) -> None:
+    """rrg-model.json, beside an imported model, written or edited by hand."""
+    model = tmp_path / "model"
+    _model_that_fails_on_long_inputs(model)
+    (model / "rrg-model.json").write_text(meta)
+    tree = make_tree(tmp_path / "tree", 5)
+    out = run(q("needle", "--model", str(model), "needle"), tree, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.startswith(b"rrg: ") and out.stderr.count(b"\n") == 1, out.stderr
+    assert said in out.stderr, out.stderr
+
+
 def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, str]) -> None:
     """Eight rrg at once on a tree never indexed while another process edits, adds and
     deletes files: each exits 0 or 1, prints only lines some version of a file held, and

@@ -9,6 +9,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
+from rrg.errors import RrgError
 from rrg.index.scopes import scope_files
 from rrg.index.store import IndexStore, segments_dir, writer_lock
 from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
@@ -88,10 +89,13 @@ def status_text(where: str, index_path: Path, model: str) -> str:
         "  cache files:",
     ]
     lines += [f"    {path} ({_size(path)})" for path in root_files(index_path)]
-    scopes = scope_files()
-    total = sum(p.stat().st_size for p in scopes if p.exists())
-    lines.append(
-        f"  scope files (shared by every root): {len(scopes)} files, {total / 1e3:.1f} KB "
-        f"in {scopes[0].parent if scopes else 'none yet'}"
-    )
+    try:
+        scopes = scope_files()
+        total = sum(p.stat().st_size for p in scopes if p.exists())
+        lines.append(
+            f"  scope files (shared by every root): {len(scopes)} files, {total / 1e3:.1f} KB "
+            f"in {scopes[0].parent if scopes else 'none yet'}"
+        )
+    except RrgError as err:  # the status still tells the rest
+        lines.append(f"  scope files: {err}")
     return "\n".join(lines) + "\n"

@@ -32,7 +32,10 @@ class Scope:
 
 def _folder() -> Path:
     folder = cache_dir() / "scopes"
-    folder.mkdir(exist_ok=True, mode=0o700)
+    try:
+        folder.mkdir(exist_ok=True, mode=0o700)
+    except OSError as err:  # a file in its place, a read-only or full disk
+        raise RrgError(f"cannot use the scope folder {folder}: {err.strerror or err}") from err
     return folder
 
 
@@ -67,20 +70,23 @@ def write_scope(query: str, paths: list[bytes]) -> Path:
     """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
     folder = _folder()
     number = 1 + max((n for n, _ in _numbered(folder)), default=0)
-    while True:
-        target = folder / f"scope-{number}.txt"
-        try:
-            # O_EXCL claims the number: two agents recalling at once get two files.
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            number += 1
-            continue
-        os.close(fd)
-        break
-    sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
-    atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
-    atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
-    prune_scopes()
+    try:
+        while True:
+            target = folder / f"scope-{number}.txt"
+            try:
+                # O_EXCL claims the number: two agents recalling at once get two files.
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                number += 1
+                continue
+            os.close(fd)
+            break
+        sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
+        atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
+        atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
+        prune_scopes()
+    except OSError as err:
+        raise RrgError(f"cannot write a scope file in {folder}: {err.strerror or err}") from err
     return target
 
 

@@ -12,6 +12,10 @@ DEFAULT_MODEL = "minilm-l6-int8"
 _DATA = Path(__file__).resolve().parent.parent / "data"
 
 
+#: How token outputs become one vector: their mean, the first token's, or the last one's.
+POOLINGS = ("mean", "cls", "last")
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """Where a model's files are and how to turn its token outputs into one vector."""
@@ -20,7 +24,7 @@ class ModelSpec:
     onnx_path: Path
     tokenizer_path: Path
     dims: int
-    pooling: str  # "mean" or "cls" or "last"
+    pooling: str  # one of POOLINGS
     max_tokens: int
     source: str
     licence: str
@@ -91,13 +95,28 @@ def model_from_folder(folder: Path) -> ModelSpec:
             meta = json.loads(meta_path.read_text())
         except (OSError, ValueError) as err:
             raise ModelError(f"{meta_path} is not valid JSON: {err}") from err
+        if not isinstance(meta, dict):
+            raise ModelError(f"{meta_path} must hold one JSON object")
+
+    def whole(key: str, default: int, least: int) -> int:
+        value = meta.get(key, default)
+        # bool is an int to Python, never a count to a user.
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ModelError(f"{meta_path}: {key} must be a whole number >= {least}, not {value!r}")
+        return value
+
+    pooling = meta.get("pooling", "mean")
+    if pooling not in POOLINGS:
+        raise ModelError(
+            f"{meta_path}: pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}"
+        )
     return ModelSpec(
         name=str(meta.get("name", folder.name)),
         onnx_path=onnx_path,
         tokenizer_path=tok_path,
-        dims=int(meta.get("dims", 0)),  # type: ignore[call-overload]
-        pooling=str(meta.get("pooling", "mean")),
-        max_tokens=int(meta.get("max_tokens", 256)),  # type: ignore[call-overload]
+        dims=whole("dims", 0, 0),
+        pooling=str(pooling),
+        max_tokens=whole("max_tokens", 256, 2),
         source=str(meta.get("source", str(folder))),
         licence=str(meta.get("licence", "unknown")),
         query_prefix=str(meta.get("query_prefix", "")),
