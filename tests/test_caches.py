@@ -56,6 +56,18 @@ def test_a_damaged_vector_cache_is_reported_then_made_anew_by_a_search(
     assert "vector cache: 6 model vectors, 5 static passage vectors" in _status(tree, env)
 
 
+def test_a_path_that_is_not_there_touches_no_index(tmp_path: Path, env: dict[str, str]) -> None:
+    """A typo for PATH must not stand for the folder it was typed in: --index-clear would
+    remove that folder's index."""
+    tree = make_tree(tmp_path / "typo", 10)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    for command in ("--index-clear", "--index", "--index-status"):
+        out = run([*rrg_cmd(), command, "no-such-dir"], tree, env)
+        assert (out.returncode, out.stdout) == (2, b""), (command, out.stdout)
+        assert out.stderr == b"rrg: no-such-dir: no such file or directory\n"
+    assert "files indexed: 10" in _status(tree, env)
+
+
 def test_files_limit_prints_the_best_n(tmp_path: Path, env: dict[str, str]) -> None:
     tree = make_tree(tmp_path / "best", 40)
     every = run([*rrg_cmd(), "-q", "omega needle", "--files"], tree, env).stdout.splitlines()

@@ -295,6 +295,25 @@ def test_a_bad_model_description_is_one_line_exit_2(
     assert said in out.stderr, out.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("RRG_THREADS", "abc", b"rrg: RRG_THREADS must be a whole number >= 0, not 'abc'\n"),
+        ("RRG_THREADS", "1.5", b"rrg: RRG_THREADS must be a whole number >= 0, not '1.5'\n"),
+        ("RRG_INDEX_BUSY_S", "-1", b"rrg: RRG_INDEX_BUSY_S must be a number >= 0, not '-1'\n"),
+        ("RRG_INDEX_BUSY_S", "nan", b"rrg: RRG_INDEX_BUSY_S must be a number >= 0, not 'nan'\n"),
+    ],
+)
+def test_a_bad_number_in_the_environment_is_one_line_exit_2(
+    tmp_path: Path, env: dict[str, str], name: str, value: str, said: bytes
+) -> None:
+    tree = make_tree(tmp_path / "tree", 5)
+    out = run(q("needle", "needle"), tree, {**env, name: value})
+    assert (out.returncode, out.stdout, out.stderr) == (2, b"", said)
+    plain = run([*rrg_cmd(), "needle"], tree, {**env, name: value})  # rg's alone: unread
+    assert plain.returncode == 0 and plain.stderr == b""
+
+
 def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, str]) -> None:
     """Eight rrg at once on a tree never indexed while another process edits, adds and
     deletes files: each exits 0 or 1, prints only lines some version of a file held, and

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rrg import __version__
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Options, parse_options
+from rrg.environment import check_environment
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
 from rrg.output import timings
 from rrg.rg.args import parse_rg_args, reads_stdin
@@ -88,6 +89,7 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
         from rrg.cli.commands import list_models
 
         return list_models()
+    check_environment()  # before any work: deep in a search, a bad value would be a fault
     rg = find_rg()
     from rrg.rg.version import check_version
 

@@ -307,6 +307,11 @@ def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     from rrg.rank.root_cache import index_path_for
 
     args = parse_rg_args(["--files", *rg_args])
+    # A PATH that is not there would stand for its parent folder: a typo would then clear,
+    # build or describe the index of the folder it was typed in.
+    for given in args.paths:
+        if not os.path.lexists(given):
+            raise RrgError(f"{given}: no such file or directory")
     spec = resolve_model(opts.model)
     asked = search_root(args.paths)
     root = serving_root(asked, spec)

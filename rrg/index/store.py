@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.environment import env_number
 from rrg.index.sqlitefile import create_once
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
@@ -73,7 +74,7 @@ class IndexStore:
             create_once(path, _statements(), FORMAT_VERSION)
         elif not path.exists():
             raise FileNotFoundError(path)
-        busy_s = float(os.environ.get("RRG_INDEX_BUSY_S", BUSY_TIMEOUT_S))
+        busy_s = env_number("RRG_INDEX_BUSY_S", BUSY_TIMEOUT_S)
         self.db = sqlite3.connect(str(path), timeout=busy_s, isolation_level=None)
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rrg.environment import env_number
 from rrg.errors import ModelError, RrgError
 from rrg.model.registry import ModelSpec
 
@@ -96,11 +97,12 @@ class Encoder:
     def _load_session(self) -> InferenceSession:
         import onnxruntime as ort
 
+        # Read before any load is tried: a bad value is the user's to fix, not a model fault.
+        threads = int(env_number("RRG_THREADS", 0, whole=True)) or min(4, os.cpu_count() or 1)
+
         def options(level: ort.GraphOptimizationLevel) -> ort.SessionOptions:
             out = ort.SessionOptions()
-            out.intra_op_num_threads = int(os.environ.get("RRG_THREADS", "0")) or min(
-                4, os.cpu_count() or 1
-            )
+            out.intra_op_num_threads = threads
             # Fatal only: onnxruntime would print its own error lines to stderr beside the
             # one rrg: line that says what failed.
             out.log_severity_level = 4

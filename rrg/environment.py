@@ -1,0 +1,35 @@
+"""rrg's numeric environment variables, read and checked in one place.
+
+``RRG_THREADS``: threads the embedding model may use (0 or unset: up to 4, one a core).
+``RRG_INDEX_BUSY_S``: seconds a search waits for another rrg's lock on the index (60).
+A value that is no number is bad input, said in one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from rrg.errors import RrgError
+
+
+def env_number(name: str, default: float, whole: bool = False) -> float:
+    """The variable's value, a number >= 0 (a whole one where ``whole``); ``default`` when
+    it is unset or empty."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0 and (not whole or value.is_integer())):
+        kind = "a whole number" if whole else "a number"
+        raise RrgError(f"{name} must be {kind} >= 0, not {raw!r}")
+    return value
+
+
+def check_environment() -> None:
+    """Every numeric variable read once, so that a bad one stops rrg before any work."""
+    env_number("RRG_THREADS", 0, whole=True)
+    env_number("RRG_INDEX_BUSY_S", 0)
