@@ -136,6 +136,9 @@ MODES = [
     ["nomatchanywhere"],
     ["-l", "--null", "Watson"],
     ["-x", "No match here."],
+    ["--null-data", "Watson"],
+    ["--null-data", "-c", "Watson"],
+    ["--null-data", "-n", "-o", "Holmes"],
 ]
 
 
@@ -144,7 +147,7 @@ def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str,
     ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
     theirs = run([rg, *args], corpus, env)
     assert ours.returncode == theirs.returncode, ours.stderr
-    sep = b"\0" if "--null" in args else b"\n"
+    sep = b"\0" if "--null" in args or "--null-data" in args else b"\n"
     assert sorted(ours.stdout.split(sep)) == sorted(theirs.stdout.split(sep))
 
 
@@ -309,6 +312,17 @@ def test_long_lines_are_cut_around_the_match_in_a_pipe(corpus: Path, env: dict[s
     assert cut.stdout == b"1:[...]xxxxxx Watson yyyyyy[...]\n"
     whole = run(q("doctor watson", "--excerpt", "0", "Watson", "long.txt"), corpus, env)
     assert len(whole.stdout) == 6000 + len(" Watson \n")
+
+
+def test_excerpt_stays_off_for_null_data(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    """Under --null-data a record is a whole file (a NUL ends it, newlines lie within), not
+    a line to cut."""
+    args = ["--null-data", "Watson", "long.txt", "sherlock.txt"]
+    ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+    assert sorted(ours.stdout.split(b"\0")) == sorted(
+        run([rg, *args], corpus, env).stdout.split(b"\0")
+    )
+    assert b"[...]" not in ours.stdout
 
 
 def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:

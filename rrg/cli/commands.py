@@ -161,8 +161,10 @@ def search_in_order(plan: OrderedRun) -> StreamResult | None:
     excerpt = opts.excerpt
     if excerpt is None:
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
-        # a terminal, or anyone asking for colour, gets rg's lines whole.
-        excerpt = 0 if args.colour_wanted(os.isatty(1)) else PIPE_EXCERPT
+        # a terminal, or anyone asking for colour, gets rg's lines whole; so does
+        # --null-data, whose records are not lines (a NUL ends them, newlines lie within).
+        whole = args.colour_wanted(os.isatty(1)) or args.has("--null-data")
+        excerpt = 0 if whole else PIPE_EXCERPT
     walk = args.paths if plan.walk else None
     search = OrderedSearch(rg, args, cap, plan.with_filename, excerpt, walk, plan.early_walk)
     if not search.preflight():

@@ -78,6 +78,8 @@ class RgArgs:
     @property
     def binary_ok(self) -> bool:
         """Whether rg would search binary files it finds while walking a directory."""
+        if self.has("--null-data"):  # NUL ends a line: no byte marks a file binary
+            return True
         ok = False
         unrestricted = 0
         for name, _ in self.flags:

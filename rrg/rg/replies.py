@@ -50,8 +50,10 @@ class StderrFilter:
 
 
 def count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
-    """Parse ``rg --count --null`` output: ``path NUL count LF``. A path may hold a newline
-    (never a NUL), so records are cut at the NUL first."""
+    """Parse ``rg --count --null`` output: ``path NUL count LF``, or ``path NUL count NUL``
+    under ``--null-data``, where rg ends every line it writes with a NUL. A path may hold a
+    newline (never a NUL), so records are cut at the NUL first; the count is digits, ended
+    by whichever terminator comes first after them."""
     buf = b""
     while True:
         chunk = stream.read1(65536)  # type: ignore[attr-defined]
@@ -60,8 +62,11 @@ def count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
         buf += chunk
         while True:
             nul = buf.find(b"\0")
-            end = buf.find(b"\n", nul + 1) if nul >= 0 else -1
-            if end < 0:
+            if nul < 0:
                 break
+            ends = [at for at in (buf.find(b"\n", nul + 1), buf.find(b"\0", nul + 1)) if at >= 0]
+            if not ends:
+                break
+            end = min(ends)
             yield buf[:nul], int(buf[nul + 1 : end] or b"0")
             buf = buf[end + 1 :]

@@ -58,22 +58,30 @@ def start_query_walk(rg: str, args: RgArgs, reranking: bool, cap: int) -> CountW
     --limit), or None where a walk cannot give its counts (``walk_applies``)."""
     if not walk_applies(args, reranking):
         return None
-    return CountWalk(count_command(rg, args, args.paths), cap)
+    return CountWalk(count_command(rg, args, args.paths), cap, nul_ended(args))
+
+
+def nul_ended(args: RgArgs) -> bool:
+    """Whether rg ends each record it writes with a NUL (``--null-data``), so that a count
+    record holds two."""
+    return args.has("--null-data")
 
 
 class CountWalk:
     """The walk, started at once; its report is read by threads so rg never waits."""
 
-    def __init__(self, cmd: list[str | bytes], cap: int = 0) -> None:
+    def __init__(self, cmd: list[str | bytes], cap: int = 0, nul_ended: bool = False) -> None:
         # ``cap``: the search's --limit, for a walk started on speculation, which stops
         # where matches prove dense. 0 (no cap, or a walk chosen to serve the counts): it
         # reads to the end, since its counts are the search's.
         self.most_files = DENSE_FACTOR * cap if cap else None
+        self.nuls_a_record = 2 if nul_ended else 1
         self.proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
         )
         self.report = bytearray()
         self.files = 0  # with matches, reported so far
+        self.nuls = 0  # in the report so far: one a record, two under --null-data
         self.stopped = False  # for density or size: its report is not whole
         self.messages = StderrFilter(self.proc, set(), only_listed=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -83,7 +91,8 @@ class CountWalk:
         assert self.proc.stdout is not None
         while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
             self.report += chunk
-            self.files += chunk.count(b"\0")
+            self.nuls += chunk.count(b"\0")
+            self.files = self.nuls // self.nuls_a_record
             limit = self.most_files
             if limit is not None and (self.files > limit or len(self.report) > OUTPUT_LIMIT):
                 self.stopped = True
