@@ -100,6 +100,8 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["--fast", "--index"], b"--fast applies only with"),
         (["-q", "x", "-j", "4", "y"], b"--threads cannot be used with -q"),
         (["-q", "x", "--sort", "path", "y"], b"--sort cannot be used with -q"),
+        (["-q", "x", "--sort", "none", "--sortr", "modified", "y"], b"--sortr cannot be used"),
+        (["-q", "x", "-j1", "--threads", "0", "y"], b"--threads cannot be used with -q"),
         (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
     ],
 )

@@ -136,6 +136,10 @@ MODES = [
     ["nomatchanywhere"],
     ["-l", "--null", "Watson"],
     ["-x", "No match here."],
+    ["--path-separator=\\", "-l", "Watson"],
+    ["--path-separator=\\", "-n", "Watson"],
+    ["--sort=none", "-c", "Watson"],
+    ["--sort", "path", "--sortr=none", "-j1", "Watson"],
     ["--null-data", "Watson"],
     ["--null-data", "-c", "Watson"],
     ["--null-data", "-n", "-o", "Holmes"],
@@ -312,6 +316,14 @@ def test_long_lines_are_cut_around_the_match_in_a_pipe(corpus: Path, env: dict[s
     assert cut.stdout == b"1:[...]xxxxxx Watson yyyyyy[...]\n"
     whole = run(q("doctor watson", "--excerpt", "0", "Watson", "long.txt"), corpus, env)
     assert len(whole.stdout) == 6000 + len(" Watson \n")
+
+
+def test_no_messages_silences_the_listing_too(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    args = ["--no-messages", "-c", "Watson", "sub", "no-such-dir"]
+    ours = run(q("doctor watson", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    assert (ours.returncode, ours.stderr) == (theirs.returncode, b"")
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
 def test_excerpt_stays_off_for_null_data(corpus: Path, rg: str, env: dict[str, str]) -> None:

@@ -29,8 +29,8 @@ def help_text(rg_name: str) -> str:
     lines += [
         "",
         "Differences from rg: -q is rrg's --query, not rg's quiet mode (use --quiet);",
-        "-h/--help and --version are rrg's. With -q, -j/--threads and --sort are refused,",
-        "since they would undo the relevance order.",
+        "-h/--help and --version are rrg's. With -q, --sort/--sortr (but none) and",
+        "-j/--threads (but 1) are refused, since they would undo the relevance order.",
         "",
         f"rg's own help: {rg_name} --help",
     ]

@@ -103,10 +103,11 @@ class RgArgs:
         return wanted
 
     def file_selection_args(self) -> list[str]:
-        """The flags that shape which files rg searches, for ``rg --files``."""
+        """The flags that shape which files rg searches, and whether it says what it cannot
+        read (``--no-messages``), for ``rg --files``."""
         out: list[str] = []
         for name, value in self.flags:
-            if name in FILE_SELECTION_LONG:
+            if name in FILE_SELECTION_LONG or name in ("--messages", "--no-messages"):
                 out.append(name if value is None else f"{name}={value}")
         return out
 
@@ -118,10 +119,16 @@ class RgArgs:
         return out
 
     def order_breaker(self) -> str | None:
-        for name, _ in self.flags:
-            if name in ORDER_BREAKERS:
-                return name
-        return None
+        """The flag that would undo a relevance order: a sort (the last of --sort, --sortr
+        and --sort-files is the one rg keeps; ``none`` sorts nothing) or threads other than
+        one (rrg runs rg with one thread anyway)."""
+        sort = threads = None
+        for name, value in self.flags:
+            if name in ("--sort", "--sortr", "--sort-files"):
+                sort = None if value == "none" else name
+            elif name == "--threads":
+                threads = None if value == "1" else name
+        return sort or threads
 
 
 def parse_rg_args(args: list[str]) -> RgArgs:

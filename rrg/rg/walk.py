@@ -19,8 +19,17 @@ from rrg.errors import EXIT_ERROR, EXIT_NO_MATCH
 from rrg.rg.args import RgArgs
 from rrg.rg.replies import StderrFilter, count_records
 
-# Appended after the user's flags: rg lets the last mode flag win.
-COUNT_FLAGS = ["--count", "--with-filename", "--null", "--no-stats", "--color=never"]
+# Appended after the user's flags: rg lets the last mode flag win. The paths of a count
+# record are matched against the listing's, so they keep rg's own separator whatever
+# --path-separator the user's printed lines take.
+COUNT_FLAGS = [
+    "--count",
+    "--with-filename",
+    "--null",
+    "--no-stats",
+    "--color=never",
+    "--path-separator=/",
+]
 #: A walk is stopped once it found matches in this many times --limit files. Reading by name
 #: pays where matches lie in more than NAMED_COST x the cap's files (evenly spread, the cap
 #: is then reached before NAMED_COST**-1 of the files are read); twice leaves a margin.
