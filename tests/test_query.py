@@ -77,6 +77,29 @@ def test_files_mode_ranks_all_candidates(topical: Path, rg: str, env: dict[str, 
     assert sorted(ranked) == lines(run([rg, "--files"], topical, env).stdout)
 
 
+@pytest.mark.parametrize("extra", [["-0"], ["--path-separator=\\"], ["-g", "*.py", "sub"]])
+def test_files_mode_prints_paths_as_rg(
+    extra: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    ours = run(q("doctor watson", "--files", *extra), corpus, env)
+    theirs = run([rg, "--files", *extra], corpus, env)
+    sep = b"\0" if "-0" in extra else b"\n"
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert sorted(ours.stdout.split(sep)) == sorted(theirs.stdout.split(sep))
+
+
+def test_rgs_reports_on_itself_are_rgs(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    """--type-list and the like search nothing: there is nothing to order."""
+    for args in (["--type-list"], ["--pcre2-version"], ["--generate", "complete-bash"]):
+        ours = run(q("doctor watson", *args), corpus, env)
+        theirs = run([rg, *args], corpus, env)
+        assert (ours.returncode, ours.stdout, ours.stderr) == (
+            theirs.returncode,
+            theirs.stdout,
+            theirs.stderr,
+        )
+
+
 def test_cap_stops_and_says_so(topical: Path, env: dict[str, str]) -> None:
     out = run(q("database connection timeout", "--limit", "4", "error"), topical, env)
     assert out.returncode == 0

@@ -112,7 +112,9 @@ def _ordered_query(
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         files = ranking.ordered[: opts.limit] if opts.limit else ranking.ordered
-        sys.stdout.buffer.write(b"".join(p + end for p in files))
+        sep = args.path_separator
+        shown = [p.replace(b"/", sep) for p in files] if sep else files
+        sys.stdout.buffer.write(b"".join(p + end for p in shown))
         sys.stdout.flush()
         if len(files) < len(ranking.ordered):
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)

@@ -65,6 +65,27 @@ class RgArgs:
         return self.has("--files")
 
     @property
+    def info_mode(self) -> bool:
+        """rg reports on itself (its file types, its PCRE2, man page or completions) and
+        searches nothing."""
+        return self.has("--type-list", "--pcre2-version", "--generate")
+
+    @property
+    def path_separator(self) -> bytes | None:
+        """The byte rg prints between a path's parts instead of ``/`` (the last
+        ``--path-separator``); None for rg's own. rg refuses any other length than one."""
+        value = None
+        for name, given in self.flags:
+            if name == "--path-separator":
+                value = given
+        if not value:
+            return None
+        sep = os.fsencode(value)
+        if len(sep) != 1:
+            raise RrgError(f"--path-separator must be exactly one byte, not {value!r}")
+        return sep
+
+    @property
     def output_mode(self) -> str:
         """The last mode flag given: a RECORD_MODES member, ``--json``, ``--quiet`` or ``lines``."""
         mode = "lines"
