@@ -100,6 +100,21 @@ def test_rgs_reports_on_itself_are_rgs(corpus: Path, rg: str, env: dict[str, str
         )
 
 
+def test_a_query_of_bytes_that_are_no_utf8_still_searches(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A shell passes bytes; the tokenizer takes text: such bytes read as U+FFFD."""
+    for option in (b"-q", b"--recall"):
+        cmd = [*rrg_cmd(), option, b"doctor \xff\xfe watson", "--limit", "0", "Watson"]
+        if option == b"--recall":
+            cmd = [*rrg_cmd(), option, b"doctor \xff\xfe watson", "--paragraphs", "1"]
+        out = run(cmd, corpus, env)  # type: ignore[arg-type]
+        assert out.returncode == 0 and b"rrg: " not in out.stderr.replace(b"[rrg: ", b""), (
+            out.stderr
+        )
+        assert b"Watson" in out.stdout
+
+
 def test_cap_stops_and_says_so(topical: Path, env: dict[str, str]) -> None:
     out = run(q("database connection timeout", "--limit", "4", "error"), topical, env)
     assert out.returncode == 0

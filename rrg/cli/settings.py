@@ -101,8 +101,18 @@ def parse_options(split: SplitArgs) -> Options:
     given = {opt.long for opt, _ in split.rrg}
     if not given & {"--help", "--version"}:
         _check_combinations(given)
+    for key in TEXTS:
+        if parsed.get(key) is not None:
+            # Bytes that are no UTF-8 reach Python as lone surrogates, which no tokenizer
+            # takes: a query is words, so they read as U+FFFD (paths keep their bytes).
+            raw = parsed[key].encode("utf-8", "surrogateescape")
+            parsed[key] = raw.decode("utf-8", "replace")
     # Options not given keep the table's defaults (the dataclass's own).
     return Options(**{k: v for k, v in parsed.items() if v is not None})
+
+
+#: The options whose values are text to read, not names of files.
+TEXTS = ("query", "recall", "rerank_query")
 
 
 def _name(long: str) -> str:
