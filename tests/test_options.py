@@ -104,6 +104,7 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["-q", "x", "-j1", "--threads", "0", "y"], b"--threads cannot be used with -q"),
         (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
         (["-q", "x", "--files", "--path-separator", "::"], b"must be exactly one byte"),
+        (["-q", "x", "--rerank-query", " ", "y"], b"the --rerank-query is empty"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(

@@ -314,6 +314,21 @@ def test_a_bad_number_in_the_environment_is_one_line_exit_2(
     assert plain.returncode == 0 and plain.stderr == b""
 
 
+def test_a_current_directory_deleted_is_one_line_exit_2(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    import shlex
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    rrg = " ".join(shlex.quote(part) for part in rrg_cmd())
+    script = f'cd {shlex.quote(str(gone))} && rmdir "$PWD" && exec {rrg} -q doctor Watson .'
+    out = run(["sh", "-c", script], tmp_path, env)
+    assert out.returncode == 2 and out.stdout == b""
+    said = out.stderr.splitlines()[-1]  # dash itself may warn that getcwd() failed
+    assert said == b"rrg: the current directory no longer exists: cd to one that does"
+
+
 def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, str]) -> None:
     """Eight rrg at once on a tree never indexed while another process edits, adds and
     deletes files: each exits 0 or 1, prints only lines some version of a file held, and

@@ -90,6 +90,12 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
 
         return list_models()
     check_environment()  # before any work: deep in a search, a bad value would be a fault
+    try:
+        os.getcwd()  # paths, the index's root and scope files are all told from it
+    except FileNotFoundError as err:
+        raise RrgError("the current directory no longer exists: cd to one that does") from err
+    if opts.rerank_query is not None and not opts.rerank_query.strip():
+        raise RrgError("the --rerank-query is empty: give it the words the best lines should hold")
     rg = find_rg()
     from rrg.rg.version import check_version
 
