@@ -401,6 +401,19 @@ def test_recall_writes_numbered_scopes_with_their_query(topical: Path, env: dict
     assert len(second.read_text().splitlines()) == 3
 
 
+def test_a_path_holding_a_newline_is_left_out_of_a_scope(corpus: Path, env: dict[str, str]) -> None:
+    """A scope file is one path a line: such a path would come back as two that do not
+    exist, and the scope search would say so of a file that does."""
+    (corpus / "new\nline.txt").write_text("Watson, in a file whose name breaks a line\n")
+    out = run([*rrg_cmd(), "--recall", "doctor watson", "--paragraphs", "0"], corpus, env)
+    assert out.returncode == 0
+    assert out.stderr == b"[rrg: 1 path holding a newline left out of the scope]\n"
+    scope = out.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    assert "new" not in Path(scope).read_text().splitlines()
+    found = run([*rrg_cmd(), "--scope-file", scope, "-l", "Watson"], corpus, env)
+    assert found.returncode == 0 and b"no longer exist" not in found.stderr, found.stderr
+
+
 def test_recall_shows_entry_points_grouped_by_file(topical: Path, env: dict[str, str]) -> None:
     out = run(
         [*rrg_cmd(), "--recall", "database connection timeout", "--paragraphs", "3"], topical, env

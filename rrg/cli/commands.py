@@ -261,10 +261,18 @@ def recall_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> in
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
     args = parse_rg_args(["--files", *rg_args])
     candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn)
-    scope = ranking.ordered[: opts.scope_size]
+    best = ranking.ordered[: opts.scope_size]
+    # A scope file holds one path a line: a path holding a newline cannot stand in it (read
+    # back, it would be two paths that do not exist).
+    scope = [p for p in best if b"\n" not in p]
     target = write_scope(query, scope)
     sys.stdout.write(f'"{query}" \u2192 {target} ({len(scope)} docs)\n')
     sys.stdout.flush()
+    if len(scope) < len(best):
+        left = len(best) - len(scope)
+        report_facts(
+            [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
+        )
     if opts.paragraphs:
         print_entry_points(best_paragraphs(query, ranking, spec, opts.paragraphs))
     return EXIT_ERROR if candidates.error else (EXIT_MATCH if scope else EXIT_NO_MATCH)
