@@ -103,7 +103,7 @@ OPTIONS: tuple[RrgOption, ...] = (
     _number(
         "--cascade",
         "Files the transformer re-orders through their best passages (default {default}; "
-        "it reads 32 of their passages at most; 0 = off, as --fast).",
+        "it reads 32 of their passages, or one a file where K is larger; 0 = off, as --fast).",
         20,
         0,
         ("--query", "--recall"),
