@@ -115,6 +115,24 @@ def test_a_query_of_bytes_that_are_no_utf8_still_searches(
         assert b"Watson" in out.stdout
 
 
+@pytest.mark.parametrize("args", [["Watson"], ["-c", "Watson"], ["-g", "*.zzz", "Watson"]])
+def test_a_search_of_no_file_says_what_rg_says(
+    args: list[str], corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """An empty folder, or globs that leave no file: rg warns that no file was searched and
+    exits 2; with nothing to order, rrg must not answer 1 in silence."""
+    where = corpus if "-g" in args else tmp_path / "empty"
+    where.mkdir(exist_ok=True)
+    ours = run(q("doctor watson", *args), where, env)
+    theirs = run([rg, *args], where, env)
+    assert theirs.returncode == 2 and b"No files were searched" in theirs.stderr
+    assert (ours.returncode, ours.stdout, ours.stderr) == (
+        theirs.returncode,
+        theirs.stdout,
+        theirs.stderr,
+    )
+
+
 def test_cap_stops_and_says_so(topical: Path, env: dict[str, str]) -> None:
     out = run(q("database connection timeout", "--limit", "4", "error"), topical, env)
     assert out.returncode == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -95,7 +96,7 @@ def query_command(
         # ranks, and where nothing matches rrg stops as soon as it ends.
         walk = start_query_walk(rg, args, opts.reranking, opts.line_cap)
     try:
-        return _ordered_query(rg, args, query, opts, warn, walk)
+        return _ordered_query(rg, rg_args, args, query, opts, warn, walk)
     except _NothingMatches:
         if args.output_mode == "--json":
             write_summary(None)
@@ -106,9 +107,19 @@ def query_command(
 
 
 def _ordered_query(
-    rg: str, args: RgArgs, query: str, opts: Options, warn: Warn, walk: CountWalk | None
+    rg: str,
+    rg_args: list[str],
+    args: RgArgs,
+    query: str,
+    opts: Options,
+    warn: Warn,
+    walk: CountWalk | None,
 ) -> int:
     candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn, walk)
+    if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
+        # No file to order (an empty folder, globs that leave none): rg says what it says
+        # of a search that searched nothing, with its exit code.
+        return subprocess.run([rg, *rg_args], stdin=subprocess.DEVNULL).returncode
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         files = ranking.ordered[: opts.limit] if opts.limit else ranking.ordered
