@@ -6,7 +6,6 @@ Every failure becomes one ``rrg: ...`` line and exit code 2 here, in one place.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -39,9 +38,16 @@ def version_text() -> str:
 def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
     """Run rrg with options present; returns the exit code. ``walk``: the counting walk
     started for a plain query (rrg.cli.prestart), stopped here if no query takes it."""
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         return _dispatch(parse_options(split), split.rg, walk)
+    except BrokenPipeError:
+        # The reader left (`| head`): rg takes that for a graceful end and exits 0, so that
+        # a pipeline under `set -o pipefail` does not fail; rrg does as rg. (Python ignores
+        # SIGPIPE, so a write raises this instead of killing rrg with status 141.)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere
+        os.close(devnull)
+        return EXIT_MATCH
     except RrgError as err:
         warn(str(err))
         return EXIT_ERROR

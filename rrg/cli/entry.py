@@ -47,7 +47,7 @@ def _exit_at_once(code: int) -> None:
             if stream is not None:  # None: started with that descriptor closed
                 stream.flush()
     except OSError:
-        code = EXIT_ERROR  # SIGPIPE is the default by now: this is another write error
+        code = EXIT_ERROR  # a closed pipe was met and handled in run: this is another error
     os._exit(code)
 
 
