@@ -105,6 +105,8 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
         (["-q", "x", "--files", "--path-separator", "::"], b"must be exactly one byte"),
         (["-q", "x", "--rerank-query", " ", "y"], b"the --rerank-query is empty"),
+        (["-q", "x", "-l"], b"--files-with-matches needs a PATTERN"),
+        (["-q", "x", "--json"], b"--json needs a PATTERN"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(

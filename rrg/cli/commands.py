@@ -90,6 +90,12 @@ def query_command(
     args = parse_rg_args(rg_args)
     _refuse_order_breakers(args, "-q")
     _refuse_unrankable(args, opts)
+    if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
+        # Paragraphs have no such form: the flag would be dropped in silence.
+        raise RrgError(
+            f"{args.output_mode} needs a PATTERN: without one, -q prints the most relevant "
+            "paragraphs (--files lists the files, best first)"
+        )
     query = opts.query or ""
     if walk is None:
         # Its counts do not depend on the order: it runs on the other core while rrg
