@@ -121,9 +121,10 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
         )
     if not opts.query.strip():
         raise RrgError("the query is empty: give -q a few words saying what you look for")
-    if parse_rg_args(rg_args).info_mode:  # rg's report on itself: nothing to order
+    args = parse_rg_args(rg_args)
+    if args.info_mode:  # rg's report on itself: nothing to order
         return subprocess.run([rg, *rg_args]).returncode
-    if reads_stdin(parse_rg_args(rg_args)):
+    if reads_stdin(args):
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *rg_args]).returncode
     return commands.query_command(rg, rg_args, opts, warn, walk)

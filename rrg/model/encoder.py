@@ -283,6 +283,7 @@ LEFTOVER_S = 3600
 
 
 def sweep_leftovers(models: Path) -> None:
+    """Remove the staging and discarded folders of processes that did not finish."""
     now = time.time()
     for folder in models.glob(".*-*"):
         if folder.name.startswith((".optimising-", ".discarded-")):
