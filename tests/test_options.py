@@ -106,6 +106,8 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["-q", "x", "--files", "--path-separator", "::"], b"must be exactly one byte"),
         (["-q", "x", "--rerank-query", " ", "y"], b"the --rerank-query is empty"),
         (["-q", "x", "-l"], b"--files-with-matches needs a PATTERN"),
+        (["--recall", "x", "-l", "."], b"--files-with-matches does not apply to --recall"),
+        (["--index", "-c", "."], b"--count does not apply to --index"),
         (["-q", "x", "--json"], b"--json needs a PATTERN"),
     ],
 )

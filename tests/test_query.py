@@ -77,7 +77,10 @@ def test_files_mode_ranks_all_candidates(topical: Path, rg: str, env: dict[str, 
     assert sorted(ranked) == lines(run([rg, "--files"], topical, env).stdout)
 
 
-@pytest.mark.parametrize("extra", [["-0"], ["--path-separator=\\"], ["-g", "*.py", "sub"]])
+@pytest.mark.parametrize(
+    "extra",
+    [["-0"], ["--path-separator=\\"], ["-g", "*.py", "sub"], ["--quiet"], ["-l", "--files"]],
+)
 def test_files_mode_prints_paths_as_rg(
     extra: list[str], corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
@@ -196,6 +199,7 @@ MODES = [
     ["--path-separator=\\", "-n", "Watson"],
     ["--sort=none", "-c", "Watson"],
     ["--sort", "path", "--sortr=none", "-j1", "Watson"],
+    ["--files", "-c", "Watson"],
     ["--null-data", "Watson"],
     ["--null-data", "-c", "Watson"],
     ["--null-data", "-n", "-o", "Holmes"],

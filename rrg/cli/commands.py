@@ -131,7 +131,8 @@ def _ordered_query(
         files = ranking.ordered[: opts.limit] if opts.limit else ranking.ordered
         sep = args.path_separator
         shown = [p.replace(b"/", sep) for p in files] if sep else files
-        sys.stdout.buffer.write(b"".join(p + end for p in shown))
+        if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
+            sys.stdout.buffer.write(b"".join(p + end for p in shown))
         sys.stdout.flush()
         if len(files) < len(ranking.ordered):
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
@@ -276,7 +277,7 @@ def recall_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> in
     query = opts.recall or ""
     if not query.strip():
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
-    args = parse_rg_args(["--files", *rg_args])
+    args = _listing_args(rg_args, "--recall")
     candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn)
     best = ranking.ordered[: opts.scope_size]
     # A scope file holds one path a line: a path holding a newline cannot stand in it (read
@@ -324,6 +325,15 @@ def scope_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     return result.exit_code
 
 
+def _listing_args(rg_args: list[str], what: str) -> RgArgs:
+    """rg's arguments of a command that lists files (its positionals are paths); a mode
+    flag such as -l would make rg search, and the first path a pattern."""
+    args = parse_rg_args(["--files", *rg_args])
+    if not args.files_mode:
+        raise RrgError(f"{args.output_mode} does not apply to {what} (no match is printed there)")
+    return args
+
+
 def _with_filename(paths: list[str]) -> bool:
     """rg prints file names unless it was given exactly one path and that path is a file."""
     return not (len(paths) == 1 and not os.path.isdir(paths[0]))
@@ -335,7 +345,7 @@ def index_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     from rrg.rank.files import refresh_index, serving_root
     from rrg.rank.root_cache import index_path_for
 
-    args = parse_rg_args(["--files", *rg_args])
+    args = _listing_args(rg_args, "--index, --index-status and --index-clear")
     # A PATH that is not there would stand for its parent folder: a typo would then clear,
     # build or describe the index of the folder it was typed in.
     for given in args.paths:

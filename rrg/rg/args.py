@@ -62,7 +62,16 @@ class RgArgs:
 
     @property
     def files_mode(self) -> bool:
-        return self.has("--files")
+        """rg lists files: ``--files`` comes after every other mode flag (rg keeps the
+        last: ``--files -l`` searches, with its first positional as the pattern, where
+        ``-l --files`` lists)."""
+        listing = False
+        for name, _ in self.flags:
+            if name == "--files":
+                listing = True
+            elif name in RECORD_MODES or name == "--json":
+                listing = False
+        return listing
 
     @property
     def info_mode(self) -> bool:
