@@ -43,6 +43,10 @@ def main() -> None:
             stdin=subprocess.DEVNULL,
         )
 
+    def warned(out: subprocess.CompletedProcess) -> bool:
+        """An rrg: warning on stderr ([rrg: ...] notices are not warnings)."""
+        return any(line.startswith(b"rrg:") for line in out.stderr.splitlines())
+
     def record(name: str, out: subprocess.CompletedProcess, ok: bool) -> None:
         first = out.stderr.decode(errors="replace").strip().splitlines()[:1]
         rows.append((name, str(out.returncode), first[0][:90] if first else "", ok))
@@ -173,15 +177,13 @@ def main() -> None:
         graph.write_bytes(graph.read_bytes()[:1000])
     out = call("-q", "a question never asked before", "needle")
     remade = bool(graphs) and all(g.stat().st_size > 1000 for g in graphs)
-    warned = any(line.startswith(b"rrg:") for line in out.stderr.splitlines())  # not [rrg: notices]
-    ok = out.returncode == 0 and not warned and remade
+    ok = out.returncode == 0 and not warned(out) and remade
     record("rrg's optimised copy of the model cut short (made again)", out, ok)
     # The root's vector cache overwritten with bytes that are no database: made anew by the
     # search's first write, so that the next query finds what this one's model read.
     for vectors in (cache / "index").glob("*.vectors.sqlite"):
         vectors.write_bytes(rnd.randbytes(3000))
     out = call("-q", "one more question never asked", "needle")
-    warned = any(line.startswith(b"rrg:") for line in out.stderr.splitlines())
     kept = 0
     for vectors in (cache / "index").glob("*.vectors.sqlite"):
         db = sqlite3.connect(vectors)
@@ -189,7 +191,9 @@ def main() -> None:
             kept += db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
         db.close()
     record(
-        "vector cache overwritten (made anew)", out, out.returncode == 0 and not warned and kept > 0
+        "vector cache overwritten (made anew)",
+        out,
+        out.returncode == 0 and not warned(out) and kept > 0,
     )
     print(f"machine: {machine()}; tree: 4,000 files; builds killed: {kills} of 10\n")
     print("| fault | exit | first stderr line | outcome as required |")

@@ -183,7 +183,7 @@ def search_in_order(plan: OrderedRun) -> StreamResult | None:
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
         # a terminal, or anyone asking for colour, gets rg's lines whole; so does
         # --null-data, whose records are not lines (a NUL ends them, newlines lie within).
-        whole = args.colour_wanted(os.isatty(1)) or args.has("--null-data")
+        whole = args.colour_wanted(os.isatty(1)) or args.nul_ended
         excerpt = 0 if whole else PIPE_EXCERPT
     walk = args.paths if plan.walk else None
     search = OrderedSearch(rg, args, cap, plan.with_filename, excerpt, walk, plan.early_walk)

@@ -22,7 +22,6 @@ from rrg.rg.flags import (
 RECORD_MODES = frozenset(
     {"--files-with-matches", "--files-without-match", "--count", "--count-matches"}
 )
-ORDER_BREAKERS = ("--threads", "--sort", "--sortr", "--sort-files")
 
 
 @dataclass
@@ -106,9 +105,15 @@ class RgArgs:
         return mode
 
     @property
+    def nul_ended(self) -> bool:
+        """Whether NUL ends each line rg reads and writes (``--null-data``): a count record
+        then ends with one too, a NUL marks no file binary, and a "line" is a record."""
+        return self.has("--null-data")
+
+    @property
     def binary_ok(self) -> bool:
         """Whether rg would search binary files it finds while walking a directory."""
-        if self.has("--null-data"):  # NUL ends a line: no byte marks a file binary
+        if self.nul_ended:
             return True
         ok = False
         unrestricted = 0

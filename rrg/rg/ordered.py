@@ -20,7 +20,7 @@ from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.output.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs
 from rrg.rg.replies import StderrFilter, count_records
-from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command, nul_ended
+from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
 
 
 def _batch_bytes() -> int:
@@ -276,7 +276,7 @@ class OrderedSearch:
         walk = self.early_walk
         self.early_walk = None
         if walk is None or not walk.usable:
-            walk = CountWalk(count_command(self.rg, self.args, self.walk), 0, nul_ended(self.args))
+            walk = CountWalk(count_command(self.rg, self.args, self.walk), 0, self.args.nul_ended)
         found, error = walk.counts(set(remaining))
         result.error |= error
         in_group = 0

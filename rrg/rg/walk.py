@@ -67,13 +67,7 @@ def start_query_walk(rg: str, args: RgArgs, reranking: bool, cap: int) -> CountW
     --limit), or None where a walk cannot give its counts (``walk_applies``)."""
     if not walk_applies(args, reranking):
         return None
-    return CountWalk(count_command(rg, args, args.paths), cap, nul_ended(args))
-
-
-def nul_ended(args: RgArgs) -> bool:
-    """Whether rg ends each record it writes with a NUL (``--null-data``), so that a count
-    record holds two."""
-    return args.has("--null-data")
+    return CountWalk(count_command(rg, args, args.paths), cap, args.nul_ended)
 
 
 class CountWalk:
@@ -89,7 +83,6 @@ class CountWalk:
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
         )
         self.report = bytearray()
-        self.files = 0  # with matches, reported so far
         self.nuls = 0  # in the report so far: one a record, two under --null-data
         self.stopped = False  # for density or size: its report is not whole
         self.messages = StderrFilter(self.proc, set(), only_listed=True)
@@ -101,13 +94,17 @@ class CountWalk:
         while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
             self.report += chunk
             self.nuls += chunk.count(b"\0")
-            self.files = self.nuls // self.nuls_a_record
             limit = self.most_files
             if limit is not None and (self.files > limit or len(self.report) > OUTPUT_LIMIT):
                 self.stopped = True
                 self.report = bytearray()
                 self.proc.kill()
                 break
+
+    @property
+    def files(self) -> int:
+        """Files with matches reported so far."""
+        return self.nuls // self.nuls_a_record
 
     @property
     def usable(self) -> bool:
