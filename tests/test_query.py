@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -203,6 +204,8 @@ MODES = [
     ["--null-data", "Watson"],
     ["--null-data", "-c", "Watson"],
     ["--null-data", "-n", "-o", "Holmes"],
+    ["-l", "Watson", "binary.bin", "sub"],  # a binary file named as a PATH is searched
+    ["Watson", "binary.bin", "sub"],
 ]
 
 
@@ -397,6 +400,54 @@ def test_excerpt_stays_off_for_null_data(corpus: Path, rg: str, env: dict[str, s
     assert b"[...]" not in ours.stdout
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-z", "Watson"],
+        ["-z", "-n", "-c", "Watson"],
+        ["--search-zip", "-l", "Watson"],
+        ["-z", "--no-search-zip", "Watson"],
+        ["-z", "Watson", "rotated.log.gz", "sub"],
+        ["-z", "--files-without-match", "nomatchanywhere"],
+        ["-z", "--include-zero", "-c", "Watson"],
+    ],
+)
+def test_compressed_files_are_searched_as_rg_z_searches_them(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A .gz file's bytes look binary, but rg -z reads its text: a rotated log was
+    dropped as binary. One that is binary once unpacked is skipped, as rg skips it."""
+    (corpus / "rotated.log.gz").write_bytes(gzip.compress(b"Watson in a rotated log\n"))
+    (corpus / "packed.gz").write_bytes(gzip.compress(b"Watson\0 binary once unpacked\n"))
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert (b"rotated.log.gz" in theirs.stdout) == ("--no-search-zip" not in args)
+    assert b"packed.gz" not in theirs.stdout
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+def test_a_preprocessor_fails_in_rgs_own_words(
+    corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg reports a failed --pre command over several lines (the command's stderr between
+    rules): all of them reach the user. A command that fails on an empty file, as zcat
+    does, is no bad pattern: rrg checked the pattern on one and gave up."""
+    hook = tmp_path / "pre.sh"
+    hook.write_text(
+        '#!/bin/sh\n[ -s "$1" ] || { echo "empty input" >&2; exit 1; }\n'
+        'case "$1" in *.md) echo "cannot read $1" >&2; exit 3;; esac\nexec cat -- "$1"\n'
+    )
+    hook.chmod(0o755)
+    args = ["--pre", str(hook), "-g", "!*.bin", "Watson"]
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    assert b"cannot read sub/watson.md" in theirs.stderr
+    assert ours.returncode == theirs.returncode == 2
+    assert ours.stderr == theirs.stderr  # one message: rrg's order is rg's here
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:
     out = run(q("doctor watson", "--color=always", "Watson", "long.txt"), corpus, env)
     assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout
@@ -434,6 +485,21 @@ def test_a_path_holding_a_newline_is_left_out_of_a_scope(corpus: Path, env: dict
     assert "new" not in Path(scope).read_text().splitlines()
     found = run([*rrg_cmd(), "--scope-file", scope, "-l", "Watson"], corpus, env)
     assert found.returncode == 0 and b"no longer exist" not in found.stderr, found.stderr
+
+
+def test_a_scope_holds_what_a_search_would_read(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    """A --scope-file search reads its files by name, where rg prints "binary file matches"
+    for a file it skips while walking: binary files stay out of the scope, as out of -q,
+    unless the recall's flags ask rg to search them."""
+    out = run([*rrg_cmd(), "--recall", "binary watson", "--paragraphs", "0"], corpus, env)
+    scope = out.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    assert "binary.bin" not in Path(scope).read_text().splitlines()
+    found = run([*rrg_cmd(), "--scope-file", scope, "--limit", "0", "-l", "Watson"], corpus, env)
+    theirs = run([rg, "-l", "Watson"], corpus, env)
+    assert sorted(found.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    asked = run([*rrg_cmd(), "--recall", "binary watson", "-a", "--paragraphs", "0"], corpus, env)
+    scope = asked.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    assert "binary.bin" in Path(scope).read_text().splitlines()
 
 
 def test_recall_shows_entry_points_grouped_by_file(topical: Path, env: dict[str, str]) -> None:

@@ -18,6 +18,7 @@ from rrg.output import timings
 from rrg.output.notices import report_facts
 from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
+from rrg.rg.decoded import binary_once_decoded
 from rrg.rg.ordered import OrderedSearch, StreamResult, write_summary
 from rrg.rg.walk import CountWalk, start_query_walk
 
@@ -142,9 +143,7 @@ def _ordered_query(
 
         with timings.phase("passages"):
             return paragraph_search(query, ranking, spec, opts.line_cap or Options().line_cap)
-    files = ranking.ordered
-    if not args.binary_ok:
-        files = [p for p in files if p not in ranking.binary]
+    files = searched_files(rg, args, ranking)
     # The files are all that rg lists (binary ones aside): one walk may count them.
     plan = OrderedRun(
         rg, args, files, opts, query, ranking.root, _with_filename(args.paths), True, walk
@@ -156,6 +155,20 @@ def _ordered_query(
     report_facts(result.facts, args.output_mode == "--json")
     result.error |= candidates.error
     return result.exit_code
+
+
+def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:
+    """The ranked files rg would search while walking: not those it skips as binary. rg
+    reads a file it is given by name even where it holds NULs ("binary file matches"), so
+    rrg names only these. Where rg decompresses or preprocesses files (-z, --pre), their
+    bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked."""
+    if args.binary_ok or not ranking.binary:
+        return ranking.ordered
+    # A file named as a PATH rg searches whatever it holds, as rrg must.
+    binary = ranking.binary - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+    if args.decodes_files:
+        binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
+    return [p for p in ranking.ordered if p not in binary]
 
 
 @dataclass(frozen=True)
@@ -279,7 +292,9 @@ def recall_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> in
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
     args = _listing_args(rg_args, "--recall")
     candidates, ranking, spec = rank_candidates(rg, args, query, opts, warn)
-    best = ranking.ordered[: opts.scope_size]
+    # The scope holds what -q would search: a --scope-file search reads its files by name,
+    # where rg would print "binary file matches" for the ones it skips while walking.
+    best = searched_files(rg, args, ranking)[: opts.scope_size]
     # A scope file holds one path a line: a path holding a newline cannot stand in it (read
     # back, it would be two paths that do not exist).
     scope = [p for p in best if b"\n" not in p]

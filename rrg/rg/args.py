@@ -127,6 +127,23 @@ class RgArgs:
                 ok = ok or unrestricted >= 3
         return ok
 
+    @property
+    def decodes_files(self) -> bool:
+        """Whether rg searches what a decompressor (``-z``) or a preprocessor (``--pre``)
+        makes of a file rather than its bytes: then a file whose bytes look binary may be
+        text to rg (a ``.gz`` log), and only rg knows which it takes for binary."""
+        unzipped = preprocessed = False
+        for name, value in self.flags:
+            if name == "--search-zip":
+                unzipped = True
+            elif name == "--no-search-zip":
+                unzipped = False
+            elif name == "--pre":
+                preprocessed = bool(value)  # an empty COMMAND turns it off, as --no-pre
+            elif name == "--no-pre":
+                preprocessed = False
+        return unzipped or preprocessed
+
     def colour_wanted(self, stdout_is_tty: bool) -> bool:
         """Whether rg would colour its output (``--color``, ``-p``, else a terminal)."""
         wanted = stdout_is_tty

@@ -131,7 +131,10 @@ class OrderedSearch:
     def preflight(self) -> bool:
         """Run rg once on an empty file so that a bad pattern or flag is reported once, in
         rg's own words, rather than once per batch. True when rg accepts them."""
-        cmd = [self.rg, *self.user_flags, *self.patterns, "--", os.devnull]
+        # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault
+        # of the pattern; it runs on the real files, where rg reports its failures.
+        no_pre = ["--no-pre"] if self.args.has("--pre") else []
+        cmd = [self.rg, *self.user_flags, *self.patterns, *no_pre, "--", os.devnull]
         return (
             subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode != 2
         )

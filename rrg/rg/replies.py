@@ -10,6 +10,9 @@ import threading
 from collections.abc import Iterator
 from typing import IO
 
+#: The path an rg message is about: ``rg: PATH: what went wrong``.
+MESSAGE_ABOUT = re.compile(rb"^rg: (.*?): ")
+
 
 class StderrFilter:
     """Collects rg's messages for a batch and passes them on, except "no such file" for a
@@ -17,7 +20,6 @@ class StderrFilter:
     a walk is no error to rg either."""
 
     _GONE = re.compile(rb"^rg: (.*?): (?:IO error for operation on .*: )?No such file or directory")
-    _ABOUT = re.compile(rb"^rg: (.*?): ")
 
     def __init__(
         self, proc: subprocess.Popen[bytes], listed: set[bytes], only_listed: bool = False
@@ -34,19 +36,31 @@ class StderrFilter:
         """Write the messages that stand; True when any does."""
         self.reader.join()
         kept = []
-        for line in self.lines:
-            gone = self._GONE.match(line)
+        for message in self._messages():
+            gone = self._GONE.match(message)
             if gone and gone.group(1) in self.listed and not os.path.lexists(gone.group(1)):
                 continue
-            about = self._ABOUT.match(line)
+            about = MESSAGE_ABOUT.match(message)
             if self.only_listed and not (about and about.group(1) in self.listed):
                 continue
-            kept.append(line)
+            kept.append(message)
         if kept:
             sys.stderr.flush()
             sys.stderr.buffer.write(b"".join(kept))
             sys.stderr.flush()
         return bool(kept)
+
+    def _messages(self) -> Iterator[bytes]:
+        """rg's messages, each whole: one may run over several lines (a failed --pre
+        command's own stderr follows its first line), and goes or stays as one."""
+        message = b""
+        for line in self.lines:
+            if line.startswith(b"rg: ") and message:
+                yield message
+                message = b""
+            message += line
+        if message:
+            yield message
 
 
 def count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:

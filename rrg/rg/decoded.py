@@ -1,0 +1,64 @@
+"""Which files rg takes for binary once it has decoded them (``-z``, ``--pre``).
+
+The index reads a file's bytes, and a file whose bytes hold a NUL is one that rg skips while
+walking. Where rg decompresses (``-z``) or preprocesses (``--pre``) files, it searches what
+comes out instead: a ``.gz`` log is text to it, a ``.tar.gz`` still binary. Only rg knows,
+so rrg asks it about the files whose bytes look binary, and only those.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+
+from rrg.rg.args import RgArgs
+from rrg.rg.ordered import batches
+
+#: The flags that change what rg reads of a file, so the bytes it takes for binary or not.
+_DECODING = frozenset(
+    {"--search-zip", "--no-search-zip", "--pre", "--no-pre", "--pre-glob", "--encoding"}
+)
+
+
+def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
+    """Those of ``files`` that rg, decoding them as the user's flags ask, finds a NUL in.
+
+    rg reads each by name up to its first line (``--max-count 1``, enough for the first
+    buffer, where rg looks for a NUL) and says in its JSON whether it found one. A file it
+    cannot read (a preprocessor that fails) counts as text: the search reports it in rg's
+    own words."""
+    decoding = [
+        flag
+        for (name, _), flag in zip(args.flags, args.search_args(), strict=True)
+        if name in _DECODING
+    ]
+    found: set[bytes] = set()
+    for batch in batches(files):
+        cmd: list[str | bytes] = [
+            rg,
+            *decoding,
+            "--json",
+            "--max-count=1",
+            "--regexp=^",
+            "-j1",
+            "--",
+            *batch,
+        ]
+        done = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+        )
+        for line in done.stdout.splitlines():
+            if not line.startswith(b'{"type":"end"'):
+                continue
+            data = json.loads(line)["data"]
+            if data.get("binary_offset") is not None:
+                found.add(_path(data["path"]))
+    return found
+
+
+def _path(field: dict[str, str]) -> bytes:
+    """A path as rg's JSON gives it: text, or base64 bytes where it is no UTF-8."""
+    if "text" in field:
+        return field["text"].encode()
+    return base64.b64decode(field["bytes"])
