@@ -448,6 +448,46 @@ def test_a_preprocessor_fails_in_rgs_own_words(
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+def _stats(out: bytes) -> tuple[bytes, list[bytes]]:
+    """Output split into what comes before its --stats block and the block's counts
+    (timings, which differ run to run, left out)."""
+    body, _, block = out.rpartition(b"\n\n")
+    return body, [line for line in block.splitlines() if b"seconds" not in line]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--stats", "-i", "watson"],
+        ["--stats", "-c", "Watson"],
+        ["--stats", "-C1", "-i", "holmes"],
+        ["--stats", "--files-without-match", "Holmes"],
+        ["--stats", "--quiet", "Holmes"],
+    ],
+)
+def test_stats_is_one_block_at_the_end(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rrg runs rg several times for one search (batches; the last file cut at the cap),
+    and each run's block fell amid the matches. One block ends the output, adding up the
+    runs that printed: with no cap, rg's own counts of what was printed (rg -j1, which
+    prints no stray context separator before its block, as a threaded rg may)."""
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
+    theirs = run([rg, "-j1", *args], corpus, env)
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert ours.stdout.count(b" files contained matches\n") == 1
+    (body, counts), (rg_body, rg_counts) = _stats(ours.stdout), _stats(theirs.stdout)
+    assert sorted(body.splitlines()) == sorted(rg_body.splitlines())
+    printed = (b"matches", b"matched lines", b"files contained matches", b"bytes printed")
+    assert [c for c in counts if c.endswith(printed)] == [
+        c for c in rg_counts if c.endswith(printed)
+    ]
+    if "--quiet" not in args:  # rrg's quiet search stops at its first batch with a match
+        capped = run(q("doctor watson", "--limit", "2", "--excerpt", "0", *args), corpus, env)
+        assert capped.stdout.count(b" files contained matches\n") == 1
+        assert capped.stdout.endswith(b" seconds total\n")
+
+
 def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:
     out = run(q("doctor watson", "--color=always", "Watson", "long.txt"), corpus, env)
     assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout

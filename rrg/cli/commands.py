@@ -20,6 +20,7 @@ from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
 from rrg.rg.decoded import binary_once_decoded
 from rrg.rg.ordered import OrderedSearch, StreamResult, write_summary
+from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ def query_command(
     except _NothingMatches:
         if args.output_mode == "--json":
             write_summary(None)
+        elif args.stats_block:
+            sys.stdout.buffer.write(StatsTally().block())
         return EXIT_NO_MATCH
     finally:
         if walk is not None:
@@ -213,6 +216,7 @@ def search_in_order(plan: OrderedRun) -> StreamResult | None:
         result = search.run_records(files)
     else:
         result = search.run_lines(files)
+    search.write_stats()
     if result.capped:
         result.facts.append(
             f"stopped at --limit {cap}; more matches may follow: raise --limit (0 = no cap) "

@@ -128,6 +128,16 @@ class RgArgs:
         return ok
 
     @property
+    def stats_block(self) -> bool:
+        """Whether rg ends its output with a ``--stats`` block (the last of --stats and
+        --no-stats; --json carries its statistics in its summary message instead)."""
+        wanted = False
+        for name, _ in self.flags:
+            if name in ("--stats", "--no-stats"):
+                wanted = name == "--stats"
+        return wanted and self.output_mode != "--json"
+
+    @property
     def decodes_files(self) -> bool:
         """Whether rg searches what a decompressor (``-z``) or a preprocessor (``--pre``)
         makes of a file rather than its bytes: then a file whose bytes look binary may be

@@ -20,6 +20,7 @@ from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.output.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs
 from rrg.rg.replies import StderrFilter, count_records
+from rrg.rg.stats import StatsTally
 from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
 
 
@@ -111,6 +112,8 @@ class OrderedSearch:
         self.user_flags = args.search_args()
         self.patterns = self._pattern_args()
         self.prefix = ["-H"] if with_filename else []
+        # Each run's --stats block is taken off its output; one is written at the end.
+        self.stats = StatsTally() if args.stats_block else None
 
     def _pattern_args(self) -> list[str]:
         pattern = self.args.pattern
@@ -166,7 +169,7 @@ class OrderedSearch:
         stands (a file that vanished since the count pass is no error, as in a walk)."""
         marks = MARK_FLAGS if self.excerpt and not json_mode else []
         cmd = self._cmd([*marks, *extra], files)
-        piped = json_mode or bool(self.excerpt)
+        piped = json_mode or bool(self.excerpt) or self.stats is not None
         proc = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE if piped else None,
@@ -178,7 +181,25 @@ class OrderedSearch:
             self._relay_json(proc)
         elif self.excerpt:
             self._relay_excerpted(proc)
+        elif piped:
+            self._relay(proc)
         return proc.wait() == EXIT_ERROR and messages.finish()
+
+    def _stdout(self, proc: subprocess.Popen[bytes]) -> Iterator[bytes]:
+        """A run's output as it comes, less its --stats block (kept for the one at the end)."""
+        assert proc.stdout is not None
+        stream = proc.stdout
+        chunks: Iterator[bytes] = iter(lambda: stream.read1(65536), b"")  # type: ignore[attr-defined]
+        return self.stats.strip(chunks) if self.stats is not None else chunks
+
+    def _relay(self, proc: subprocess.Popen[bytes]) -> None:
+        for chunk in self._stdout(proc):
+            _write(chunk)
+
+    def write_stats(self) -> None:
+        """The search's one --stats block, where one was asked for."""
+        if self.stats is not None:
+            _write(self.stats.block())
 
     def _counted_groups(
         self, paths: list[bytes], result: StreamResult, per_file: bool = False
@@ -315,8 +336,7 @@ class OrderedSearch:
         return b""
 
     def _relay_excerpted(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
+        for line in _lines(self._stdout(proc)):
             end = b"\n" if line.endswith(b"\n") else b""
             text, was_cut = cut_line(line[: len(line) - len(end)], self.excerpt)
             self.lines_cut += was_cut
@@ -335,11 +355,14 @@ class OrderedSearch:
         if self.args.output_mode == "--files-without-match" or self.args.has("--include-zero"):
             return self._run_direct(paths)
         result = StreamResult()
+        piped = subprocess.PIPE if self.stats is not None else None
         for group, _ in self._counted_groups(paths, result, per_file=True):
             proc = subprocess.Popen(
-                self._cmd([], group), stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+                self._cmd([], group), stdout=piped, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
             )
             messages = StderrFilter(proc, set(group))
+            if piped:
+                self._relay(proc)
             result.error |= proc.wait() == EXIT_ERROR and messages.finish()
         return result
 
@@ -354,12 +377,8 @@ class OrderedSearch:
             proc = subprocess.Popen(
                 self._cmd([], batch), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
             )
-            assert proc.stdout is not None
             data = b""
-            while True:
-                chunk = proc.stdout.read1(65536)  # type: ignore[attr-defined]
-                if not chunk:
-                    break
+            for chunk in self._stdout(proc):
                 data += chunk
                 *records, data = data.split(sep)
                 for record in records:
@@ -381,14 +400,30 @@ class OrderedSearch:
     # ---- --quiet -------------------------------------------------------------------------
     def run_quiet(self, paths: list[bytes]) -> StreamResult:
         result = StreamResult()
+        piped = subprocess.PIPE if self.stats is not None else None
         for batch in batches(paths):
-            rc = subprocess.run(self._cmd([], batch), stdin=subprocess.DEVNULL).returncode
+            proc = subprocess.Popen(self._cmd([], batch), stdout=piped, stdin=subprocess.DEVNULL)
+            if piped:
+                self._relay(proc)
+            rc = proc.wait()
             if rc == EXIT_MATCH:
                 result.matched = True
                 result.error = False
                 return result
             result.error |= rc == EXIT_ERROR
         return result
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The lines of a run's output, each with its newline (the last may lack one)."""
+    rest = b""
+    for chunk in chunks:
+        rest += chunk
+        *whole, rest = rest.split(b"\n")
+        for line in whole:
+            yield line + b"\n"
+    if rest:
+        yield rest
 
 
 def write_summary(summary: dict | None) -> None:
