@@ -228,6 +228,21 @@ def test_heading_blocks_as_rg(args: list[str], corpus: Path, rg: str, env: dict[
     assert ours.stdout.count(b"\n\n") == theirs.stdout.count(b"\n\n")
 
 
+def test_context_separator_between_runs_is_read_as_rg_reads_it(
+    topical: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rrg writes the separator between its rg runs (here the cut at the cap parts two):
+    escapes such as \\t stand for their bytes there too."""
+    args = ["-C1", "--context-separator", "\\x41\\t", "error"]
+    ours = run(q("database connection timeout", "--limit", "3", *args), topical, env)
+    theirs = run([rg, *args], topical, env)
+    separators = {
+        line for line in theirs.stdout.splitlines() if b":" not in line and b"-" not in line
+    }
+    assert separators == {b"A\t"}
+    assert ours.stdout.count(b"\nA\t\n") >= 1 and b"\\" not in ours.stdout
+
+
 def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("doctor watson", "--limit", "0", "--json", "Watson"), corpus, env)
     theirs = run([rg, "--json", "Watson"], corpus, env)

@@ -44,13 +44,28 @@ def test_no_rerank_when_matches_fit_the_limit(facts: Path, env: dict[str, str]) 
 
 
 @pytest.mark.parametrize(
-    "flags", [[], ["-n"], ["--column"], ["--vimgrep"], ["-o"], ["-H", "-n"], ["-0"], ["-I", "-n"]]
+    "flags",
+    [
+        [],
+        ["-n"],
+        ["--column"],
+        ["--vimgrep"],
+        ["-o"],
+        ["-H", "-n"],
+        ["-0"],
+        ["-I", "-n"],
+        ["-n", "--column", "--field-match-separator=\\t|"],  # rg reads \t as a tab
+        ["--path-separator=\\", "-n"],
+    ],
 )
 def test_reranked_lines_are_rg_lines(
     flags: list[str], facts: Path, rg: str, env: dict[str, str]
 ) -> None:
-    ours = run(rerank("--limit", "7", "--excerpt", "0", *flags, "river|sea"), facts, env)
-    theirs = run([rg, *flags, "river|sea"], facts, env)
+    # From above the folder: paths then hold a separator for --path-separator to change.
+    ours = run(
+        rerank("--limit", "7", "--excerpt", "0", *flags, "river|sea", "facts"), facts.parent, env
+    )
+    theirs = run([rg, *flags, "river|sea", "facts"], facts.parent, env)
     assert ours.returncode == 0
     got = ours.stdout.splitlines()
     assert len(got) >= 7 and set(got) <= set(theirs.stdout.splitlines())

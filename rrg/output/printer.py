@@ -17,7 +17,7 @@ import unicodedata
 
 from rrg.output.excerpt import MARKER, char_offset, window
 from rrg.rank.rerank import Match, line_json
-from rrg.rg.args import RgArgs
+from rrg.rg.args import RgArgs, unescape
 
 _PATH, _LINE, _MATCH, _RESET = (
     b"\x1b[0m\x1b[35m",
@@ -58,6 +58,8 @@ class Printer:
         self.column = self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.max_columns: int | None = None
+        self.field = b":"  # between path, line number, column and line
+        self.path_separator = args.path_separator
         for name, value in args.flags:
             if name == "--with-filename":
                 self.with_filename = True
@@ -85,6 +87,8 @@ class Printer:
                 self.preview = True
             elif name == "--no-max-columns-preview":
                 self.preview = False
+            elif name == "--field-match-separator" and value is not None:
+                self.field = unescape(value)
             elif name == "--max-columns" and value is not None:
                 self.max_columns = int(value) if value.isdigit() and int(value) else None
         if self.vimgrep:
@@ -113,14 +117,17 @@ class Printer:
     def _prelude(self, match: Match, column: int) -> bytes:
         out = b""
         if self.with_filename:
-            out += (_PATH + match.path + _RESET if self.colour else match.path) + (
-                b"\0" if self.null else b":"
+            path = match.path
+            if self.path_separator:
+                path = path.replace(b"/", self.path_separator)
+            out += (_PATH + path + _RESET if self.colour else path) + (
+                b"\0" if self.null else self.field
             )
         if self.line_numbers and match.line_number is not None:
             number = str(match.line_number).encode()
-            out += (_LINE + number + _RESET if self.colour else number) + b":"
+            out += (_LINE + number + _RESET if self.colour else number) + self.field
         if self.column:
-            out += str(column + 1).encode() + b":"
+            out += str(column + 1).encode() + self.field
         return out
 
     def _exceeds(self, data: bytes) -> bool:

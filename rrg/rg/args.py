@@ -24,6 +24,34 @@ RECORD_MODES = frozenset(
 )
 
 
+_ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"0": b"\0", b"\\": b"\\"}
+_HEX = b"0123456789abcdefABCDEF"
+
+
+def unescape(value: str) -> bytes:
+    """A separator as rg reads it (grep-cli's ``unescape``): ``\\n``, ``\\r``, ``\\t``,
+    ``\\0``, ``\\\\`` and ``\\xHH`` become their bytes; any other backslash stays as typed."""
+    data = os.fsencode(value)
+    out = bytearray()
+    i = 0
+    while i < len(data):
+        pair = data[i + 1 : i + 2]
+        if data[i : i + 1] == b"\\" and pair in _ESCAPES:
+            out += _ESCAPES[pair]
+            i += 2
+        elif (
+            data[i : i + 2] == b"\\x"
+            and len(data[i + 2 : i + 4]) == 2
+            and all(c in _HEX for c in data[i + 2 : i + 4])
+        ):
+            out.append(int(data[i + 2 : i + 4], 16))
+            i += 4
+        else:
+            out.append(data[i])
+            i += 1
+    return bytes(out)
+
+
 @dataclass
 class RgArgs:
     """An rg command line taken apart; ``flags`` keeps every flag with its value, in order."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.output.excerpt import MARK_FLAGS, cut_line
-from rrg.rg.args import RgArgs
+from rrg.rg.args import RgArgs, unescape
 from rrg.rg.replies import StderrFilter, count_records
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
@@ -326,7 +326,7 @@ class OrderedSearch:
             elif name in ("--after-context", "--before-context", "--context") and value:
                 context = max(context, int(value) if value.isdigit() else 1)
             elif name == "--context-separator" and value is not None:
-                ctx_sep = os.fsencode(value)
+                ctx_sep = unescape(value)
             elif name == "--no-context-separator":
                 ctx_sep = None
         if heading:
