@@ -243,6 +243,21 @@ def test_context_separator_between_runs_is_read_as_rg_reads_it(
     assert ours.stdout.count(b"\nA\t\n") >= 1 and b"\\" not in ours.stdout
 
 
+@pytest.mark.parametrize("args", [["-f", "-"], ["-if-", "sub", "sherlock.txt"], ["--file=-", "-c"]])
+def test_patterns_from_stdin_serve_every_run(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg reads -f - from stdin, which only the first of rrg's runs could: the walk took
+    the patterns and the search found nothing (exit 1), or rrg took stdin for the haystack
+    and ran plain rg, out of order and with no cap."""
+    patterns = b"Watson\nholmes\n"
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env, patterns)
+    theirs = run([rg, *args], corpus, env, patterns)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stderr == b""
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("doctor watson", "--limit", "0", "--json", "Watson"), corpus, env)
     theirs = run([rg, "--json", "Watson"], corpus, env)

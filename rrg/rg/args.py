@@ -60,6 +60,8 @@ class RgArgs:
     positionals: list[str] = field(default_factory=list)
     patterns_by_flag: list[str] = field(default_factory=list)
     pattern_files: list[str] = field(default_factory=list)
+    # Where each pattern file's name stands in the argument list: (argument, offset in it).
+    pattern_file_spots: list[tuple[int, int]] = field(default_factory=list)
     after_dashdash: bool = False
 
     # ---- derived views -------------------------------------------------------------
@@ -240,12 +242,14 @@ def parse_rg_args(args: list[str]) -> RgArgs:
             continue
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
+            spot = (i, len(name) + 1)
             if name in VALUE_LONG and not eq:
                 if i + 1 >= len(args):
                     raise RrgError(f"rg flag {name} needs a value")
                 value = args[i + 1]
                 i += 1
-            _add(out, name, value if (eq or name in VALUE_LONG) else None)
+                spot = (i, 0)
+            _add(out, name, value if (eq or name in VALUE_LONG) else None, spot)
             i += 1
             continue
         cluster = arg[1:]
@@ -257,24 +261,38 @@ def parse_rg_args(args: list[str]) -> RgArgs:
                 continue
             if char in VALUE_SHORT:
                 value = cluster[pos + 1 :]
+                spot = (i, pos + 2)
                 if not value:
                     if i + 1 >= len(args):
                         raise RrgError(f"rg flag -{char} needs a value")
                     value = args[i + 1]
                     i += 1
-                _add(out, long, value)
+                    spot = (i, 0)
+                _add(out, long, value, spot)
                 break
             _add(out, long, None)
         i += 1
     return out
 
 
-def _add(out: RgArgs, name: str, value: str | None) -> None:
+def _add(out: RgArgs, name: str, value: str | None, spot: tuple[int, int] = (-1, 0)) -> None:
     out.flags.append((name, value))
     if name == "--regexp" and value is not None:
         out.patterns_by_flag.append(value)
     elif name == "--file" and value is not None:
         out.pattern_files.append(value)
+        out.pattern_file_spots.append(spot)
+
+
+def with_pattern_file(args: list[str], old: str, new: str) -> list[str]:
+    """The argument list with every ``-f OLD`` (any spelling: ``-fOLD``, ``--file=OLD``)
+    naming ``new`` instead."""
+    parsed = parse_rg_args(args)
+    out = list(args)
+    for name, (at, offset) in zip(parsed.pattern_files, parsed.pattern_file_spots, strict=True):
+        if name == old:
+            out[at] = out[at][:offset] + new
+    return out
 
 
 def reads_stdin(parsed: RgArgs) -> bool:
