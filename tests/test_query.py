@@ -258,6 +258,39 @@ def test_patterns_from_stdin_serve_every_run(
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+@pytest.mark.parametrize(
+    ("config", "args"),
+    [
+        ("--search-zip\n", ["Watson"]),
+        ("# binary files too\n  --text  \n", ["-c", "Watson"]),
+        ("--null\n", ["--files"]),
+        ("--stats\n", ["-i", "watson"]),
+        ("--sort=path\n", ["Watson"]),
+    ],
+)
+def test_rgs_config_file_counts_as_given(
+    config: str, args: list[str], corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg takes flags from RIPGREP_CONFIG_PATH in every run rrg starts, and rrg must know
+    them where it acts on flags itself: a .gz file kept for rg -z, binary files for
+    --text, NUL-ended records, one --stats block. A sort there is no order breaker: rg
+    keeps the order of the files it is given by name."""
+    (corpus / "rotated.log.gz").write_bytes(gzip.compress(b"Watson in a rotated log\n"))
+    rc = tmp_path / "ripgreprc"
+    rc.write_text(config)
+    env = {**env, "RIPGREP_CONFIG_PATH": str(rc)}
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
+    theirs = run([rg, "-j1", *args], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    sep = b"\0" if "null" in config else b"\n"
+    body, rg_body = ours.stdout, theirs.stdout
+    if "stats" in config:
+        body, rg_body = _stats(body)[0], _stats(rg_body)[0]
+        capped = run(q("doctor watson", "--limit", "2", *args), corpus, env)
+        assert capped.stdout.count(b" files contained matches\n") == 1  # one for all runs
+    assert sorted(body.split(sep)) == sorted(rg_body.split(sep))
+
+
 def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("doctor watson", "--limit", "0", "--json", "Watson"), corpus, env)
     theirs = run([rg, "--json", "Watson"], corpus, env)

@@ -16,8 +16,9 @@ from rrg.cli.settings import Options, parse_options
 from rrg.environment import check_environment
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
 from rrg.output import timings
-from rrg.rg.args import parse_rg_args, reads_stdin
+from rrg.rg.args import reads_stdin
 from rrg.rg.binary import find_rg
+from rrg.rg.config import parse_rg_command
 
 if TYPE_CHECKING:
     from rrg.rg.walk import CountWalk
@@ -121,7 +122,7 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
         )
     if not opts.query.strip():
         raise RrgError("the query is empty: give -q a few words saying what you look for")
-    args = parse_rg_args(rg_args)
+    args = parse_rg_command(rg_args)
     if args.info_mode:  # rg's report on itself: nothing to order
         return subprocess.run([rg, *rg_args]).returncode
     if reads_stdin(args):

@@ -16,8 +16,9 @@ from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import ModelSpec, installed_models, resolve_model
 from rrg.output import timings
 from rrg.output.notices import report_facts
-from rrg.rg.args import RECORD_MODES, RgArgs, parse_rg_args
+from rrg.rg.args import RECORD_MODES, RgArgs
 from rrg.rg.candidates import Candidates, list_candidates, relative_to, search_root
+from rrg.rg.config import parse_rg_command
 from rrg.rg.decoded import binary_once_decoded
 from rrg.rg.ordered import OrderedSearch, StreamResult, write_summary
 from rrg.rg.stats import StatsTally
@@ -89,7 +90,7 @@ def _refuse_unrankable(args: RgArgs, opts: Options) -> None:
 def query_command(
     rg: str, rg_args: list[str], opts: Options, warn: Warn, walk: CountWalk | None = None
 ) -> int:
-    args = parse_rg_args(rg_args)
+    args = parse_rg_command(rg_args)
     _refuse_order_breakers(args, "-q")
     _refuse_unrankable(args, opts)
     if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
@@ -319,7 +320,7 @@ def scope_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
     """Search the files of a scope file in its order, as -q searches its ranking."""
     from rrg.index.scopes import read_scope
 
-    args = parse_rg_args(rg_args)
+    args = parse_rg_command(rg_args)
     _refuse_order_breakers(args, "--scope-file")
     _refuse_unrankable(args, opts)
     if args.paths:
@@ -347,7 +348,7 @@ def scope_command(rg: str, rg_args: list[str], opts: Options, warn: Warn) -> int
 def _listing_args(rg_args: list[str], what: str) -> RgArgs:
     """rg's arguments of a command that lists files (its positionals are paths); a mode
     flag such as -l would make rg search, and the first path a pattern."""
-    args = parse_rg_args(["--files", *rg_args])
+    args = parse_rg_command(["--files", *rg_args])
     if not args.files_mode:
         raise RrgError(f"{args.output_mode} does not apply to {what} (no match is printed there)")
     return args

@@ -36,12 +36,13 @@ def start_walk(split: SplitArgs) -> CountWalk | None:
     if cap is None or cap < 0:
         return None
     from rrg.errors import RrgError
-    from rrg.rg.args import parse_rg_args, reads_stdin
+    from rrg.rg.args import reads_stdin
     from rrg.rg.binary import find_rg
+    from rrg.rg.config import parse_rg_command
     from rrg.rg.walk import start_query_walk
 
     try:
-        args = parse_rg_args(split.rg)
+        args = parse_rg_command(split.rg)
         rg = find_rg()
     except RrgError:
         return None  # said in its place, after rrg's own options are read

@@ -63,8 +63,16 @@ class RgArgs:
     # Where each pattern file's name stands in the argument list: (argument, offset in it).
     pattern_file_spots: list[tuple[int, int]] = field(default_factory=list)
     after_dashdash: bool = False
+    # The first this many flags came from rg's config file (RIPGREP_CONFIG_PATH): they shape
+    # what rg does, but rg reads them itself, so rrg never passes them on.
+    config_count: int = 0
 
     # ---- derived views -------------------------------------------------------------
+    @property
+    def cli_flags(self) -> list[tuple[str, str | None]]:
+        """The flags of the command line itself (not rg's config file's)."""
+        return self.flags[self.config_count :]
+
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.flags)
 
@@ -198,7 +206,7 @@ class RgArgs:
         """The flags that shape which files rg searches, and whether it says what it cannot
         read (``--no-messages``), for ``rg --files``."""
         out: list[str] = []
-        for name, value in self.flags:
+        for name, value in self.cli_flags:
             if name in FILE_SELECTION_LONG or name in ("--messages", "--no-messages"):
                 out.append(name if value is None else f"{name}={value}")
         return out
@@ -206,16 +214,17 @@ class RgArgs:
     def search_args(self) -> list[str]:
         """Every flag as given, for the ordered search runs (paths and pattern come after)."""
         out: list[str] = []
-        for name, value in self.flags:
+        for name, value in self.cli_flags:
             out.append(name if value is None else f"{name}={value}")
         return out
 
     def order_breaker(self) -> str | None:
         """The flag that would undo a relevance order: a sort (the last of --sort, --sortr
         and --sort-files is the one rg keeps; ``none`` sorts nothing) or threads other than
-        one (rrg runs rg with one thread anyway)."""
+        one (rrg runs rg with one thread anyway). Only the command line's: rg keeps the
+        order of files it is given by name whatever its config file sorts by."""
         sort = threads = None
-        for name, value in self.flags:
+        for name, value in self.cli_flags:
             if name in ("--sort", "--sortr", "--sort-files"):
                 sort = None if value == "none" else name
             elif name == "--threads":
@@ -223,9 +232,18 @@ class RgArgs:
         return sort or threads
 
 
-def parse_rg_args(args: list[str]) -> RgArgs:
-    """Take an rg argument list apart into normalised long flags and positionals."""
+def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
+    """Take an rg argument list apart into normalised long flags and positionals; with
+    ``config``, the arguments of rg's config file, whose flags come first (as rg reads
+    them) and count as given unless the command line overrides them."""
     out = RgArgs()
+    if config:
+        from_config = parse_rg_args(config)
+        out.flags = from_config.flags
+        out.patterns_by_flag = from_config.patterns_by_flag
+        out.pattern_files = from_config.pattern_files
+        out.pattern_file_spots = [(-1, 0)] * len(from_config.pattern_files)
+        out.config_count = len(out.flags)
     i = 0
     while i < len(args):
         arg = args[i]

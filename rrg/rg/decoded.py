@@ -30,7 +30,7 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
     own words."""
     decoding = [
         flag
-        for (name, _), flag in zip(args.flags, args.search_args(), strict=True)
+        for (name, _), flag in zip(args.cli_flags, args.search_args(), strict=True)
         if name in _DECODING
     ]
     found: set[bytes] = set()
