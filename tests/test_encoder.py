@@ -1,5 +1,5 @@
-"""The optimised graph kept in the cache dir: written once, as a graph beside its weights,
-and it gives the vectors of the model as installed."""
+"""The optimised graphs kept in the cache dir: written once, as a graph beside its weights
+that gives the vectors of the model as installed, and the same with its products in int8."""
 
 from __future__ import annotations
 
@@ -22,27 +22,34 @@ def test_optimised_graph_is_one_folder_and_changes_no_vector(
     monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
     spec = default_model()
     models = tmp_path / "models"
-    models.mkdir(parents=True)
+    (models / f"optimised-v2-{spec.key}").mkdir(parents=True)
     stale = models / f"optimised-v1-{spec.key}.onnx"
     stale.write_bytes(b"an old graph with its weights inside")
 
-    optimised = Encoder(spec).encode(SENTENCES)
+    quantized = Encoder(spec).encode(SENTENCES)
+    optimised = Encoder(spec, exact=True).encode(SENTENCES)
 
-    folder = models / f"optimised-v2-{spec.key}"
-    assert sorted(p.name for p in folder.iterdir()) == ["model.data", "model.onnx"]
+    folder = models / f"optimised-v3-{spec.key}"
+    assert sorted(p.name for p in folder.iterdir()) == ["model-q8.onnx", "model.data", "model.onnx"]
     # The weights live in their own file (memory-mapped at load), not in the graph.
     assert (folder / "model.data").stat().st_size > 10 * (folder / "model.onnx").stat().st_size
     assert not stale.exists()
-    assert not [p for p in models.iterdir() if p.name.startswith(".optimising-")]
+    assert sorted(p.name for p in models.iterdir()) == [folder.name]
 
-    # A cache dir where nothing can be written: the installed graph, optimised in memory.
+    # The int8 graph runs, and its vectors lie close to the float graph's.
+    cosines = (quantized * optimised).sum(axis=1)
+    assert np.abs(quantized - optimised).max() > 1e-3
+    assert cosines.min() > 0.98
+
+    # A cache dir where nothing can be written: the installed graph, optimised in memory,
+    # and no int8 graph (the float one serves).
     models.rename(tmp_path / "elsewhere")
     models.write_bytes(b"")  # a file where the models folder should be
     plain = Encoder(spec).encode(SENTENCES)
     assert np.abs(optimised - plain).max() < 1e-4
 
 
-@pytest.mark.parametrize("damaged", ["model.onnx", "model.data"])
+@pytest.mark.parametrize("damaged", ["model.onnx", "model.data", "model-q8.onnx"])
 def test_a_damaged_optimised_graph_is_made_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: str
 ) -> None:
@@ -50,12 +57,13 @@ def test_a_damaged_optimised_graph_is_made_again(
     cost every later query its transformer stage: the copy is made again from the model."""
     monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
     spec = default_model()
-    first = Encoder(spec).encode(SENTENCES)
-    folder = tmp_path / "models" / f"optimised-v2-{spec.key}"
+    exact = damaged != "model-q8.onnx"  # the float graph's files are read by exact runs
+    first = Encoder(spec, exact=exact).encode(SENTENCES)
+    folder = tmp_path / "models" / f"optimised-v3-{spec.key}"
     whole = (folder / damaged).read_bytes()
     (folder / damaged).write_bytes(whole[: len(whole) // 3])
 
-    again = Encoder(spec).encode(SENTENCES)
+    again = Encoder(spec, exact=exact).encode(SENTENCES)
 
     assert np.abs(first - again).max() < 1e-4
     assert (folder / damaged).read_bytes() == whole

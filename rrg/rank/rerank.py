@@ -135,7 +135,9 @@ def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) 
         return encoder.encode(texts, max_tokens=SCORE_TOKENS)
 
     cache = VectorCache(index_path)
-    vectors = cached_vectors(cache, f"excerpt-{encoder.spec.key}-{SCORE_TOKENS}", keys, encode)
+    vectors = cached_vectors(
+        cache, f"excerpt-{encoder.spec.vector_key}-{SCORE_TOKENS}", keys, encode
+    )
     qvec = encoder.encode([query], max_tokens=128)[0]
     for match, key in zip(matches, keys, strict=True):
         match.score = float(np.dot(vectors[key], qvec))

@@ -29,8 +29,10 @@ QUERY_TOKENS = PASSAGE_TOKENS
 
 
 def cache_tag(kind: str, spec: ModelSpec) -> str:
-    """The vector cache's model tag for one kind of passage vector."""
-    return f"{kind}-{spec.key}-{PASSAGE_TOKENS}"
+    """The vector cache's model tag for one kind of passage vector (the model's, or the
+    static table's, which is distilled from the float graph whatever runs queries)."""
+    model = spec.vector_key if kind == "passage" else spec.key
+    return f"{kind}-{model}-{PASSAGE_TOKENS}"
 
 
 def query_seen(query: str, root: bytes, spec: ModelSpec) -> bool:

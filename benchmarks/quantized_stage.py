@@ -1,0 +1,172 @@
+"""The transformer stage with the model's activations quantised to int8, against the float
+graph it replaces: file nDCG@10 on every labelled set (dev and test halves), and the
+model's time a passage.
+
+The default model ships int8 weights that onnxruntime turns back into floats, so its matrix
+products run in float32. rrg now makes a second graph once per machine whose products run
+in int8 (onnxruntime's dynamic quantisation, one scale per output channel;
+``rrg.model.encoder.quantize_graph``). The choice is one switch, not a constant: it is
+taken where the dev half's pooled nDCG@10 loses no more than the sweeps' tie (.005) and
+the test half is reported after. Each variant encodes with a memo of its own; everything
+else (index, static vectors, cheap tier, K, P, W, R) is the shipped stage's.
+
+Usage: python benchmarks/quantized_stage.py [QUERIES_PER_SET] (0 or none: every query;
+writes out/quantized_stage.md)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import OUT, machine  # noqa: E402
+from datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks  # noqa: E402
+from passage_stage import TIE, half, paired_interval  # noqa: E402
+from quality import ndcg10  # noqa: E402
+
+from rrg.model.encoder import Encoder  # noqa: E402
+from rrg.model.registry import default_model  # noqa: E402
+from rrg.rank.files import STAGE_PASSAGES, refresh_index, signals  # noqa: E402
+from rrg.rank.passages import score_passages  # noqa: E402
+from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores  # noqa: E402
+
+#: The files the stage weighs (``--cascade``'s default).
+STAGE_FILES = 20
+VARIANTS = ("float", "int8")
+
+
+class Timed:
+    """One variant's encoder, memo and clock: the model's seconds and passages read."""
+
+    def __init__(self, exact: bool) -> None:
+        self.encoder = Encoder(default_model(), exact=exact)
+        self.memo: dict[str, np.ndarray] = {}
+        self.seconds = 0.0
+        self.encoded = 0
+
+    def vectors_for(self, kind: str, keys: list[str], encode: object) -> dict[str, np.ndarray]:
+        missing = sorted({k for k in keys if f"{kind}:{k}" not in self.memo})
+        if missing:
+            start = time.perf_counter()
+            fresh = encode(missing)  # type: ignore[operator]
+            if kind == "passage":
+                self.seconds += time.perf_counter() - start
+                self.encoded += len(missing)
+            self.memo.update((f"{kind}:{k}", v) for k, v in zip(missing, fresh, strict=True))
+        return {k: self.memo[f"{kind}:{k}"] for k in keys}
+
+
+def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> dict:
+    """Each query's nDCG@10 by half: the cheap order, and the stage under each variant."""
+    cheap_encoder = variants["float"].encoder
+    root = os.fsencode(s.root)
+    rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
+    view, _, _ = refresh_index(
+        root, sorted(rel_by_doc.values()), cheap_encoder, lambda m: None, False
+    )
+    docs = list(s.doc_path)
+    rows = view.rows_of([rel_by_doc[d] for d in docs])
+    out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
+    for qid, query in list(s.queries.items())[:limit]:
+        gold = s.qrels[qid]
+        lex, sem = signals(query, view, cheap_encoder, path_weight=PATH_WEIGHT)
+        lex, sem = lex[rows], sem[rows]
+        fused = fuse(lex, sem)
+        chosen = order_by(fused)[:STAGE_FILES]
+        texts = [s.texts[docs[i]] for i in chosen]
+        names = [s.doc_path[docs[i]] for i in chosen]
+        scores = {"rrg --fast": fused}
+        for name, variant in variants.items():
+            scored = score_passages(
+                query,
+                texts,
+                variant.encoder,
+                view.piece_idf,
+                STAGE_PASSAGES,
+                variant.vectors_for,
+                names,
+            )
+            staged = fused.copy()
+            best = scored.best_per_file(len(chosen))
+            staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused)
+            scores[name] = staged
+        row = out[half(qid)]
+        for name, score in scores.items():
+            row.setdefault(name, []).append(ndcg10([docs[i] for i in order_by(score)], gold))
+    return out
+
+
+def main() -> None:
+    limit = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) > 0 else None
+    os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
+    groups: list[tuple[str, list[LabelledSet]]] = [(name, [beir(name)]) for name in BEIR_SETS]
+    groups.append(("swebench-lite", swebench_tasks()))
+    groups += [(s.name, [s]) for s in swebench_repos()]
+    per_query: dict[str, dict[str, dict[str, list[float]]]] = {}
+    timing = {name: Timed(exact=name == "float") for name in VARIANTS}
+    for name, sets in groups:
+        merged: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
+        for s in sets:
+            part = evaluate(s, limit, timing)
+            for h in merged:
+                for key, values in part[h].items():
+                    merged[h].setdefault(key, []).extend(values)
+        for variant in timing.values():
+            variant.memo.clear()  # a set's passages never come back in another
+        per_query[name] = merged
+        print(
+            name,
+            {h: {k: round(float(np.mean(v)), 3) for k, v in merged[h].items()} for h in merged},
+        )
+        sys.stdout.flush()
+    write_report(per_query, timing)
+
+
+def write_report(per_query: dict, timing: dict[str, Timed]) -> None:
+    names = list(per_query)
+    columns = ["rrg --fast", *VARIANTS]
+    lines = [f"Machine: {machine()}", ""]
+    for h in ("dev", "test"):
+        counts = " | ".join(f"{n} ({len(per_query[n][h].get('float', []))})" for n in names)
+        lines += [f"{h} half:", "", f"| config | {counts} |", "|---|" + "---|" * len(names)]
+        for c in columns:
+            cells = " | ".join(f"{np.mean(per_query[n][h].get(c, [np.nan])):.3f}" for n in names)
+            lines.append(f"| {c} | {cells} |")
+        lines.append("")
+    lines += [
+        "int8 - float, pooled (95% paired bootstrap):",
+        "",
+        "| half | the prose sets | every set |",
+        "|---|---|---|",
+    ]
+    verdict = ""
+    for h in ("dev", "test"):
+        cells = []
+        for members in ([n for n in names if n in BEIR_SETS], names):
+            ours = [x for n in members for x in per_query[n][h].get("int8", [])]
+            theirs = [x for n in members for x in per_query[n][h].get("float", [])]
+            low, high = paired_interval(ours, theirs)
+            gap = float(np.mean(ours) - np.mean(theirs))
+            cells.append(f"{gap:+.3f} [{low:+.3f}, {high:+.3f}] ({len(ours)} queries)")
+            if h == "dev" and members == names:
+                verdict = "taken" if gap >= -TIE else "not taken"
+        lines.append(f"| {h} | {' | '.join(cells)} |")
+    lines += ["", f"By the dev half, every set pooled (tie {TIE}): int8 {verdict}.", ""]
+    for name, variant in timing.items():
+        per = variant.seconds / max(1, variant.encoded)
+        lines.append(
+            f"- {name}: {variant.encoded} passages encoded, {per * 1000:.1f} ms a passage "
+            f"({per * STAGE_PASSAGES:.2f} s for a new query's {STAGE_PASSAGES})"
+        )
+    report = "\n".join(lines) + "\n"
+    (OUT / "quantized_stage.md").write_text(report)
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
