@@ -10,8 +10,12 @@ taken where the dev half's pooled nDCG@10 loses no more than the sweeps' tie (.0
 the test half is reported after. Each variant encodes with a memo of its own; everything
 else (index, static vectors, cheap tier, K, P, W, R) is the shipped stage's.
 
-Usage: python benchmarks/quantized_stage.py [QUERIES_PER_SET] (0 or none: every query;
-writes out/quantized_stage.md)
+``--tokens`` compares instead the int8 stage reading at most 256 tokens of a passage (as it
+ships) with 192 and 128: the model's time grows with the tokens it reads, so fewer are taken
+by the same rule (out/passage_tokens.md).
+
+Usage: python benchmarks/quantized_stage.py [--tokens] [QUERIES_PER_SET] (0 or none: every
+query; writes out/quantized_stage.md)
 """
 
 from __future__ import annotations
@@ -37,14 +41,26 @@ from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores  # noqa:
 
 #: The files the stage weighs (``--cascade``'s default).
 STAGE_FILES = 20
-VARIANTS = ("float", "int8")
+
+
+class CappedEncoder(Encoder):
+    """The model reading at most ``cap`` tokens of each text."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(default_model())
+        self.cap = cap
+
+    def encode(
+        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 4
+    ) -> np.ndarray:
+        return super().encode(texts, min(max_tokens or self.cap, self.cap), batch_size)
 
 
 class Timed:
     """One variant's encoder, memo and clock: the model's seconds and passages read."""
 
-    def __init__(self, exact: bool) -> None:
-        self.encoder = Encoder(default_model(), exact=exact)
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
         self.memo: dict[str, np.ndarray] = {}
         self.seconds = 0.0
         self.encoded = 0
@@ -62,8 +78,9 @@ class Timed:
 
 
 def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> dict:
-    """Each query's nDCG@10 by half: the cheap order, and the stage under each variant."""
-    cheap_encoder = variants["float"].encoder
+    """Each query's nDCG@10 by half: the cheap order, and the stage under each variant (the
+    first one's encoder indexes and runs the cheap tier)."""
+    cheap_encoder = next(iter(variants.values())).encoder
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
     view, _, _ = refresh_index(
@@ -102,13 +119,22 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
 
 
 def main() -> None:
-    limit = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) > 0 else None
+    args = [a for a in sys.argv[1:] if a != "--tokens"]
+    limit = int(args[0]) if args and int(args[0]) > 0 else None
+    if "--tokens" in sys.argv[1:]:
+        report = "passage_tokens.md"
+        timing = {f"int8 {cap}": Timed(CappedEncoder(cap)) for cap in (256, 192, 128)}
+    else:
+        report = "quantized_stage.md"
+        timing = {
+            "float": Timed(Encoder(default_model(), exact=True)),
+            "int8": Timed(Encoder(default_model())),
+        }
     os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
     groups: list[tuple[str, list[LabelledSet]]] = [(name, [beir(name)]) for name in BEIR_SETS]
     groups.append(("swebench-lite", swebench_tasks()))
     groups += [(s.name, [s]) for s in swebench_repos()]
     per_query: dict[str, dict[str, dict[str, list[float]]]] = {}
-    timing = {name: Timed(exact=name == "float") for name in VARIANTS}
     for name, sets in groups:
         merged: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
         for s in sets:
@@ -124,39 +150,41 @@ def main() -> None:
             {h: {k: round(float(np.mean(v)), 3) for k, v in merged[h].items()} for h in merged},
         )
         sys.stdout.flush()
-    write_report(per_query, timing)
+    write_report(per_query, timing, report)
 
 
-def write_report(per_query: dict, timing: dict[str, Timed]) -> None:
+def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) -> None:
     names = list(per_query)
-    columns = ["rrg --fast", *VARIANTS]
+    base, *others = timing
+    columns = ["rrg --fast", *timing]
     lines = [f"Machine: {machine()}", ""]
     for h in ("dev", "test"):
-        counts = " | ".join(f"{n} ({len(per_query[n][h].get('float', []))})" for n in names)
+        counts = " | ".join(f"{n} ({len(per_query[n][h].get(base, []))})" for n in names)
         lines += [f"{h} half:", "", f"| config | {counts} |", "|---|" + "---|" * len(names)]
         for c in columns:
             cells = " | ".join(f"{np.mean(per_query[n][h].get(c, [np.nan])):.3f}" for n in names)
             lines.append(f"| {c} | {cells} |")
         lines.append("")
-    lines += [
-        "int8 - float, pooled (95% paired bootstrap):",
-        "",
-        "| half | the prose sets | every set |",
-        "|---|---|---|",
-    ]
-    verdict = ""
-    for h in ("dev", "test"):
-        cells = []
-        for members in ([n for n in names if n in BEIR_SETS], names):
-            ours = [x for n in members for x in per_query[n][h].get("int8", [])]
-            theirs = [x for n in members for x in per_query[n][h].get("float", [])]
-            low, high = paired_interval(ours, theirs)
-            gap = float(np.mean(ours) - np.mean(theirs))
-            cells.append(f"{gap:+.3f} [{low:+.3f}, {high:+.3f}] ({len(ours)} queries)")
-            if h == "dev" and members == names:
-                verdict = "taken" if gap >= -TIE else "not taken"
-        lines.append(f"| {h} | {' | '.join(cells)} |")
-    lines += ["", f"By the dev half, every set pooled (tie {TIE}): int8 {verdict}.", ""]
+    for other in others:
+        lines += [
+            f"{other} - {base}, pooled (95% paired bootstrap):",
+            "",
+            "| half | the prose sets | every set |",
+            "|---|---|---|",
+        ]
+        verdict = ""
+        for h in ("dev", "test"):
+            cells = []
+            for members in ([n for n in names if n in BEIR_SETS], names):
+                ours = [x for n in members for x in per_query[n][h].get(other, [])]
+                theirs = [x for n in members for x in per_query[n][h].get(base, [])]
+                low, high = paired_interval(ours, theirs)
+                gap = float(np.mean(ours) - np.mean(theirs))
+                cells.append(f"{gap:+.3f} [{low:+.3f}, {high:+.3f}] ({len(ours)} queries)")
+                if h == "dev" and members == names:
+                    verdict = "taken" if gap >= -TIE else "not taken"
+            lines.append(f"| {h} | {' | '.join(cells)} |")
+        lines += ["", f"By the dev half, every set pooled (tie {TIE}): {other} {verdict}.", ""]
     for name, variant in timing.items():
         per = variant.seconds / max(1, variant.encoded)
         lines.append(
@@ -164,7 +192,7 @@ def write_report(per_query: dict, timing: dict[str, Timed]) -> None:
             f"({per * STAGE_PASSAGES:.2f} s for a new query's {STAGE_PASSAGES})"
         )
     report = "\n".join(lines) + "\n"
-    (OUT / "quantized_stage.md").write_text(report)
+    (OUT / report_name).write_text(report)
     print(report)
 
 
