@@ -122,7 +122,9 @@ class Encoder:
             if graph is None:
                 break
             level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-            if self.quantized and (graph.parent / QUANTIZED_GRAPH).is_file():
+            # A GPU runs the float graph: the int8 products are CPU kernels.
+            on_cpu = providers() == ["CPUExecutionProvider"]
+            if self.quantized and on_cpu and (graph.parent / QUANTIZED_GRAPH).is_file():
                 # Fusing the quantised kernels in memory at load (about 10 ms) makes a run
                 # 15% faster; they are not saved so, since they may name this processor's.
                 graph, level = (
