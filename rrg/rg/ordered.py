@@ -336,7 +336,7 @@ class OrderedSearch:
         return b""
 
     def _relay_excerpted(self, proc: subprocess.Popen[bytes]) -> None:
-        for line in _lines(self._stdout(proc)):
+        for line in _records(self._stdout(proc)):
             end = b"\n" if line.endswith(b"\n") else b""
             text, was_cut = cut_line(line[: len(line) - len(end)], self.excerpt)
             self.lines_cut += was_cut
@@ -377,21 +377,17 @@ class OrderedSearch:
             proc = subprocess.Popen(
                 self._cmd([], batch), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
             )
-            data = b""
-            for chunk in self._stdout(proc):
-                data += chunk
-                *records, data = data.split(sep)
-                for record in records:
-                    _write(record + sep)
-                    result.printed += 1
-                    result.matched = True
-                    if self.cap and result.printed >= self.cap:
-                        result.capped = True
-                        proc.kill()
-                        proc.wait()
-                        return result
-            if data:
-                _write(data)
+            for record in _records(self._stdout(proc), sep):
+                _write(record)
+                if not record.endswith(sep):
+                    break  # the output's unended tail: no record to count
+                result.printed += 1
+                result.matched = True
+                if self.cap and result.printed >= self.cap:
+                    result.capped = True
+                    proc.kill()
+                    proc.wait()
+                    return result
             rc = proc.wait()
             result.error |= rc == EXIT_ERROR
             result.matched |= rc == EXIT_MATCH
@@ -414,14 +410,15 @@ class OrderedSearch:
         return result
 
 
-def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The lines of a run's output, each with its newline (the last may lack one)."""
+def _records(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:
+    """The records of a run's output as they come, each with its ``sep`` (the last may lack
+    one)."""
     rest = b""
     for chunk in chunks:
         rest += chunk
-        *whole, rest = rest.split(b"\n")
-        for line in whole:
-            yield line + b"\n"
+        *whole, rest = rest.split(sep)
+        for record in whole:
+            yield record + sep
     if rest:
         yield rest
 

@@ -10,9 +10,6 @@ import threading
 from collections.abc import Iterator
 from typing import IO
 
-#: The path an rg message is about: ``rg: PATH: what went wrong``.
-MESSAGE_ABOUT = re.compile(rb"^rg: (.*?): ")
-
 
 class StderrFilter:
     """Collects rg's messages for a batch and passes them on, except "no such file" for a
@@ -20,6 +17,7 @@ class StderrFilter:
     a walk is no error to rg either."""
 
     _GONE = re.compile(rb"^rg: (.*?): (?:IO error for operation on .*: )?No such file or directory")
+    _ABOUT = re.compile(rb"^rg: (.*?): ")
 
     def __init__(
         self, proc: subprocess.Popen[bytes], listed: set[bytes], only_listed: bool = False
@@ -40,7 +38,7 @@ class StderrFilter:
             gone = self._GONE.match(message)
             if gone and gone.group(1) in self.listed and not os.path.lexists(gone.group(1)):
                 continue
-            about = MESSAGE_ABOUT.match(message)
+            about = self._ABOUT.match(message)
             if self.only_listed and not (about and about.group(1) in self.listed):
                 continue
             kept.append(message)
