@@ -128,4 +128,4 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
     if reads_stdin(args):
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *rg_args]).returncode
-    return commands.query_command(rg, rg_args, opts, warn, walk)
+    return commands.query_command(rg, rg_args, args, opts, warn, walk)

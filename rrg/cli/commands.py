@@ -88,9 +88,15 @@ def _refuse_unrankable(args: RgArgs, opts: Options) -> None:
 
 
 def query_command(
-    rg: str, rg_args: list[str], opts: Options, warn: Warn, walk: CountWalk | None = None
+    rg: str,
+    rg_args: list[str],
+    args: RgArgs,
+    opts: Options,
+    warn: Warn,
+    walk: CountWalk | None = None,
 ) -> int:
-    args = parse_rg_command(rg_args)
+    """``args``: rg_args taken apart with rg's config file (``parse_rg_command``), as the
+    dispatch already did to tell a query from rg's own reports."""
     _refuse_order_breakers(args, "-q")
     _refuse_unrankable(args, opts)
     if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
