@@ -107,3 +107,36 @@ def test_each_passage_is_read_with_its_files_path(
     assert unnamed.cheap[0] == unnamed.cheap[1] and unnamed.cosine[0] == unnamed.cosine[1]
     # What is printed is the file's own text, without the path.
     assert [p.text for p in named.paragraphs] == [texts[0].rstrip("\n")] * 2
+
+
+def test_a_passages_vector_does_not_depend_on_what_was_read_with_it(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The int8 graph quantises a run's activations with one scale: read in one batch, short
+    passages would change each other's vectors, and a query's order would depend on which
+    of its passages an earlier query had left in the cache."""
+    monkeypatch.setenv("RRG_CACHE_DIR", env["RRG_CACHE_DIR"])
+    encoder = Encoder(default_model())
+    assert encoder.quantized  # the default model runs its products in int8
+    idf = np.ones(static_table(encoder).shape[0], np.float32)
+    texts = [
+        "def parse_config(path):\n    return load(path)",
+        "RIVER = 'the river floods the valley every spring'",
+        "class Flood(Exception):\n    '''Raised where WATER rises past 9000 metres.'''",
+    ]
+    query = "where is the config file parsed"
+
+    def scored(memo: dict[str, np.ndarray], only: list[str]) -> ScoredPassages:
+        def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+            missing = [k for k in keys if (kind, k) not in memo]
+            memo.update(((kind, k), v) for k, v in zip(missing, encode(missing), strict=True))
+            return {k: memo[kind, k] for k in keys}
+
+        return score_passages(query, only, encoder, idf, 8, vectors_for)
+
+    together = scored({}, texts).cosine
+    memo: dict = {}
+    scored(memo, texts[1:2])  # one passage (and the query) read first, alone
+    apart = scored(memo, texts).cosine
+    assert np.isfinite(together).all()
+    assert together.tolist() == apart.tolist()
