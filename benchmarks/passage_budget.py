@@ -19,7 +19,6 @@ writes out/passage_budget.md)
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -27,81 +26,29 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine  # noqa: E402
-from datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks  # noqa: E402
-from passage_stage import half, paired_interval  # noqa: E402
-from quality import ndcg10  # noqa: E402
-from quantized_stage import STAGE_FILES, Timed  # noqa: E402
+from datasets import BEIR_SETS  # noqa: E402
+from passage_stage import paired_interval  # noqa: E402
+from quantized_stage import Timed, run_sets  # noqa: E402
 
 from rrg.model.encoder import Encoder  # noqa: E402
 from rrg.model.registry import default_model  # noqa: E402
-from rrg.rank.files import STAGE_PASSAGES, refresh_index, signals  # noqa: E402
-from rrg.rank.passages import score_passages  # noqa: E402
-from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores  # noqa: E402
+from rrg.rank.files import STAGE_PASSAGES  # noqa: E402
 
 BUDGETS = (20, 24, 28, 32, 40)
 #: The most a budget's dev half may lose against P=32, pooled (see above).
 MOST_LOSS = 0.001
 
 
-def evaluate(s: LabelledSet, limit: int | None, timed: Timed) -> dict:
-    """Each query's nDCG@10 by half, for the cheap order and each budget."""
-    encoder = timed.encoder
-    root = os.fsencode(s.root)
-    rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
-    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), encoder, lambda m: None, False)
-    docs = list(s.doc_path)
-    rows = view.rows_of([rel_by_doc[d] for d in docs])
-    out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
-    for qid, query in list(s.queries.items())[:limit]:
-        gold = s.qrels[qid]
-        lex, sem = signals(query, view, encoder, path_weight=PATH_WEIGHT)
-        lex, sem = lex[rows], sem[rows]
-        fused = fuse(lex, sem)
-        chosen = order_by(fused)[:STAGE_FILES]
-        texts = [s.texts[docs[i]] for i in chosen]
-        names = [s.doc_path[docs[i]] for i in chosen]
-        scores = {"rrg --fast": fused}
-        # The largest budget first: the smaller ones then find every vector in the memo.
-        for budget in sorted(BUDGETS, reverse=True):
-            scored = score_passages(
-                query, texts, encoder, view.piece_idf, budget, timed.vectors_for, names
-            )
-            staged = fused.copy()
-            best = scored.best_per_file(len(chosen))
-            staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused)
-            scores[f"P={budget}"] = staged
-        row = out[half(qid)]
-        for name, score in scores.items():
-            row.setdefault(name, []).append(ndcg10([docs[i] for i in order_by(score)], gold))
-    return out
-
-
 def main() -> None:
     limit = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) > 0 else None
-    os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
-    timed = Timed(Encoder(default_model()))
-    groups: list[tuple[str, list[LabelledSet]]] = [(name, [beir(name)]) for name in BEIR_SETS]
-    groups.append(("swebench-lite", swebench_tasks()))
-    groups += [(s.name, [s]) for s in swebench_repos()]
-    per_query: dict[str, dict[str, dict[str, list[float]]]] = {}
-    for name, sets in groups:
-        merged: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
-        for s in sets:
-            part = evaluate(s, limit, timed)
-            for h in merged:
-                for key, values in part[h].items():
-                    merged[h].setdefault(key, []).extend(values)
-        timed.memo.clear()  # a set's passages never come back in another
-        per_query[name] = merged
-        print(
-            name,
-            {h: {k: round(float(np.mean(v)), 3) for k, v in merged[h].items()} for h in merged},
-        )
-        sys.stdout.flush()
-    write_report(per_query, timed)
+    encoder = Encoder(default_model())
+    memo: dict[str, np.ndarray] = {}
+    # The largest budget first: the smaller ones then find every vector in the memo.
+    variants = {f"P={b}": Timed(encoder, b, memo) for b in sorted(BUDGETS, reverse=True)}
+    write_report(run_sets(limit, variants), variants)
 
 
-def write_report(per_query: dict, timed: Timed) -> None:
+def write_report(per_query: dict, variants: dict[str, Timed]) -> None:
     names = list(per_query)
     base = f"P={STAGE_PASSAGES}"
     columns = ["rrg --fast", *(f"P={b}" for b in BUDGETS)]
@@ -135,11 +82,13 @@ def write_report(per_query: dict, timed: Timed) -> None:
                 if h == "dev" and members == names and gap >= -MOST_LOSS:
                     chosen = min(chosen, budget)
         lines.append(f"| {label} | {' | '.join(cells)} |")
-    per = timed.seconds / max(1, timed.encoded)
+    seconds = sum(v.seconds for v in variants.values())
+    encoded = sum(v.encoded for v in variants.values())
+    per = seconds / max(1, encoded)
     lines += [
         "",
         f"By the dev half, every set pooled (at most {MOST_LOSS} lost against {base}): P={chosen}.",
-        f"The model: {timed.encoded} passages, {per * 1000:.1f} ms a passage.",
+        f"The model: {encoded} passages, {per * 1000:.1f} ms a passage.",
     ]
     report = "\n".join(lines) + "\n"
     (OUT / "passage_budget.md").write_text(report)

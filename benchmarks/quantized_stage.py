@@ -57,11 +57,18 @@ class CappedEncoder(Encoder):
 
 
 class Timed:
-    """One variant's encoder, memo and clock: the model's seconds and passages read."""
+    """One variant's encoder, passage budget, memo and clock: the model's seconds and
+    passages read. Variants given one memo share their vectors (one encoder, budgets)."""
 
-    def __init__(self, encoder: Encoder) -> None:
+    def __init__(
+        self,
+        encoder: Encoder,
+        budget: int = STAGE_PASSAGES,
+        memo: dict[str, np.ndarray] | None = None,
+    ) -> None:
         self.encoder = encoder
-        self.memo: dict[str, np.ndarray] = {}
+        self.budget = budget
+        self.memo: dict[str, np.ndarray] = {} if memo is None else memo
         self.seconds = 0.0
         self.encoded = 0
 
@@ -104,7 +111,7 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
                 texts,
                 variant.encoder,
                 view.piece_idf,
-                STAGE_PASSAGES,
+                variant.budget,
                 variant.vectors_for,
                 names,
             )
@@ -130,6 +137,12 @@ def main() -> None:
             "float": Timed(Encoder(default_model(), exact=True)),
             "int8": Timed(Encoder(default_model())),
         }
+    write_report(run_sets(limit, timing), timing, report)
+
+
+def run_sets(limit: int | None, variants: dict[str, Timed]) -> dict:
+    """Each labelled set's per-query nDCG@10 by half and config (``evaluate``), the
+    swebench-lite tasks pooled as one set."""
     os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
     groups: list[tuple[str, list[LabelledSet]]] = [(name, [beir(name)]) for name in BEIR_SETS]
     groups.append(("swebench-lite", swebench_tasks()))
@@ -138,11 +151,11 @@ def main() -> None:
     for name, sets in groups:
         merged: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
         for s in sets:
-            part = evaluate(s, limit, timing)
+            part = evaluate(s, limit, variants)
             for h in merged:
                 for key, values in part[h].items():
                     merged[h].setdefault(key, []).extend(values)
-        for variant in timing.values():
+        for variant in variants.values():
             variant.memo.clear()  # a set's passages never come back in another
         per_query[name] = merged
         print(
@@ -150,7 +163,7 @@ def main() -> None:
             {h: {k: round(float(np.mean(v)), 3) for k, v in merged[h].items()} for h in merged},
         )
         sys.stdout.flush()
-    write_report(per_query, timing, report)
+    return per_query
 
 
 def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) -> None:
