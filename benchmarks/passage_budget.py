@@ -27,8 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine  # noqa: E402
 from datasets import BEIR_SETS  # noqa: E402
-from passage_stage import paired_interval  # noqa: E402
-from quantized_stage import Timed, run_sets  # noqa: E402
+from quantized_stage import Timed, half_tables, pooled_gap, run_sets  # noqa: E402
 
 from rrg.model.encoder import Encoder  # noqa: E402
 from rrg.model.registry import default_model  # noqa: E402
@@ -52,14 +51,7 @@ def write_report(per_query: dict, variants: dict[str, Timed]) -> None:
     names = list(per_query)
     base = f"P={STAGE_PASSAGES}"
     columns = ["rrg --fast", *(f"P={b}" for b in BUDGETS)]
-    lines = [f"Machine: {machine()}", ""]
-    for h in ("dev", "test"):
-        counts = " | ".join(f"{n} ({len(per_query[n][h].get(base, []))})" for n in names)
-        lines += [f"{h} half:", "", f"| config | {counts} |", "|---|" + "---|" * len(names)]
-        for c in columns:
-            cells = " | ".join(f"{np.mean(per_query[n][h].get(c, [np.nan])):.3f}" for n in names)
-            lines.append(f"| {c} | {cells} |")
-        lines.append("")
+    lines = [f"Machine: {machine()}", "", *half_tables(per_query, base, columns)]
     lines += [
         f"Each budget - {base}, pooled (95% paired bootstrap):",
         "",
@@ -74,10 +66,7 @@ def write_report(per_query: dict, variants: dict[str, Timed]) -> None:
         cells = []
         for h in ("dev", "test"):
             for members in ([n for n in names if n in BEIR_SETS], names):
-                ours = [x for n in members for x in per_query[n][h].get(label, [])]
-                theirs = [x for n in members for x in per_query[n][h].get(base, [])]
-                low, high = paired_interval(ours, theirs)
-                gap = float(np.mean(ours) - np.mean(theirs))
+                gap, low, high, _ = pooled_gap(per_query, members, h, label, base)
                 cells.append(f"{gap:+.3f} [{low:+.3f}, {high:+.3f}]")
                 if h == "dev" and members == names and gap >= -MOST_LOSS:
                     chosen = min(chosen, budget)

@@ -166,11 +166,10 @@ def run_sets(limit: int | None, variants: dict[str, Timed]) -> dict:
     return per_query
 
 
-def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) -> None:
+def half_tables(per_query: dict, base: str, columns: list[str]) -> list[str]:
+    """Each half's table: a row a config, a column a set (its queries counted by ``base``)."""
     names = list(per_query)
-    base, *others = timing
-    columns = ["rrg --fast", *timing]
-    lines = [f"Machine: {machine()}", ""]
+    lines = []
     for h in ("dev", "test"):
         counts = " | ".join(f"{n} ({len(per_query[n][h].get(base, []))})" for n in names)
         lines += [f"{h} half:", "", f"| config | {counts} |", "|---|" + "---|" * len(names)]
@@ -178,6 +177,25 @@ def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) ->
             cells = " | ".join(f"{np.mean(per_query[n][h].get(c, [np.nan])):.3f}" for n in names)
             lines.append(f"| {c} | {cells} |")
         lines.append("")
+    return lines
+
+
+def pooled_gap(
+    per_query: dict, members: list[str], h: str, config: str, base: str
+) -> tuple[float, float, float, int]:
+    """config - base over the queries of these sets in half h: the mean gap, its 95% paired
+    bootstrap interval, and how many queries."""
+    ours = [x for n in members for x in per_query[n][h].get(config, [])]
+    theirs = [x for n in members for x in per_query[n][h].get(base, [])]
+    low, high = paired_interval(ours, theirs)
+    return float(np.mean(ours) - np.mean(theirs)), low, high, len(ours)
+
+
+def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) -> None:
+    names = list(per_query)
+    base, *others = timing
+    columns = ["rrg --fast", *timing]
+    lines = [f"Machine: {machine()}", "", *half_tables(per_query, base, columns)]
     for other in others:
         lines += [
             f"{other} - {base}, pooled (95% paired bootstrap):",
@@ -189,11 +207,8 @@ def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) ->
         for h in ("dev", "test"):
             cells = []
             for members in ([n for n in names if n in BEIR_SETS], names):
-                ours = [x for n in members for x in per_query[n][h].get(other, [])]
-                theirs = [x for n in members for x in per_query[n][h].get(base, [])]
-                low, high = paired_interval(ours, theirs)
-                gap = float(np.mean(ours) - np.mean(theirs))
-                cells.append(f"{gap:+.3f} [{low:+.3f}, {high:+.3f}] ({len(ours)} queries)")
+                gap, low, high, count = pooled_gap(per_query, members, h, other, base)
+                cells.append(f"{gap:+.3f} [{low:+.3f}, {high:+.3f}] ({count} queries)")
                 if h == "dev" and members == names:
                     verdict = "taken" if gap >= -TIE else "not taken"
             lines.append(f"| {h} | {' | '.join(cells)} |")
