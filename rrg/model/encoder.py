@@ -248,6 +248,10 @@ class Encoder:
         arena small: 300 excerpts of 96 tokens peak at 210 MB with 4 a batch, 250 MB with 8
         and 305 MB with 16 (benchmarks/rerank_memory.py); 32 passages of 256 tokens take
         0.69 s and peak at 205 MB one at a time, 0.80 s and 294 MB four at a time.
+
+        Under the int8 graph the texts of a batch share one activation scale, so each one's
+        vector depends on its batch-mates (cosine .991-.994 from the text read alone); a
+        caller whose vectors must be the text's alone passes ``batch_size=1``.
         """
         limit = max_tokens or self.spec.max_tokens
         dims = self.spec.dims or 0

@@ -31,9 +31,9 @@ QUERY_TOKENS = PASSAGE_TOKENS
 def cache_tag(kind: str, spec: ModelSpec) -> str:
     """The vector cache's model tag for one kind of passage vector (the model's, or the
     static table's, which is distilled from the float graph whatever runs queries). The
-    model's vectors are those of passages read one a run ("1"): vectors read in batches
-    before (``rrg.rank.passages``) are left under their old tag to age out."""
-    model = f"{spec.vector_key}1" if kind == "passage" else spec.key
+    model's vectors are those of passages read one a run ("alone"): vectors read in
+    batches before (``rrg.rank.passages``) are left under their old tag to age out."""
+    model = f"{spec.vector_key}-alone" if kind == "passage" else spec.key
     return f"{kind}-{model}-{PASSAGE_TOKENS}"
 
 
