@@ -88,3 +88,22 @@ def test_copies_left_by_a_killed_process_go_when_the_graph_is_made(
 
     assert not old.exists()
     assert live.exists()
+
+
+def test_runs_side_by_side_give_the_vectors_of_runs_one_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The vector cache keeps what one process read for the next, whatever RRG_THREADS each
+    # ran with: two runs at once must give the same bits as one at a time.
+    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
+    texts = [f"{SENTENCES[k % 2]} {' '.join(['word'] * (k * 9))}" for k in range(12)]
+    vectors = {}
+    for threads in ("1", "2"):
+        monkeypatch.setenv("RRG_THREADS", threads)
+        encoder = Encoder(default_model())
+        vectors[threads] = encoder.encode(texts, batch_size=1)
+        assert encoder.parallel_runs == int(threads)
+    assert np.array_equal(vectors["1"], vectors["2"])
+    # In the texts' order, not the order the runs ended in.
+    alone = Encoder(default_model()).encode([texts[5]], batch_size=1)
+    assert np.array_equal(alone[0], vectors["2"][5])
