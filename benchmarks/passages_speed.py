@@ -15,21 +15,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import OUT, machine, measured, rrg, timed  # noqa: E402
-from datasets import beir, swebench_repos  # noqa: E402
+from datasets import LabelledSet, beir, swebench_repos  # noqa: E402
 
 
-def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    name = sys.argv[2] if len(sys.argv) > 2 else "sympy"
+def speed_set(name: str) -> tuple[LabelledSet, list[str], str]:
+    """The set by name (sympy: the swebench-repos tree), its queries cut to 40 words, and a
+    pattern found in many of its files (a pattern found nowhere ends with rg's walk, before
+    any ranking: How -q works, step 5)."""
     if name == "sympy":
         labelled = next(s for s in swebench_repos() if s.name.startswith("sympy"))
     else:
         labelled = beir(name)
+    queries = [" ".join(q.split()[:40]) for q in labelled.queries.values()]
+    return labelled, queries, r"def \w+" if name == "sympy" else r"the \w+"
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     # Each command gets queries of its own, so that "new" means no passage of it was read.
-    issues = [" ".join(q.split()[:40]) for q in labelled.queries.values()]
-    # A pattern found in many files of the set (a pattern found nowhere ends with rg's
-    # walk, before any ranking: How -q works, step 5).
-    pattern = r"def \w+" if name == "sympy" else r"the \w+"
+    labelled, issues, pattern = speed_set(sys.argv[2] if len(sys.argv) > 2 else "sympy")
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT) as cache:
         env = dict(os.environ, RRG_CACHE_DIR=cache)
@@ -64,7 +68,7 @@ def main() -> None:
                 f"{max(new_peak)} MB | {statistics.median(again):.2f} s | {max(again_peak)} MB |"
             )
     print(
-        f"{name}: {len(labelled.doc_path)} files; {machine()}; cold build {build:.1f} s; "
+        f"{labelled.name}: {len(labelled.doc_path)} files; {machine()}; cold build {build:.1f} s; "
         f"the first `rrg -q Q -i '{pattern}'` on the cold tree {cold.wall:.1f} s (build "
         f"included, {cold.wall - build:+.1f} s beside the build alone), peak {cold.peak_mb} MB"
     )

@@ -111,7 +111,8 @@ class Encoder:
         # On a CPU each run takes one thread and ``threads`` runs go at once: the stage's 32
         # passages, read one a run, take 0.82x the time of one run at a time on two threads
         # (the same vectors to the bit). A GPU runs one at a time.
-        on_cpu = providers() == ["CPUExecutionProvider"]
+        chosen = providers()
+        on_cpu = chosen == ["CPUExecutionProvider"]
         self.parallel_runs = threads if on_cpu else 1
 
         def options(level: ort.GraphOptimizationLevel) -> ort.SessionOptions:
@@ -145,14 +146,14 @@ class Encoder:
                     ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
                 )
             try:
-                return ort.InferenceSession(str(graph), options(level), providers=providers())
+                return ort.InferenceSession(str(graph), options(level), providers=chosen)
             except Exception:  # noqa: BLE001 - onnxruntime raises its own Fail types
                 discard(graph.parent)
         try:
             return ort.InferenceSession(
                 str(self.spec.onnx_path),
                 options(ort.GraphOptimizationLevel.ORT_ENABLE_ALL),
-                providers=providers(),
+                providers=chosen,
             )
         except Exception as err:  # onnxruntime raises its own Fail/InvalidGraph types
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__

@@ -1,0 +1,69 @@
+"""This checkout against an earlier one, interleaved: each new query runs under the earlier
+code, then under this code, each with a cache dir of its own (index warm, the query's
+passages never read), so that a machine that speeds up or slows down during the run moves
+both columns alike. Sequential runs of passages_speed.py drifted by 15% on one day.
+
+Usage: python benchmarks/side_by_side.py OLD_CHECKOUT [QUERIES] [sympy|scifact|...]
+(OLD_CHECKOUT: a worktree of the earlier commit, e.g. `git worktree add /tmp/old HEAD~1`.)
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import OUT, machine, measured, rrg, timed  # noqa: E402
+from passages_speed import speed_set  # noqa: E402
+
+
+def main() -> None:
+    old = Path(sys.argv[1]).resolve()
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    labelled, queries, pattern = speed_set(sys.argv[3] if len(sys.argv) > 3 else "sympy")
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=OUT) as scratch:
+        envs = {}
+        for label, pythonpath in (("before", str(old)), ("after", "")):
+            env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / label))
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            # The earlier code is imported ahead of the installed one (children inherit it).
+            env["PYTHONPATH"] = pythonpath
+            timed([*rrg(), "--index", "."], labelled.root, env)
+            # The model's own files (its optimised graphs) are made by the first query.
+            timed([*rrg(), "-q", queries[-1], "-i", pattern], labelled.root, env)
+            envs[label] = env
+        rows = []
+        for number, (label, before, after) in enumerate(
+            (
+                ("`rrg --recall Q`", ["--recall"], []),
+                ("`rrg -q Q` (no pattern)", ["-q"], []),
+                (f"`rrg -q Q -i '{pattern}'`", ["-q"], ["-i", pattern]),
+            )
+        ):
+            walls: dict[str, list[float]] = {"before": [], "after": []}
+            peaks: dict[str, list[int]] = {"before": [], "after": []}
+            for q in queries[number * count : (number + 1) * count]:
+                for side, env in envs.items():
+                    run = measured([*rrg(), *before, q, *after], labelled.root, env)
+                    walls[side].append(run.wall)
+                    peaks[side].append(run.peak_mb)
+            ratios = [a / b for a, b in zip(walls["after"], walls["before"], strict=True)]
+            rows.append(
+                f"| {label} | {statistics.median(walls['before']):.2f} s | "
+                f"{statistics.median(walls['after']):.2f} s | {statistics.median(ratios):.2f}x | "
+                f"{max(peaks['before'])} / {max(peaks['after'])} MB |"
+            )
+    print(
+        f"{labelled.name}: {len(labelled.doc_path)} files; {machine()}; before = {old}; new queries"
+    )
+    print("| command | before p50 | after p50 | median ratio | peak before / after |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
