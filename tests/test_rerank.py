@@ -206,3 +206,32 @@ def test_rerank_reads_long_lines_back_from_their_files(tmp_path: Path, env: dict
         assert text + b"\n" in (root / name.decode()).read_bytes().split(b"\n", 1)[1] + b"\n" or (
             text == b"river " + name[1:2]
         )
+
+
+def test_an_excerpts_score_does_not_depend_on_what_was_read_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The int8 graph quantises a run's activations with one scale: excerpts read in one
+    batch would change each other's vectors, and near-equal lines could swap with what an
+    earlier search left in the cache."""
+    from rrg.model.encoder import Encoder
+    from rrg.model.registry import default_model
+    from rrg.rank.rerank import Match, score
+
+    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path / "cache"))
+    encoder = Encoder(default_model())
+    texts = [
+        "The river reaches the sea at a wide delta",
+        "river mouth",
+        "salt WATER meets fresh water where the river ends, 9000 metres out",
+        "The river 3-4 flows past farm 4 and a mill.",
+    ]
+
+    def scores(index: Path, only: list[str]) -> list[float]:
+        matches = [Match(b"a.txt", {}, None, 0, 0, "", [], text, None) for text in only]
+        score(matches, "where does the river meet the sea", encoder, index)
+        return [m.score for m in matches]
+
+    together = scores(tmp_path / "together.sqlite", texts)
+    scores(tmp_path / "apart.sqlite", texts[1:2])  # one excerpt read first, alone
+    assert scores(tmp_path / "apart.sqlite", texts) == together

@@ -132,15 +132,16 @@ def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) 
 
     def encode(missing: list[str]) -> np.ndarray:
         texts = [text_of[k] for k in missing]
-        # Four short excerpts a run, unlike the stage's passages (rrg.rank.passages): read
-        # alone, 300 excerpts took 1.35x as long; batched, an excerpt's vector lies within
-        # cosine .99 of its own, and only the order of near-equal lines can move with it.
-        return encoder.encode(texts, max_tokens=SCORE_TOKENS)
+        # One excerpt a run, as the stage reads its passages (rrg.rank.passages): in a batch
+        # an excerpt's vector depends on its batch-mates (the int8 graph's shared scale), so
+        # near-equal lines could swap with what the cache held. With runs side by side, 300
+        # excerpts take 1.05-1.1x the time of four a run (1.35x one run at a time).
+        return encoder.encode(texts, max_tokens=SCORE_TOKENS, batch_size=1)
 
     cache = VectorCache(index_path)
-    vectors = cached_vectors(
-        cache, f"excerpt-{encoder.spec.vector_key}-{SCORE_TOKENS}", keys, encode
-    )
+    # "-alone": vectors read four a run before are left under their old tag to age out.
+    tag = f"excerpt-{encoder.spec.vector_key}-alone-{SCORE_TOKENS}"
+    vectors = cached_vectors(cache, tag, keys, encode)
     qvec = encoder.encode([query], max_tokens=128)[0]
     for match, key in zip(matches, keys, strict=True):
         match.score = float(np.dot(vectors[key], qvec))
