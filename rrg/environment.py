@@ -1,6 +1,7 @@
 """rrg's numeric environment variables, read and checked in one place.
 
-``RRG_THREADS``: threads the embedding model may use (0 or unset: up to 4, one a core).
+``RRG_THREADS``: threads the embedding model may use (0 or unset: up to 4, one a core
+this process may run on).
 ``RRG_INDEX_BUSY_S``: seconds a search waits for another rrg's lock on the index (60).
 A value that is no number is bad input, said in one line, never a traceback.
 """

@@ -107,3 +107,23 @@ def test_runs_side_by_side_give_the_vectors_of_runs_one_at_a_time(
     # In the texts' order, not the order the runs ended in.
     alone = Encoder(default_model()).encode([texts[5]], batch_size=1)
     assert np.array_equal(alone[0], vectors["2"][5])
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_runs_at_once_follow_the_cores_the_process_may_use(tmp_path: Path) -> None:
+    # Held to one core (as a container or taskset may hold it), the model runs one text at
+    # a time whatever the machine has: two runs would take turns on the core.
+    import subprocess
+    import sys
+
+    script = (
+        "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))});"
+        "from rrg.model.encoder import Encoder; from rrg.model.registry import default_model;"
+        "e = Encoder(default_model()); e.encode(['a river']); print(e.parallel_runs)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RRG_THREADS"}
+    env["RRG_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout == "1\n"

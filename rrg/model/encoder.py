@@ -58,6 +58,14 @@ def providers() -> list[str]:
     return [*chosen, "CPUExecutionProvider"]
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (a container or ``taskset`` may allow fewer than the
+    machine has: more runs than cores at once would take turns, each slower)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 _Item = TypeVar("_Item")
 
 #: Most tokens (padding included) the model reads in one run; see ``Encoder.encode``.
@@ -107,7 +115,7 @@ class Encoder:
         import onnxruntime as ort
 
         # Read before any load is tried: a bad value is the user's to fix, not a model fault.
-        threads = int(env_number("RRG_THREADS", 0, whole=True)) or min(4, os.cpu_count() or 1)
+        threads = int(env_number("RRG_THREADS", 0, whole=True)) or min(4, usable_cores())
         # On a CPU each run takes one thread and ``threads`` runs go at once: the stage's 32
         # passages, read one a run, take 0.82x the time of one run at a time on two threads
         # (the same vectors to the bit). A GPU runs one at a time.
