@@ -4,6 +4,8 @@ that gives the vectors of the model as installed, and the same with its products
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -113,9 +115,6 @@ def test_runs_side_by_side_give_the_vectors_of_runs_one_at_a_time(
 def test_runs_at_once_follow_the_cores_the_process_may_use(tmp_path: Path) -> None:
     # Held to one core (as a container or taskset may hold it), the model runs one text at
     # a time whatever the machine has: two runs would take turns on the core.
-    import subprocess
-    import sys
-
     script = (
         "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))});"
         "from rrg.model.encoder import Encoder; from rrg.model.registry import default_model;"

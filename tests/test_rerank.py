@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.model.encoder import Encoder
+from rrg.model.registry import default_model
+from rrg.rank.rerank import Match, score
 
 
 @pytest.fixture
@@ -214,10 +217,6 @@ def test_an_excerpts_score_does_not_depend_on_what_was_read_with_it(
     """The int8 graph quantises a run's activations with one scale: excerpts read in one
     batch would change each other's vectors, and near-equal lines could swap with what an
     earlier search left in the cache."""
-    from rrg.model.encoder import Encoder
-    from rrg.model.registry import default_model
-    from rrg.rank.rerank import Match, score
-
     monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path / "cache"))
     encoder = Encoder(default_model())
     texts = [
