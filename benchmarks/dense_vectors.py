@@ -44,12 +44,14 @@ def main() -> None:
         for s in sets:
             ids = list(s.texts)
             arrays[f"{s.name}/doc_ids"] = np.array(ids)
-            arrays[f"{s.name}/docs"] = encoder.encode([s.texts[i] for i in ids]).astype(np.float16)
+            arrays[f"{s.name}/docs"] = encoder.encode(
+                [s.texts[i] for i in ids], batch_size=4
+            ).astype(np.float16)
             qids = list(s.queries)
             arrays[f"{s.name}/query_ids"] = np.array(qids)
-            arrays[f"{s.name}/queries"] = encoder.encode([s.queries[q] for q in qids]).astype(
-                np.float16
-            )
+            arrays[f"{s.name}/queries"] = encoder.encode(
+                [s.queries[q] for q in qids], batch_size=4
+            ).astype(np.float16)
         np.savez_compressed(out / f"{name}.npz", **arrays)
         print(
             f"{name}: {sum(len(s.texts) for s in sets)} docs in {time.time() - start:.0f} s",

@@ -116,7 +116,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
         head_vecs = vectors_for(
             "head",
             list(head_text),
-            lambda keys, texts=head_text: encoder.encode([texts[k] for k in keys]),
+            lambda keys, texts=head_text: encoder.encode([texts[k] for k in keys], batch_size=4),
         )
         qvec = encoder.encode([query])[0]
         scores["dense"] = dense_docs @ qvec
@@ -250,7 +250,7 @@ def dense_vectors(s: LabelledSet, encoder: Encoder, docs: list[str]) -> np.ndarr
     path = OUT / "dense-heads" / f"{s.name}-{len(docs)}.npy"
     if path.exists():
         return np.load(path)
-    vectors = encoder.encode([s.texts[d][:8192] for d in docs])
+    vectors = encoder.encode([s.texts[d][:8192] for d in docs], batch_size=4)
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, vectors)
     return vectors

@@ -51,7 +51,7 @@ class CappedEncoder(Encoder):
         self.cap = cap
 
     def encode(
-        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 4
+        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 1
     ) -> np.ndarray:
         return super().encode(texts, min(max_tokens or self.cap, self.cap), batch_size)
 

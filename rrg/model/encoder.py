@@ -277,21 +277,24 @@ class Encoder:
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
     def encode(
-        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 4
+        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 1
     ) -> np.ndarray:
-        """Vectors for texts; batched by length so that short texts do not pay for long ones.
+        """Vectors for texts, one text a run unless ``batch_size`` allows more.
 
-        A batch holds at most ``batch_size`` texts and BATCH_TOKENS tokens (padding
-        included). Small batches run as fast as larger ones on a CPU and keep onnxruntime's
-        arena small: 300 excerpts of 96 tokens peak at 210 MB with 4 a batch, 250 MB with 8
-        and 305 MB with 16 (benchmarks/rerank_memory.py); 32 passages of 256 tokens take
-        0.69 s and peak at 205 MB one at a time, 0.80 s and 294 MB four at a time (measured
-        with one run at a time; see ``map_runs``). A run's vectors do not depend on how many
-        go at once.
+        One a run by default: under the int8 graph the texts of a run share one activation
+        scale, so a batched text's vector depends on its batch-mates (cosine .991-.994 from
+        the text read alone), and rrg's rankings would depend on what its vector caches held
+        (the stage's passages, ``--rerank``'s excerpts). With runs side by side
+        (``map_runs``) it costs little: 300 excerpts of 96 tokens take 1.05-1.1x the time
+        of four a run.
 
-        Under the int8 graph the texts of a batch share one activation scale, so each one's
-        vector depends on its batch-mates (cosine .991-.994 from the text read alone); a
-        caller whose vectors must be the text's alone passes ``batch_size=1``.
+        A caller that does not need that (a benchmark over a whole corpus) may batch: texts
+        sorted by length, at most ``batch_size`` and BATCH_TOKENS tokens (padding included)
+        a run. Small batches keep onnxruntime's arena small: 300 excerpts of 96 tokens peak
+        at 210 MB with 4 a batch, 250 MB with 8 and 305 MB with 16 (one run at a time,
+        benchmarks/rerank_memory.py); 32 passages of 256 tokens took 0.69 s and peaked at
+        205 MB one at a time, 0.80 s and 294 MB four at a time. A run's vectors do not
+        depend on how many runs go at once.
         """
         limit = max_tokens or self.spec.max_tokens
         dims = self.spec.dims or 0

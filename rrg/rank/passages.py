@@ -181,13 +181,9 @@ def score_passages(
     text_of = {key: bodies[k] for key, k in zip(keys, chosen, strict=True)}
 
     def encode(missing: list[str]) -> np.ndarray:
-        # One text a run: the int8 graph quantises a run's activations with one scale, so a
-        # vector read in a batch depends on its batch-mates (cosine .991-.994 from the same
-        # text read alone), and a query's order would then depend on which of its passages
-        # the cache already held. Most passages fill a run alone anyway (0.03 s a query).
-        return encoder.encode(
-            [text_of[key] for key in missing], max_tokens=PASSAGE_TOKENS, batch_size=1
-        )
+        # One text a run (the encoder's default), so that a query's order does not depend
+        # on which of its passages the cache already held; see ``Encoder.encode``.
+        return encoder.encode([text_of[key] for key in missing], max_tokens=PASSAGE_TOKENS)
 
     # The query's vector is kept like a passage's: a repeated query loads no model at all.
     query_text = encoder.spec.query_prefix + query

@@ -132,11 +132,9 @@ def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) 
 
     def encode(missing: list[str]) -> np.ndarray:
         texts = [text_of[k] for k in missing]
-        # One excerpt a run, as the stage reads its passages (rrg.rank.passages): in a batch
-        # an excerpt's vector depends on its batch-mates (the int8 graph's shared scale), so
-        # near-equal lines could swap with what the cache held. With runs side by side, 300
-        # excerpts take 1.05-1.1x the time of four a run (1.35x one run at a time).
-        return encoder.encode(texts, max_tokens=SCORE_TOKENS, batch_size=1)
+        # One excerpt a run (the encoder's default), so that near-equal lines cannot swap
+        # with what the cache held; see ``Encoder.encode``.
+        return encoder.encode(texts, max_tokens=SCORE_TOKENS)
 
     cache = VectorCache(index_path)
     # "-alone": vectors read four a run before are left under their old tag to age out.
