@@ -22,6 +22,7 @@ from rrg.errors import EXIT_ERROR
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder
 from rrg.output.excerpt import char_offset, window
+from rrg.rank.root_cache import cache_tag
 from rrg.rank.scoring import zscore
 from rrg.rg.args import RgArgs
 from rrg.rg.ordered import batches
@@ -137,8 +138,7 @@ def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) 
         return encoder.encode(texts, max_tokens=SCORE_TOKENS)
 
     cache = VectorCache(index_path)
-    # "-alone": vectors read four a run before are left under their old tag to age out.
-    tag = f"excerpt-{encoder.spec.vector_key}-alone-{SCORE_TOKENS}"
+    tag = cache_tag("excerpt", encoder.spec, SCORE_TOKENS)
     vectors = cached_vectors(cache, tag, keys, encode)
     qvec = encoder.encode([query], max_tokens=128)[0]
     for match, key in zip(matches, keys, strict=True):

@@ -28,13 +28,14 @@ def index_path_for(root: bytes, spec: ModelSpec) -> Path:
 QUERY_TOKENS = PASSAGE_TOKENS
 
 
-def cache_tag(kind: str, spec: ModelSpec) -> str:
-    """The vector cache's model tag for one kind of passage vector (the model's, or the
-    static table's, which is distilled from the float graph whatever runs queries). The
-    model's vectors are those of passages read one a run ("alone"): vectors read in
-    batches before (``rrg.rank.passages``) are left under their old tag to age out."""
-    model = f"{spec.vector_key}-alone" if kind == "passage" else spec.key
-    return f"{kind}-{model}-{PASSAGE_TOKENS}"
+def cache_tag(kind: str, spec: ModelSpec, tokens: int = PASSAGE_TOKENS) -> str:
+    """The vector cache's model tag for one kind of vector of texts read up to ``tokens``:
+    the static table's ("static", distilled from the float graph whatever runs queries) or
+    the model's ("passage", "excerpt"). The model's are of texts read one a run ("alone",
+    ``Encoder.encode``): those read in batches before are left under their old tag to age
+    out."""
+    model = spec.key if kind == "static" else f"{spec.vector_key}-alone"
+    return f"{kind}-{model}-{tokens}"
 
 
 def query_seen(query: str, root: bytes, spec: ModelSpec) -> bool:
