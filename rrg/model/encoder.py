@@ -328,9 +328,10 @@ class Encoder:
             return self.run_ids(ids, mask)
 
         # Longest first: the last run to start is then a short one, not a long one alone.
-        results = self.map_runs(run, chunks[::-1])
+        chunks.reverse()
+        results = self.map_runs(run, chunks)
         out = np.zeros((len(texts), results[0].shape[1]), np.float32)
-        for chunk, vecs in zip(chunks[::-1], results, strict=True):
+        for chunk, vecs in zip(chunks, results, strict=True):
             out[chunk] = vecs
         return out
 
