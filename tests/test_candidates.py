@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from rrg.paths import relative_to
 from rrg.rg.args import parse_rg_args
-from rrg.rg.candidates import list_candidates, relative_to
+from rrg.rg.candidates import list_candidates
 
 
 def test_a_listing_read_in_blocks_is_rgs_own(

@@ -11,7 +11,8 @@ import pytest
 from conftest import rrg_cmd, run
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.rerank import Match, score
+from rrg.rank.rerank import score
+from rrg.rg.matches import Match
 
 
 @pytest.fixture

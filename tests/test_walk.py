@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import opening_logger, openings, rrg_cmd, run
+from rrg.output import stdout
 from rrg.rg import walk as walk_module
 from rrg.rg.args import parse_rg_args
-from rrg.rg.ordered import NAMED_COST, OrderedSearch
+from rrg.rg.ordered import NAMED_COST, OrderedSearch, StreamSettings
 from rrg.rg.walk import DENSE_FACTOR, CountWalk, count_command, walk_applies
 
 QUERY = "river boats on the water"
@@ -168,15 +169,21 @@ def test_no_walk_where_a_count_pass_cannot_give_the_records() -> None:
 
 
 def test_when_the_walk_pays() -> None:
-    search = OrderedSearch("rg", parse_rg_args(["needle"]), 30, False, walk=[])
+    search = OrderedSearch(
+        "rg", parse_rg_args(["needle"]), StreamSettings(30, False, walk=[]), stdout.write
+    )
     assert not search._walk_pays(0, 0, 10_000)  # the best files are always read first
     assert not search._walk_pays(160, 0, 10_000)  # none in 160: 4,800 more may hold 30
     assert search._walk_pays(672, 0, 10_000)  # none in 672: 20,160 more, past the walk
     assert not search._walk_pays(160, 20, 10_000)  # 20 in 160: about 80 more files
-    unlimited = OrderedSearch("rg", parse_rg_args(["needle"]), 0, False, walk=[])
+    unlimited = OrderedSearch(
+        "rg", parse_rg_args(["needle"]), StreamSettings(0, False, walk=[]), stdout.write
+    )
     assert unlimited._walk_pays(32, 5, 10_000)  # everything is read: walk at once
     assert not unlimited._walk_pays(32, 5, 40)  # unless few are left
-    named_only = OrderedSearch("rg", parse_rg_args(["needle"]), 30, False)
+    named_only = OrderedSearch(
+        "rg", parse_rg_args(["needle"]), StreamSettings(30, False), stdout.write
+    )
     assert not named_only._walk_pays(160, 0, 10_000)  # a scope's files: never walk
     assert NAMED_COST > 1
 

@@ -10,12 +10,11 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from rrg import __version__
+from rrg import __version__, timings
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Options, parse_options
 from rrg.environment import check_environment
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
-from rrg.output import timings
 from rrg.rg.args import reads_stdin
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
@@ -93,7 +92,7 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
         sys.stdout.write(AGENT_GUIDE)
         return EXIT_MATCH
     if opts.list_models:
-        from rrg.cli.commands import list_models
+        from rrg.search.commands import list_models
 
         return list_models()
     check_environment()  # before any work: deep in a search, a bad value would be a fault
@@ -107,14 +106,17 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
     from rrg.rg.version import check_version
 
     check_version(rg, warn)
-    from rrg.cli import commands
+    from rrg.search import commands
+    from rrg.search.plan import QueryPlan
 
+    request = opts.request()
     if opts.index or opts.index_status or opts.index_clear:
-        return commands.index_command(rg, rg_args, opts, warn)
+        action = "status" if opts.index_status else "clear" if opts.index_clear else "build"
+        return commands.index_command(rg, rg_args, request, action, warn)
     if opts.recall is not None:
-        return commands.recall_command(rg, rg_args, opts, warn)
+        return commands.recall_command(rg, rg_args, request, warn)
     if opts.scope_file is not None:
-        return commands.scope_command(rg, rg_args, opts, warn)
+        return commands.scope_command(rg, rg_args, request)
     if opts.query is None:
         raise RrgError(
             "this rrg option needs -q QUERY (or one of --recall, --scope-file, --index, "
@@ -128,4 +130,4 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
     if reads_stdin(args):
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *rg_args]).returncode
-    return commands.query_command(rg, rg_args, args, opts, warn, walk)
+    return commands.query_command(QueryPlan.make(rg, rg_args, args, request), warn, walk)

@@ -14,6 +14,7 @@ import click
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.options import BY_SPELLING, COMMANDS, OPTIONS, RrgOption
 from rrg.errors import RrgError
+from rrg.search.plan import SearchRequest
 
 
 def _default(long: str) -> int:
@@ -68,6 +69,26 @@ class Options:
     @property
     def show_progress(self) -> bool:
         return not self.no_progress
+
+    def request(self) -> SearchRequest:
+        """What these options ask of the query pipeline."""
+        return SearchRequest(
+            query=self.query if self.query is not None else (self.recall or ""),
+            line_cap=self.line_cap,
+            file_limit=self.limit,
+            passage_limit=self.line_cap or _default("--limit"),
+            stage_files=self.stage_files,
+            excerpt=self.excerpt,
+            pipe_excerpt=_default("--excerpt"),
+            model=self.model,
+            rerank=self.reranking,
+            rerank_query=self.rerank_query,
+            pool=self.pool,
+            show_progress=self.show_progress,
+            scope_size=self.scope_size,
+            paragraphs=self.paragraphs,
+            scope_file=self.scope_file,
+        )
 
 
 def _click_type(opt: RrgOption) -> Any:

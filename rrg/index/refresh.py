@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from rrg import timings
 from rrg.index.compact import compact
 from rrg.index.heap import release_free_memory
 from rrg.index.segment import SEGMENT_DOCS, Doc, build_arrays, write_segment
@@ -35,7 +36,6 @@ from rrg.index.store import (
 from rrg.index.textstats import decode, looks_binary, term_counts, with_path_terms
 from rrg.index.view import IndexView, load_view, piece_idf
 from rrg.model.encoder import Encoder, static_table, static_vectors
-from rrg.output import timings
 
 #: Bytes read of each file for ranking; a longer file is ranked by its head.
 READ_LIMIT = 1 << 20

@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rrg.atomic import atomic_write_bytes
+from rrg.cachedir import cache_dir
 from rrg.errors import RrgError
-from rrg.index.atomic import atomic_write_bytes
-from rrg.index.cachedir import cache_dir
 
 #: Scope files kept: the newest ones; older ones are pruned when a new one is written.
 MAX_SCOPES = 100

@@ -187,7 +187,7 @@ class Encoder:
         """
         import onnxruntime as ort
 
-        from rrg.index.cachedir import models_dir
+        from rrg.cachedir import models_dir
 
         try:
             target = models_dir() / f"optimised-v3-{self.spec.key}"
@@ -403,7 +403,7 @@ def discard(folder: Path) -> None:
 
 
 def static_table_path(spec: ModelSpec) -> Path:
-    from rrg.index.cachedir import models_dir
+    from rrg.cachedir import models_dir
 
     return models_dir() / f"static-v{_STATIC_VERSION}-{spec.key}.npy"
 
@@ -417,7 +417,7 @@ def static_table(
     its own position; the table is centred and reduced by PCA. Computed once per model (about
     15 s on 2 cores for MiniLM) and kept in the cache dir.
     """
-    from rrg.index.atomic import atomic_write_bytes
+    from rrg.atomic import atomic_write_bytes
 
     cache = static_table_path(encoder.spec)
     if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)

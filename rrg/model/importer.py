@@ -18,8 +18,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from rrg.cachedir import models_dir
 from rrg.errors import ModelError, RrgError
-from rrg.index.cachedir import models_dir
 
 _POOLING = {
     "pooling_mode_mean_tokens": "mean",

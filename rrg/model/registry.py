@@ -69,7 +69,7 @@ def default_model() -> ModelSpec:
 
 def installed_models() -> list[ModelSpec]:
     """The default model plus every model folder under the cache's models/ dir."""
-    from rrg.index.cachedir import models_dir
+    from rrg.cachedir import models_dir
 
     found = [default_model()]
     for folder in sorted(models_dir().iterdir()):

@@ -12,12 +12,11 @@ Reranked lines are never grouped under file headings: neighbours come from diffe
 from __future__ import annotations
 
 import json
-import os
 import unicodedata
 
-from rrg.output.excerpt import MARKER, char_offset, window
-from rrg.rank.rerank import Match, line_json
+from rrg.excerpt import MARKER, char_offset, window
 from rrg.rg.args import RgArgs, unescape
+from rrg.rg.matches import Match, line_json
 
 _PATH, _LINE, _MATCH, _RESET = (
     b"\x1b[0m\x1b[35m",
@@ -50,11 +49,13 @@ def _trim_start(line: bytes) -> int:
 
 
 class Printer:
-    def __init__(self, args: RgArgs, with_filename: bool, colour: bool, excerpt: int) -> None:
+    def __init__(
+        self, args: RgArgs, with_filename: bool, colour: bool, excerpt: int, terminal: bool
+    ) -> None:
         self.colour = colour
         self.excerpt = excerpt
         self.with_filename = with_filename
-        self.line_numbers = os.isatty(1)
+        self.line_numbers = terminal  # rg numbers lines on a terminal only
         self.column = self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.max_columns: int | None = None

@@ -1,5 +1,5 @@
-"""Paragraph-level relevance: the entry points of the best files (RARG+), and ``rrg -q
-QUERY`` without a pattern.
+"""Passage-level relevance: the entry points of the best files (RARG+), and ``rrg -q
+QUERY`` without a pattern (``rrg.output.passages`` prints them).
 
 They print the passages that the transformer stage of the file order already read and
 scored (no second model pass). Where that stage was off (``--fast``), the paragraphs of the
@@ -9,11 +9,9 @@ top files are ordered by the cheap tier alone.
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 
-from rrg.errors import EXIT_MATCH, EXIT_NO_MATCH
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.rank.files import STAGE_PASSAGES, Ranking, passages_of
@@ -68,28 +66,3 @@ def spread(best: list[int], owners: list[int], file_rank: list[int], limit: int)
         rounds[owners[k]] = nth + 1
         keyed.append((nth, file_rank[owners[k]], len(keyed), k))
     return [k for *_, k in sorted(keyed)[:limit]]
-
-
-def paragraph_search(query: str, ranking: Ranking, spec: ModelSpec, limit: int) -> int:
-    """Print the ``limit`` best paragraphs as ``path:start-end:`` then their text."""
-    found = best_paragraphs(query, ranking, spec, limit)
-    out = sys.stdout.buffer
-    for path, p in found:
-        head = path + f":{p.start}-{p.end}:".encode()
-        out.write(head + b"\n" + p.text.encode("utf-8", "surrogateescape") + b"\n")
-    out.flush()
-    return EXIT_MATCH if found else EXIT_NO_MATCH
-
-
-def print_entry_points(found: list[tuple[bytes, Paragraph]]) -> None:
-    """Grouped by file, files in order of their best paragraph, paragraphs by line."""
-    groups: dict[bytes, list[Paragraph]] = {}
-    for path, p in found:
-        groups.setdefault(path, []).append(p)
-    out = sys.stdout.buffer
-    for path, paragraphs in groups.items():
-        out.write(path + b":\n")
-        for p in sorted(paragraphs, key=lambda p: p.start):
-            text = p.text.encode("utf-8", "surrogateescape")
-            out.write(f"Line {p.start}-{p.end}: ".encode() + text + b"\n")
-    out.flush()

@@ -14,15 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg import timings
 from rrg.errors import ModelError, RrgError
-from rrg.index.refresh import Listing, RefreshReport, StatPass, read_head, refresh
+from rrg.index.refresh import Listing, RefreshReport, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder, static_table, static_table_path
 from rrg.model.registry import ModelSpec
-from rrg.output import timings
-from rrg.output.progress import Progress
+from rrg.paths import relative_to
+from rrg.progress import Progress
 from rrg.rank.passages import ScoredPassages, score_passages
 from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
 from rrg.rank.scoring import (
@@ -35,8 +36,6 @@ from rrg.rank.scoring import (
     staged_scores,
     static_query_vector,
 )
-from rrg.rg.args import RgArgs
-from rrg.rg.candidates import Candidates, list_candidates, relative_to
 
 
 @dataclass
@@ -241,23 +240,3 @@ def model_ready(spec: ModelSpec) -> bool:
         return static_table_path(spec).is_file()
     except (OSError, RrgError):
         return False
-
-
-def list_and_stat(
-    rg: str, args: RgArgs, search_at: bytes, spec: ModelSpec
-) -> tuple[Candidates, bytes, Listing | None]:
-    """rg's candidates, the root whose index serves them, and each one stat-ed for the
-    freshness check while rg was still listing (None where the root cannot be opened: the
-    refresh then stats them itself, or says why it cannot)."""
-    root = serving_root(search_at, spec)
-    try:
-        stat_pass = StatPass(Path(os.fsdecode(root)))
-    except OSError:
-        return list_candidates(rg, args), root, None
-    try:
-        candidates = list_candidates(
-            rg, args, lambda printed: stat_pass.add(relative_to(root, printed))
-        )
-    finally:
-        listing = stat_pass.finish()
-    return candidates, root, listing

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from rrg.cachedir import index_file
 from rrg.errors import RrgError
-from rrg.index.cachedir import index_file
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec

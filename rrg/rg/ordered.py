@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
-from rrg.output.excerpt import MARK_FLAGS, cut_line
+from rrg.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs, unescape
 from rrg.rg.replies import StderrFilter, count_records
 from rrg.rg.stats import StatsTally
@@ -77,41 +76,41 @@ def batches(paths: list[bytes]) -> Iterator[list[bytes]]:
         size *= 4
 
 
-def _write(data: bytes) -> None:
-    sys.stdout.flush()
-    view = memoryview(data)
-    while view:
-        written = os.write(1, view)
-        view = view[written:]
+@dataclass(frozen=True)
+class StreamSettings:
+    """How one ordered search streams: the cap, rg's layout choices that rrg must repeat
+    between its runs, and whether a walk may replace reading files by name."""
+
+    cap: int  # matching lines (or records) printed before rg is stopped; 0 = no cap
+    with_filename: bool
+    excerpt: int = 0  # characters kept around a long line's match; 0 = lines whole
+    terminal: bool = False  # standard output is a terminal: rg then prints file headings
+    # The user's PATHs when the files to search are exactly what rg lists under them (minus
+    # binary files): then one walking count pass may replace the named ones.
+    walk: list[str] | None = None
+    early_walk: CountWalk | None = None  # that walk, started before the ranking
 
 
 class OrderedSearch:
-    """One ``-q`` search: rg's flags, the ordered files, the cap."""
+    """One ``-q`` search: rg's flags, the ordered files, the cap. What rrg itself prints
+    between rg's runs goes to ``write`` (rg's own runs write to the inherited stdout)."""
 
     def __init__(
-        self,
-        rg: str,
-        args: RgArgs,
-        cap: int,
-        with_filename: bool,
-        excerpt: int = 0,
-        walk: list[str] | None = None,
-        early_walk: CountWalk | None = None,
+        self, rg: str, args: RgArgs, settings: StreamSettings, write: Callable[[bytes], None]
     ) -> None:
         self.rg = rg
-        # The user's PATHs when the files to search are exactly what rg lists under them
-        # (minus binary files): then one walking count pass may replace the named ones.
-        self.walk = walk
-        # That walk, started before the ranking (with ``walk`` only).
-        self.early_walk = early_walk if walk is not None else None
-        self.excerpt = excerpt
+        self.write = write
+        self.terminal = settings.terminal
+        self.walk = settings.walk
+        self.early_walk = settings.early_walk if settings.walk is not None else None
+        self.excerpt = settings.excerpt
         self.lines_cut = 0
         self.summary: dict | None = None
         self.args = args
-        self.cap = cap
+        self.cap = settings.cap
         self.user_flags = args.search_args()
         self.patterns = self._pattern_args()
-        self.prefix = ["-H"] if with_filename else []
+        self.prefix = ["-H"] if settings.with_filename else []
         # Each run's --stats block is taken off its output; one is written at the end.
         self.stats = StatsTally() if args.stats_block else None
 
@@ -157,11 +156,11 @@ class OrderedSearch:
                 if not files:
                     continue
                 if not first_output and separator:
-                    _write(separator)
+                    self.write(separator)
                 first_output = False
                 result.error |= self._print(files, extra, json_mode)
         if json_mode:
-            write_summary(self.summary)
+            self.write(summary_message(self.summary))
         return result
 
     def _print(self, files: list[bytes], extra: list[str], json_mode: bool) -> bool:
@@ -194,12 +193,12 @@ class OrderedSearch:
 
     def _relay(self, proc: subprocess.Popen[bytes]) -> None:
         for chunk in self._stdout(proc):
-            _write(chunk)
+            self.write(chunk)
 
     def write_stats(self) -> None:
         """The search's one --stats block, where one was asked for."""
         if self.stats is not None:
-            _write(self.stats.block())
+            self.write(self.stats.block())
 
     def _counted_groups(
         self, paths: list[bytes], result: StreamResult, per_file: bool = False
@@ -315,7 +314,7 @@ class OrderedSearch:
         yield None, 0
 
     def _file_separator(self) -> bytes:
-        heading = os.isatty(1)
+        heading = self.terminal
         context = 0
         ctx_sep: bytes | None = b"--"
         for name, value in self.args.flags:
@@ -340,7 +339,7 @@ class OrderedSearch:
             end = b"\n" if line.endswith(b"\n") else b""
             text, was_cut = cut_line(line[: len(line) - len(end)], self.excerpt)
             self.lines_cut += was_cut
-            _write(text + end)
+            self.write(text + end)
 
     def _relay_json(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
@@ -348,7 +347,7 @@ class OrderedSearch:
             if line.startswith(b'{"data":{"elapsed_total"') or b'"type":"summary"' in line[-40:]:
                 self.summary = _merge_summary(self.summary, json.loads(line))
                 continue
-            _write(line)
+            self.write(line)
 
     # ---- one record per file: -l, -c, --count-matches, --files-without-match --------------
     def run_records(self, paths: list[bytes]) -> StreamResult:
@@ -378,7 +377,7 @@ class OrderedSearch:
                 self._cmd([], batch), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
             )
             for record in _records(self._stdout(proc), sep):
-                _write(record)
+                self.write(record)
                 if not record.endswith(sep):
                     break  # the output's unended tail: no record to count
                 result.printed += 1
@@ -423,7 +422,7 @@ def _records(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:
         yield rest
 
 
-def write_summary(summary: dict | None) -> None:
+def summary_message(summary: dict | None) -> bytes:
     """The one summary message of a ``--json`` search, as rg ends its own: the statistics
     of rrg's print runs added up, zeros where no file needed printing."""
     if summary is None:
@@ -432,7 +431,7 @@ def write_summary(summary: dict | None) -> None:
         stats: dict = {name: 0 for name in counts}
         stats.update(elapsed=elapsed, searches_with_match=0)
         summary = {"data": {"elapsed_total": elapsed, "stats": stats}, "type": "summary"}
-    _write(json.dumps(summary, separators=(",", ":")).encode() + b"\n")
+    return json.dumps(summary, separators=(",", ":")).encode() + b"\n"
 
 
 def _merge_summary(total: dict | None, new: dict) -> dict:

@@ -36,7 +36,7 @@ def check_version(rg: str, warn: Callable[[str], None]) -> None:
     beside = os.path.join(os.path.dirname(sys.executable), "rg")
     if rg == beside:
         return
-    from rrg.index.cachedir import cache_dir
+    from rrg.cachedir import cache_dir
 
     try:
         st = os.stat(rg)

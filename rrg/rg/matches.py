@@ -1,0 +1,163 @@
+"""The matches of a search, collected from rg's JSON messages in file order (the pool that
+``--rerank`` scores), and a match given back as rg's JSON ``match`` message.
+
+Memory stays bounded by what can be scored and printed: a match keeps its line only when the
+line is short; a long line keeps its coordinates and a content hash, and is re-read from its
+file when it is printed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+from dataclasses import dataclass, field
+
+import xxhash
+
+from rrg.errors import EXIT_ERROR
+from rrg.excerpt import char_offset, window
+from rrg.rg.args import RgArgs
+from rrg.rg.ordered import batches
+
+#: Characters of a match line the model reads, around the first submatch (a third before it).
+SCORE_CHARS = 480
+#: Lines up to this size are kept whole; longer ones are re-read from their file to print.
+KEEP_LINE_BYTES = 16 * 1024
+#: Flags under which rg searches other bytes than the file holds, so lines are kept whole.
+_TRANSFORMING = ("--pre", "--search-zip", "--encoding")
+
+
+@dataclass
+class Match:
+    """One matching line: where it is, its submatches, and what the model scores."""
+
+    path: bytes
+    path_json: dict  # rg's own {"text": ...} or {"bytes": ...}
+    line_number: int | None
+    offset: int  # absolute byte offset of the line in its file
+    length: int  # bytes of the line, its terminator included
+    digest: str  # xxh3-64 of the line
+    spans: list[tuple[int, int]]  # submatches, byte offsets in the line
+    excerpt: str  # what the model reads
+    kept: bytes | None  # the line itself, when short (or when rg transforms the bytes)
+    order: int = 0
+    score: float = 0.0
+    extras: dict = field(default_factory=dict)
+
+    def line(self) -> bytes | None:
+        """The whole line, terminator included; None when its file changed since rg read it."""
+        if self.kept is not None:
+            return self.kept
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(self.length)
+        except OSError:
+            return None
+        return data if xxhash.xxh3_64_hexdigest(data) == self.digest else None
+
+
+def _text_or_bytes(obj: dict) -> bytes:
+    if "text" in obj:
+        return str(obj["text"]).encode("utf-8", "surrogateescape")
+    return base64.b64decode(obj["bytes"])
+
+
+def scoring_excerpt(line: bytes, spans: list[tuple[int, int]]) -> str:
+    """The line cut to SCORE_CHARS characters around its first submatch."""
+    start_byte = spans[0][0] if spans else 0
+    lo_byte = max(0, start_byte - 4 * SCORE_CHARS)
+    piece = line[lo_byte : start_byte + 4 * SCORE_CHARS].decode("utf-8", "replace")
+    start = char_offset(line[lo_byte:], start_byte - lo_byte)
+    lo, hi = window(len(piece), start, 0, SCORE_CHARS, lead=1 / 3)
+    return piece[lo:hi].strip()
+
+
+def _match_from(message: dict, keep_whole: bool, order: int) -> Match:
+    data = message["data"]
+    line = _text_or_bytes(data["lines"])
+    spans = [(int(s["start"]), int(s["end"])) for s in data.get("submatches") or []]
+    keep = keep_whole or len(line) <= KEEP_LINE_BYTES
+    return Match(
+        path=_text_or_bytes(data["path"]),
+        path_json=data["path"],
+        line_number=data.get("line_number"),
+        offset=int(data.get("absolute_offset") or 0),
+        length=len(line),
+        digest=xxhash.xxh3_64_hexdigest(line),
+        spans=spans,
+        excerpt=scoring_excerpt(line, spans),
+        kept=line if keep else None,
+        order=order,
+    )
+
+
+def collect(
+    rg: str, args: RgArgs, user_flags: list[str], patterns: list[str], files: list[bytes], pool: int
+) -> tuple[list[Match], bool, bool]:
+    """Up to ``pool`` matches in file order; (matches, more remain, rg reported an error)."""
+    keep_whole = args.has(*_TRANSFORMING)
+    found: list[Match] = []
+    error = False
+    for batch in batches(files):
+        cmd: list[str | bytes] = [rg, *user_flags, *patterns, "--json", "-j1", "--", *batch]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            if not raw.startswith(b'{"type":"match"'):
+                continue
+            found.append(_match_from(json.loads(raw), keep_whole, len(found)))
+            del raw  # a 500 KB line must not outlive its parse
+            if len(found) > pool:
+                proc.kill()
+                proc.wait()
+                return found[:pool], True, error
+        error |= proc.wait() == EXIT_ERROR
+    return found, False, error
+
+
+def unsupported_with_rerank(args: RgArgs) -> str | None:
+    """Flags whose output cannot be put in score order one match at a time."""
+    for name, value in args.flags:
+        if name in ("--after-context", "--before-context", "--context") and value not in (
+            None,
+            "0",
+        ):
+            return name
+        if name in (
+            "--passthru",
+            "--replace",
+            "--byte-offset",
+            "--files-with-matches",
+            "--files-without-match",
+            "--count",
+            "--count-matches",
+            "--quiet",
+            "--files",
+        ):
+            return name
+    return None
+
+
+def line_json(match: Match, line: bytes) -> dict:
+    """The match as rg's JSON ``match`` message, with its score."""
+
+    def text_or_bytes(data: bytes) -> dict:
+        try:
+            return {"text": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            return {"bytes": base64.b64encode(data).decode()}
+
+    submatches = [{"match": text_or_bytes(line[s:e]), "start": s, "end": e} for s, e in match.spans]
+    return {
+        "type": "match",
+        "data": {
+            "path": match.path_json,
+            "lines": text_or_bytes(line),
+            "line_number": match.line_number,
+            "absolute_offset": match.offset,
+            "submatches": submatches,
+            "score": round(match.score, 6),
+        },
+    }

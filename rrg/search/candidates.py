@@ -1,0 +1,94 @@
+"""Stage one and two of a query: the files rg would search, ranked against the query."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rrg import timings
+from rrg.model.registry import ModelSpec, resolve_model
+from rrg.paths import relative_to, search_root
+from rrg.rg.args import RgArgs
+from rrg.rg.candidates import Candidates, list_candidates
+from rrg.rg.decoded import binary_once_decoded
+from rrg.rg.walk import CountWalk
+from rrg.search.plan import QueryPlan
+
+if TYPE_CHECKING:
+    from rrg.index.refresh import Listing
+    from rrg.rank.files import Ranking
+
+Warn = Callable[[str], None]
+
+
+class NothingMatches(Exception):
+    """The early walk ended with no match and no message: there is nothing to order."""
+
+
+def rank_candidates(
+    plan: QueryPlan, query: str, warn: Warn, walk: CountWalk | None = None
+) -> tuple[Candidates, Ranking, ModelSpec]:
+    """The files rg would search for these arguments, ranked against the query. With a
+    walk counting matches meanwhile: NothingMatches as soon as it found none."""
+    from rrg.rank.files import rank_files
+
+    def check_walk() -> None:
+        if walk is not None and walk.found_nothing():
+            raise NothingMatches
+
+    request = plan.request
+    spec = resolve_model(request.model)
+    check_walk()
+    with timings.phase("list+stat"):
+        candidates, root, listing = list_and_stat(plan.rg, plan.args, spec)
+    ranking = rank_files(
+        query,
+        root,
+        candidates.paths,
+        spec,
+        warn,
+        request.show_progress,
+        request.stage_files,
+        listing,
+        check_walk,
+    )
+    return candidates, ranking, spec
+
+
+def list_and_stat(
+    rg: str, args: RgArgs, spec: ModelSpec
+) -> tuple[Candidates, bytes, Listing | None]:
+    """rg's candidates, the root whose index serves them, and each one stat-ed for the
+    freshness check while rg was still listing (None where the root cannot be opened: the
+    refresh then stats them itself, or says why it cannot)."""
+    from rrg.index.refresh import StatPass
+    from rrg.rank.files import serving_root
+
+    root = serving_root(search_root(args.paths), spec)
+    try:
+        stat_pass = StatPass(Path(os.fsdecode(root)))
+    except OSError:
+        return list_candidates(rg, args), root, None
+    try:
+        candidates = list_candidates(
+            rg, args, lambda printed: stat_pass.add(relative_to(root, printed))
+        )
+    finally:
+        listing = stat_pass.finish()
+    return candidates, root, listing
+
+
+def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:
+    """The ranked files rg would search while walking: not those it skips as binary. rg
+    reads a file it is given by name even where it holds NULs ("binary file matches"), so
+    rrg names only these. Where rg decompresses or preprocesses files (-z, --pre), their
+    bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked."""
+    if args.binary_ok or not ranking.binary:
+        return ranking.ordered
+    # A file named as a PATH rg searches whatever it holds, as rrg must.
+    binary = ranking.binary - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+    if args.decodes_files:
+        binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
+    return [p for p in ranking.ordered if p not in binary]

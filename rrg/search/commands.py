@@ -1,0 +1,248 @@
+"""What each search command does, stage by stage (the CLI only parses and dispatches)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+
+from rrg import timings
+from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
+from rrg.model.registry import installed_models, resolve_model
+from rrg.output import stdout
+from rrg.output.notices import report_facts
+from rrg.paths import relative_to, search_root
+from rrg.rg.args import RgArgs
+from rrg.rg.candidates import list_candidates
+from rrg.rg.config import parse_rg_command
+from rrg.rg.ordered import summary_message
+from rrg.rg.stats import StatsTally
+from rrg.rg.walk import CountWalk, start_query_walk
+from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
+from rrg.search.plan import QueryPlan, SearchRequest
+from rrg.search.stream import OrderedRun, search_in_order, with_filename
+
+Warn = Callable[[str], None]
+
+
+def _refuse_order_breakers(args: RgArgs, what: str) -> None:
+    breaker = args.order_breaker()
+    if breaker:
+        raise RrgError(
+            f"{breaker} cannot be used with {what}: rrg runs rg with one thread in "
+            "relevance order, and it would undo that order"
+        )
+
+
+def _refuse_unrankable(plan: QueryPlan) -> None:
+    if not plan.request.rerank:
+        return
+    from rrg.rg.matches import unsupported_with_rerank
+
+    flag = unsupported_with_rerank(plan.args)
+    if flag:
+        raise RrgError(
+            f"{flag} cannot be used with --rerank: it prints matching lines, "
+            "one at a time, in score order"
+        )
+
+
+def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) -> int:
+    """``rrg -q QUERY [PATTERN]``: the files in relevance order, rg over them to the cap."""
+    args = plan.args
+    _refuse_order_breakers(args, "-q")
+    _refuse_unrankable(plan)
+    if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
+        # Passages have no such form: the flag would be dropped in silence.
+        raise RrgError(
+            f"{args.output_mode} needs a PATTERN: without one, -q prints the most relevant "
+            "paragraphs (--files lists the files, best first)"
+        )
+    if walk is None:
+        # Its counts do not depend on the order: it runs on the other core while rrg
+        # ranks, and where nothing matches rrg stops as soon as it ends.
+        walk = start_query_walk(plan.rg, args, plan.request.rerank, plan.request.line_cap)
+    try:
+        return _ordered_query(plan, warn, walk)
+    except NothingMatches:
+        if args.output_mode == "--json":
+            stdout.write(summary_message(None))
+        elif args.stats_block:
+            stdout.write(StatsTally().block())
+        return EXIT_NO_MATCH
+    finally:
+        if walk is not None:
+            walk.stop()
+
+
+def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
+    args, request = plan.args, plan.request
+    candidates, ranking, spec = rank_candidates(plan, request.query, warn, walk)
+    if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
+        # No file to order (an empty folder, globs that leave none): rg says what it says
+        # of a search that searched nothing, with its exit code.
+        return subprocess.run([plan.rg, *plan.rg_args], stdin=subprocess.DEVNULL).returncode
+    if args.files_mode:
+        end = b"\0" if args.has("--null") else b"\n"
+        limit = request.file_limit
+        files = ranking.ordered[:limit] if limit else ranking.ordered
+        sep = args.path_separator
+        shown = [p.replace(b"/", sep) for p in files] if sep else files
+        if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
+            stdout.write(b"".join(p + end for p in shown))
+        if len(files) < len(ranking.ordered):
+            report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
+        return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
+    if not args.has_pattern:
+        from rrg.output.passages import passage_blocks
+        from rrg.rank.entry_points import best_paragraphs
+
+        with timings.phase("passages"):
+            found = best_paragraphs(request.query, ranking, spec, request.passage_limit)
+            stdout.write(passage_blocks(found))
+        return EXIT_MATCH if found else EXIT_NO_MATCH
+    files = searched_files(plan.rg, args, ranking)
+    # The files are all that rg lists (binary ones aside): one walk may count them.
+    run = OrderedRun(
+        plan, files, request.query, ranking.root, with_filename(args.paths), True, walk
+    )
+    with timings.phase("search"):
+        result = search_in_order(run)
+    if result is None:
+        return EXIT_ERROR
+    report_facts(result.facts, args.output_mode == "--json")
+    result.error |= candidates.error
+    return result.exit_code
+
+
+def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
+    """RARG's embed_recall: rank the candidates, write the scope, show the entry points."""
+    from rrg.index.scopes import write_scope
+    from rrg.output.passages import entry_points
+    from rrg.rank.entry_points import best_paragraphs
+
+    query = request.query
+    if not query.strip():
+        raise RrgError("the --recall query is empty: give it a few words saying what you look for")
+    args = _listing_args(rg_args, "--recall")
+    plan = QueryPlan.make(rg, rg_args, args, request)
+    candidates, ranking, spec = rank_candidates(plan, query, warn)
+    # The scope holds what -q would search: a --scope-file search reads its files by name,
+    # where rg would print "binary file matches" for the ones it skips while walking.
+    best = searched_files(rg, args, ranking)[: request.scope_size]
+    # A scope file holds one path a line: a path holding a newline cannot stand in it (read
+    # back, it would be two paths that do not exist).
+    scope = [p for p in best if b"\n" not in p]
+    target = write_scope(query, scope)
+    stdout.say(f'"{query}" \u2192 {target} ({len(scope)} docs)')
+    if len(scope) < len(best):
+        left = len(best) - len(scope)
+        report_facts(
+            [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
+        )
+    if request.paragraphs:
+        stdout.write(entry_points(best_paragraphs(query, ranking, spec, request.paragraphs)))
+    return EXIT_ERROR if candidates.error else (EXIT_MATCH if scope else EXIT_NO_MATCH)
+
+
+def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
+    """Search the files of a scope file in its order, as -q searches its ranking."""
+    from rrg.index.scopes import read_scope
+
+    args = parse_rg_command(rg_args)
+    plan = QueryPlan.make(rg, rg_args, args, request)
+    _refuse_order_breakers(args, "--scope-file")
+    _refuse_unrankable(plan)
+    if args.paths:
+        raise RrgError("--scope-file takes its paths from the scope file: give no PATH")
+    if not args.has_pattern:
+        raise RrgError("--scope-file needs a PATTERN to search for")
+    scope = read_scope(request.scope_file or "")
+    query = request.query or scope.query or ""
+    if request.rerank and not query and not request.rerank_query:
+        raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
+    files = [p for p in scope.paths if os.path.lexists(p)]
+    root = os.fsencode(scope.cwd or os.getcwd())
+    result = search_in_order(OrderedRun(plan, files, query, root, with_filename=True))
+    if result is None:
+        return EXIT_ERROR
+    if len(files) < len(scope.paths):
+        result.facts.insert(
+            0,
+            f"{len(scope.paths) - len(files)} paths of {scope.path.name} no longer exist; skipped",
+        )
+    report_facts(result.facts, args.output_mode == "--json")
+    return result.exit_code
+
+
+def _listing_args(rg_args: list[str], what: str) -> RgArgs:
+    """rg's arguments of a command that lists files (its positionals are paths); a mode
+    flag such as -l would make rg search, and the first path a pattern."""
+    args = parse_rg_command(["--files", *rg_args])
+    if not args.files_mode:
+        raise RrgError(f"{args.output_mode} does not apply to {what} (no match is printed there)")
+    return args
+
+
+def index_command(
+    rg: str, rg_args: list[str], request: SearchRequest, action: str, warn: Warn
+) -> int:
+    """``--index`` (``action`` "build"), ``--index-status`` ("status"), ``--index-clear``
+    ("clear") for the root that serves the given PATH."""
+    from rrg.index import caches
+    from rrg.index.store import IndexUnavailable
+    from rrg.model.encoder import Encoder
+    from rrg.rank.files import refresh_index, serving_root
+    from rrg.rank.root_cache import index_path_for
+
+    args = _listing_args(rg_args, "--index, --index-status and --index-clear")
+    # A PATH that is not there would stand for its parent folder: a typo would then clear,
+    # build or describe the index of the folder it was typed in.
+    for given in args.paths:
+        if not os.path.lexists(given):
+            raise RrgError(f"{given}: no such file or directory")
+    spec = resolve_model(request.model)
+    asked = search_root(args.paths)
+    root = serving_root(asked, spec)
+    path = index_path_for(root, spec)
+    where = os.fsdecode(asked)
+    served = "" if root == asked else f" (served by the index of {os.fsdecode(root)})"
+    if action == "clear":
+        if root != asked:
+            stdout.say(
+                f"no index of its own for {where}; it is served by the index of "
+                f"{os.fsdecode(root)} (rrg --index-clear {os.fsdecode(root)} removes that)"
+            )
+            return EXIT_MATCH
+        removed = caches.clear_root(path)
+        stdout.say(f"removed the index of {where}" if removed else f"no index for {where}")
+        return EXIT_MATCH
+    if action == "status":
+        if not path.exists():
+            stdout.say(f"{where}: not indexed (rrg --index {where} builds it)")
+            return EXIT_NO_MATCH
+        stdout.say(caches.status_text(where + served, path, spec.name))
+        return EXIT_MATCH
+    candidates = list_candidates(rg, args)
+    start = time.monotonic()
+    try:
+        _, _, report = refresh_index(
+            root, relative_to(root, candidates.paths), Encoder(spec), warn, request.show_progress
+        )
+    except IndexUnavailable as err:
+        raise RrgError(f"cannot update the index of {where}: {err}") from err
+    stdout.say(
+        f"indexed {where}{served}: {report.listed} files, {report.read} read, "
+        f"{report.touched} unchanged content, {report.deleted} removed "
+        f"in {time.monotonic() - start:.2f} s"
+    )
+    return EXIT_ERROR if candidates.error else EXIT_MATCH
+
+
+def list_models() -> int:
+    for spec in installed_models():
+        stdout.say(
+            f"{spec.name}\tdims={spec.dims or '?'}\tsource={spec.source}\tlicence={spec.licence}"
+        )
+    return EXIT_MATCH

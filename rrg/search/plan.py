@@ -1,0 +1,61 @@
+"""A search as one typed plan: rrg's options, rg's arguments parsed once, and whether
+standard output is a terminal, decided once (colour, headings, line numbers and excerpts
+all follow from it)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rrg.rg.args import RgArgs
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What rrg's options ask of a search (built by the CLI from its options)."""
+
+    query: str = ""
+    line_cap: int = 30  # matching lines (or records) printed before rrg stops rg; 0 = no cap
+    file_limit: int | None = None  # --limit as given: --files lists every file without it
+    passage_limit: int = 30  # passages the no-pattern mode prints
+    stage_files: int = 20  # files the transformer stage re-orders; 0 with --fast
+    excerpt: int | None = None  # None: ``pipe_excerpt`` in a pipe, lines whole on a terminal
+    pipe_excerpt: int = 0
+    model: str | None = None
+    rerank: bool = False
+    rerank_query: str | None = None
+    pool: int = 500
+    show_progress: bool = True
+    scope_size: int = 5000
+    paragraphs: int = 10  # entry points --recall prints
+    scope_file: str | None = None
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """One search: rg, the user's rg arguments as given and as parsed, rrg's request."""
+
+    rg: str
+    rg_args: list[str]
+    args: RgArgs
+    request: SearchRequest
+    terminal: bool  # standard output is a terminal
+
+    @classmethod
+    def make(cls, rg: str, rg_args: list[str], args: RgArgs, request: SearchRequest) -> QueryPlan:
+        return cls(rg, rg_args, args, request, os.isatty(1))
+
+    @property
+    def colour(self) -> bool:
+        return self.args.colour_wanted(self.terminal)
+
+    @property
+    def excerpt(self) -> int:
+        """Characters kept around a long line's match; 0: lines whole."""
+        if self.request.excerpt is not None:
+            return self.request.excerpt
+        # Agents read pipes: a 50 kB minified line costs them a context window. A person at
+        # a terminal, or anyone asking for colour, gets rg's lines whole; so does
+        # --null-data, whose records are not lines (a NUL ends them, newlines lie within).
+        whole = self.colour or self.args.nul_ended
+        return 0 if whole else self.request.pipe_excerpt

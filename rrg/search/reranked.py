@@ -1,0 +1,68 @@
+"""Stage four, with ``--rerank``: up to ``--pool`` matches collected in relevance order,
+scored by the model, the best ``--limit`` printed in score order."""
+
+from __future__ import annotations
+
+import time
+
+from rrg.model.encoder import Encoder
+from rrg.model.registry import resolve_model
+from rrg.output import stdout
+from rrg.output.printer import Printer
+from rrg.rank import rerank as scoring
+from rrg.rank.keywords import rerank_query
+from rrg.rank.root_cache import index_path_for
+from rrg.rg.args import RgArgs
+from rrg.rg.matches import collect
+from rrg.rg.ordered import OrderedSearch, StreamResult
+from rrg.search.stream import OrderedRun
+
+
+def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
+    """Collect up to --pool matches, print the best --limit by score; None when there are
+    no more than --limit matches (then the plain ordered search prints them)."""
+    started = time.monotonic()
+    plan = run.plan
+    request, args = plan.request, plan.args
+    cap = request.line_cap
+    matches, more, error = collect(
+        plan.rg, args, search.user_flags, search.patterns, run.files, request.pool
+    )
+    if not more and (cap == 0 or len(matches) <= cap):
+        return None
+    spec = resolve_model(request.model)
+    scoring.score(
+        matches,
+        request.rerank_query or rerank_query(run.query, patterns_of(args)),
+        Encoder(spec),
+        index_path_for(run.root, spec),
+    )
+    scoring.add_file_prior(matches, run.files)
+    best = scoring.top(matches, cap or len(matches))
+    # One match at a time: a long line is re-read from its file to print, never all at once.
+    if args.output_mode == "--json":
+        for match in best:
+            stdout.write(Printer.json_messages(match))
+        stdout.write(Printer.json_summary(best, time.monotonic() - started))
+    else:
+        printer = Printer(args, run.with_filename, plan.colour, plan.excerpt, plan.terminal)
+        for match in best:
+            stdout.write(printer.lines(match))
+    tail = f"; more matches lie beyond --pool {request.pool}" if more else ""
+    result = StreamResult(printed=len(best), matched=bool(best), error=error)
+    result.facts.append(f"reranked top {len(best)} of {len(matches)} matches{tail}")
+    return result
+
+
+def patterns_of(args: RgArgs) -> list[str]:
+    """Every pattern of the search: positional, -e, and the lines of -f files."""
+    out = list(args.patterns_by_flag)
+    if args.pattern is not None:
+        out.append(args.pattern)
+    for name in args.pattern_files:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                out.extend(line.rstrip("\n") for line in fh if line.strip())
+        except OSError:
+            continue  # rg reports an unreadable pattern file itself
+    return out

@@ -1,0 +1,73 @@
+"""Stage three: rg streamed over the files in the chosen order, stopped at the cap."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rrg.output import stdout
+from rrg.rg.args import RECORD_MODES
+from rrg.rg.ordered import OrderedSearch, StreamResult, StreamSettings
+from rrg.rg.walk import CountWalk
+from rrg.search.plan import QueryPlan
+
+
+@dataclass(frozen=True)
+class OrderedRun:
+    """One search over files in a chosen order: the plan, the files, and the root whose
+    caches serve it."""
+
+    plan: QueryPlan
+    files: list[bytes]
+    query: str
+    root: bytes
+    with_filename: bool
+    walk: bool = False  # the files are exactly rg's listing under the user's PATHs
+    early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
+
+
+def with_filename(paths: list[str]) -> bool:
+    """rg prints file names unless it was given exactly one path and that path is a file."""
+    return not (len(paths) == 1 and not os.path.isdir(paths[0]))
+
+
+def search_in_order(run: OrderedRun) -> StreamResult | None:
+    """Run rg over files in this order with the cap; None when rg refused the pattern."""
+    plan = run.plan
+    args, cap, excerpt = plan.args, plan.request.line_cap, plan.excerpt
+    settings = StreamSettings(
+        cap,
+        run.with_filename,
+        excerpt,
+        plan.terminal,
+        args.paths if run.walk else None,
+        run.early_walk,
+    )
+    search = OrderedSearch(plan.rg, args, settings, stdout.write)
+    if not search.preflight():
+        return None
+    if plan.request.rerank:
+        from rrg.search.reranked import rerank
+
+        reranked = rerank(run, search)
+        if reranked is not None:
+            return reranked
+    mode = args.output_mode
+    if mode == "--quiet":
+        result = search.run_quiet(run.files)
+    elif mode in RECORD_MODES:
+        result = search.run_records(run.files)
+    else:
+        result = search.run_lines(run.files)
+    search.write_stats()
+    if result.capped:
+        result.facts.append(
+            f"stopped at --limit {cap}; more matches may follow: raise --limit (0 = no cap) "
+            "or narrow the pattern"
+        )
+    if search.lines_cut:
+        result.facts.append(
+            f"{search.lines_cut} long lines cut to {excerpt} characters around their match, "
+            "marked [...] (--excerpt 0 prints them whole)"
+        )
+    return result
