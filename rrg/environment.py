@@ -2,7 +2,9 @@
 
 ``RRG_THREADS``: threads the embedding model may use (0 or unset: up to 4, one a core
 this process may run on).
-``RRG_INDEX_BUSY_S``: seconds a search waits for another rrg's lock on the index (60).
+``RRG_INDEX_BUSY_S``: seconds rrg waits for another rrg's lock on an index (``INDEX_BUSY_S``):
+every wait on a root's files honours it; past it a search answers from what the index
+holds, and ``--index`` stops with one line.
 A value that is no number is bad input, said in one line, never a traceback.
 """
 
@@ -30,7 +32,17 @@ def env_number(name: str, default: float, whole: bool = False) -> float:
     return value
 
 
+#: The default of ``RRG_INDEX_BUSY_S``: long enough for another rrg's refresh of a few
+#: changed files, short of making a search wait on a whole build.
+INDEX_BUSY_S = 60.0
+
+
+def index_busy_s() -> float:
+    """Seconds to wait for another rrg's lock on an index."""
+    return env_number("RRG_INDEX_BUSY_S", INDEX_BUSY_S)
+
+
 def check_environment() -> None:
     """Every numeric variable read once, so that a bad one stops rrg before any work."""
     env_number("RRG_THREADS", 0, whole=True)
-    env_number("RRG_INDEX_BUSY_S", 0)
+    index_busy_s()

@@ -3,6 +3,8 @@ never deleted for a passing fault."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import subprocess
 import time
@@ -268,3 +270,64 @@ def test_a_subdirectory_uses_its_indexed_ancestor(tmp_path: Path, env: dict[str,
     assert not list(index_dir.glob("subdir-*.sqlite"))
     status = run([*rrg_cmd(), "--index-status", "."], sub, env).stdout.decode()
     assert f"(served by the index of {tree})" in status
+
+
+def _hold_writer_lock(index: Path) -> int:
+    """Take the root's writer lock as another rrg's long build would hold it."""
+    fd = os.open(f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_index_that_cannot_get_the_lock_exits_2_naming_the_index_and_the_variable(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 27: the writer lock's wait was 600 s whatever RRG_INDEX_BUSY_S said, and the
+    lock that could not be had ended as an internal error."""
+    tree = make_tree(tmp_path / "held", 20)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    index = Path(_status(tree, env).split("file: ")[1].splitlines()[0])
+    (tree / "new.txt").write_text("needle in a new file\n")
+    fd = _hold_writer_lock(index)
+    try:
+        out = run(
+            [*rrg_cmd(), "--index", "."], tree, {**env, "RRG_INDEX_BUSY_S": "0.5"}, timeout=30
+        )
+    finally:
+        os.close(fd)
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == b""
+    line = out.stderr.decode()
+    assert line.count("\n") == 1 and line.startswith("rrg: "), line
+    assert index.name in line and "RRG_INDEX_BUSY_S" in line and "internal" not in line
+
+
+def test_a_search_that_cannot_refresh_answers_from_the_index_and_says_so(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Issue 27: a search after a change waited a minute on another rrg's lock. It now
+    waits RRG_INDEX_BUSY_S, then ranks from the index as it stands; the changed and the
+    new file are still searched."""
+    tree = make_tree(tmp_path / "stale", 20)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    index = Path(_status(tree, env).split("file: ")[1].splitlines()[0])
+    (tree / "new.txt").write_text("a needle in a file the index has not seen\n")
+    changed = sorted(p for p in tree.rglob("*.txt") if p.name != "new.txt")[0]
+    changed.write_text(changed.read_text() + "one more needle\n")
+    fd = _hold_writer_lock(index)
+    try:
+        out = run(
+            [*rrg_cmd(), "-q", "needle", "--limit", "0", "needle"],
+            tree,
+            {**env, "RRG_INDEX_BUSY_S": "0.5"},
+            timeout=30,
+        )
+    finally:
+        os.close(fd)
+    assert out.returncode == 0, out.stderr
+    warning = out.stderr.decode()
+    assert warning.count("\n") == 1 and "ranking from its last state" in warning, warning
+    assert "RRG_INDEX_BUSY_S" in warning
+    expected = run([rg, "needle"], tree, env).stdout.splitlines()
+    assert sorted(out.stdout.splitlines()) == sorted(expected)
+    assert any(line.startswith(b"new.txt:") for line in expected)

@@ -191,25 +191,21 @@ def test_rerank_json_summary_holds_no_made_up_figures(facts: Path, env: dict[str
     assert ends and all("stats" not in m["data"] for m in ends)
 
 
-def test_rerank_reads_long_lines_back_from_their_files(tmp_path: Path, env: dict[str, str]) -> None:
+def test_rerank_reads_long_lines_back_from_their_files(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
     """Lines past the size kept in memory are re-read at print time, byte for byte."""
     root = tmp_path / "huge"
     root.mkdir()
     for k in range(5):
         line = ("filler " * 5000) + f"river mouth {k} " + ("tail " * 5000)
         (root / f"h{k}.txt").write_text(f"river {k}\n{line}\n")
-    out = run(
-        [*rrg_cmd(), "-q", "river mouth", "--rerank", "--limit", "3", "--excerpt", "0", "river"],
-        root,
-        env,
-    )
+    search = ["river mouth", "--rerank", "--limit", "3", "--excerpt", "0", "river mouth"]
+    out = run([*rrg_cmd(), "-q", *search], root, env)
     lines = out.stdout.splitlines()
-    assert len(lines) == 3
-    for line in lines:
-        name, _, text = line.partition(b":")
-        assert text + b"\n" in (root / name.decode()).read_bytes().split(b"\n", 1)[1] + b"\n" or (
-            text == b"river " + name[1:2]
-        )
+    # Only the long lines match: each printed one was re-read, and is rg's line byte for byte.
+    assert len(lines) == 3 and all(len(line) > 50_000 for line in lines)
+    assert set(lines) <= set(run([rg, "river mouth"], root, env).stdout.splitlines())
 
 
 def test_an_excerpts_score_does_not_depend_on_what_was_read_with_it(
@@ -235,3 +231,50 @@ def test_an_excerpts_score_does_not_depend_on_what_was_read_with_it(
     together = scores(tmp_path / "together.sqlite", texts)
     scores(tmp_path / "apart.sqlite", texts[1:2])  # one excerpt read first, alone
     assert scores(tmp_path / "apart.sqlite", texts) == together
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["-M", "20"], ["-M", "20", "--color=always"], ["-M", "3", "-o"], ["-M", "20", "--column"]],
+)
+def test_reranked_crlf_lines_keep_their_cr_as_rg_prints_them(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Issue 27: rg writes a CRLF line's bytes as they are, CR and all (omitted or not);
+    the rerank printer dropped the CR of every line it printed whole."""
+    root = tmp_path / "crlf"
+    root.mkdir()
+    for k in range(6):
+        lines = [f"river {k}", "x" * 30 + f" river {k} " + "y" * 30, f"the river mouth {k}"]
+        (root / f"w{k}.txt").write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    ours = run(
+        [*rrg_cmd(), "-q", "river mouth", "--rerank", "--limit", "8", "-n", *flags, "river"],
+        root,
+        env,
+    )
+    theirs = run([rg, "-n", *flags, "river"], root, env)
+    assert ours.returncode == 0, ours.stderr
+    got = ours.stdout.split(b"\n")[:-1]  # not splitlines(): it drops a CR
+    assert len(got) == 8 and set(got) <= set(theirs.stdout.split(b"\n")), (got, theirs.stdout)
+    if not flags:  # printed whole, every one keeps its CR
+        assert all(line.endswith(b"\r") for line in got)
+
+
+def test_reranked_json_lines_are_rgs_lines(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
+    """The match messages carry each line's bytes as rg's do (CR included)."""
+    root = tmp_path / "crlf-json"
+    root.mkdir()
+    for k in range(6):
+        (root / f"j{k}.txt").write_bytes(f"river {k}\r\nthe river mouth {k}\r\n".encode())
+
+    def lines_of(out: bytes) -> list[str]:
+        messages = [json.loads(line) for line in out.splitlines()]
+        return [m["data"]["lines"]["text"] for m in messages if m["type"] == "match"]
+
+    ours = run(
+        [*rrg_cmd(), "-q", "river mouth", "--rerank", "--limit", "4", "--json", "river"], root, env
+    )
+    theirs = run([rg, "--json", "river"], root, env)
+    got = lines_of(ours.stdout)
+    assert len(got) == 4 and set(got) <= set(lines_of(theirs.stdout))
+    assert all(text.endswith("\r\n") for text in got)

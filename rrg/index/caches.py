@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rrg.errors import RrgError
 from rrg.index.scopes import scope_files
-from rrg.index.store import IndexStore, segments_dir, writer_lock
+from rrg.index.store import IndexStore, busy_reason, segments_dir, writer_lock
 from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
 
 
@@ -41,7 +41,7 @@ def clear_root(index_path: Path) -> bool:
     existed = index_path.exists() or vectors_path(index_path).exists()
     with writer_lock(index_path) as got:
         if not got:
-            raise OSError(f"cannot clear {index_path.name}: another rrg holds its lock")
+            raise RrgError(f"cannot clear it: {busy_reason(index_path)}")
         for path in root_files(index_path):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)

@@ -29,6 +29,7 @@ from rrg.index.store import (
     IndexCorrupt,
     IndexStore,
     IndexUnavailable,
+    busy_reason,
     open_store,
     remove_index,
     writer_lock,
@@ -208,6 +209,18 @@ def find_changes(view: IndexView, root: Path, listing: Listing) -> Changes:
     return Changes(rows, stale, gone)
 
 
+class IndexBusy(IndexUnavailable):
+    """Another rrg held the writer lock past ``RRG_INDEX_BUSY_S``: the index could not be
+    brought up to date. ``view`` and ``rows``: the index as it stands (None: there is none
+    yet), for a caller that may rank from it; a changed or new file's row there is -1."""
+
+    def __init__(
+        self, reason: str, view: IndexView | None, rows: np.ndarray | None, report: RefreshReport
+    ) -> None:
+        super().__init__(reason)
+        self.view, self.rows, self.report = view, rows, report
+
+
 def open_view(index_path: Path, vocab: int) -> IndexView | None:
     """The index as it stands, read without the writer lock; None when there is none yet
     or it cannot be read as is (the writer, holding the lock, then rebuilds or says why)."""
@@ -236,8 +249,8 @@ def refresh(
     path's row in it (-1: not indexed) and what was done. ``listing``: those paths already
     stat-ed (see ``StatPass``).
 
-    A process that cannot get the writer lock in time ranks from the index as it stands;
-    files it does not know come after the ranked ones.
+    A process that cannot get the writer lock in time gets ``IndexBusy``, which holds the
+    index as it stands.
     """
     report = RefreshReport(listed=len(rel_paths))
     table = static_table(encoder)
@@ -254,10 +267,7 @@ def refresh(
             return view, changes.rows, report
     with writer_lock(index_path) as got_lock:
         if not got_lock:
-            if view is None:
-                raise IndexUnavailable("another rrg holds its lock")
-            warn("index is busy (another rrg is writing it); ranking from its last state")
-            return view, changes.rows, report
+            raise IndexBusy(busy_reason(index_path), view, changes.rows if view else None, report)
         store = open_store(index_path, warn)
         try:
             try:

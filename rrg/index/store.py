@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rrg.environment import env_number
+from rrg.environment import index_busy_s
 from rrg.index.sqlitefile import create_once
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
@@ -30,9 +30,6 @@ FORMAT_VERSION = 9
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 #: A row whose file was edited or removed since its segment was written.
 KIND_DEAD = -1
-#: Seconds a reader or writer waits on a lock held inside SQLite before giving up (then the
-#: search runs in rg's order); ``RRG_INDEX_BUSY_S`` overrides it.
-BUSY_TIMEOUT_S = 60.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS segments (
@@ -74,8 +71,7 @@ class IndexStore:
             create_once(path, _statements(), FORMAT_VERSION)
         elif not path.exists():
             raise FileNotFoundError(path)
-        busy_s = env_number("RRG_INDEX_BUSY_S", BUSY_TIMEOUT_S)
-        self.db = sqlite3.connect(str(path), timeout=busy_s, isolation_level=None)
+        self.db = sqlite3.connect(str(path), timeout=index_busy_s(), isolation_level=None)
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != FORMAT_VERSION:
@@ -152,6 +148,14 @@ class IndexUnavailable(Exception):
     nothing is wrong with it, so it is kept and the search runs in rg's order."""
 
 
+def busy_reason(path: Path) -> str:
+    """Why the lock on index ``path`` could not be had, and what sets the wait."""
+    return (
+        f"index {path.name} is locked by another rrg (waited {index_busy_s():g} s; "
+        "RRG_INDEX_BUSY_S sets the wait)"
+    )
+
+
 #: SQLite's result codes for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB): only these
 #: lead to a rebuild; any other error may pass (a lock, a full disk) and deletes nothing.
 _DAMAGE_CODES = {11, 26}
@@ -195,16 +199,16 @@ def remove_index(path: Path) -> None:
 
 
 @contextmanager
-def writer_lock(path: Path, wait_s: float = 600.0) -> Iterator[bool]:
+def writer_lock(path: Path, wait_s: float | None = None) -> Iterator[bool]:
     """Hold the root's writer lock (index and vector cache); yields False when it could not
-    be had in time.
+    be had within ``wait_s`` seconds (None: ``RRG_INDEX_BUSY_S``).
 
     An flock dies with its process, so a writer killed mid-build leaves no stale lock. The
     lock file may be deleted by ``--index-clear`` while others wait on it: a lock is only
     held once the file locked is still the one at the path.
     """
     lock_path = Path(f"{path}.lock")
-    deadline = time.monotonic() + wait_s
+    deadline = time.monotonic() + (index_busy_s() if wait_s is None else wait_s)
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.environment import index_busy_s
 from rrg.index.sqlitefile import create_once
 from rrg.index.store import is_damage, writer_lock
 
@@ -61,7 +62,9 @@ class VectorCache:
 
     def _connect(self) -> sqlite3.Connection:
         """The open file; a reader never writes to it (see ``rrg.index.sqlitefile``)."""
-        return sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
+        return sqlite3.connect(
+            str(self.path), timeout=min(10, index_busy_s()), isolation_level=None
+        )
 
     def get(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         if not self.path.exists():

@@ -40,6 +40,12 @@ def _graphemes_end(data: bytes, limit: int) -> int:
     return len(data)
 
 
+def _unended(line: bytes) -> bytes:
+    """The line without its newline; a CR before it stays, as rg prints it (even with
+    --crlf, rg writes the line's bytes as they are)."""
+    return line[:-1] if line.endswith(b"\n") else line
+
+
 def _trim_start(line: bytes) -> int:
     """Where --trim makes a line start: after its leading ASCII white space, terminator kept."""
     at = 0
@@ -154,7 +160,7 @@ class Printer:
         checked = line if self.colour else line[lo:]
         if self._exceeds(checked):
             return self._exceeded(line, lo, spans)
-        text = line[lo:].rstrip(b"\n").rstrip(b"\r")
+        text = _unended(line[lo:])
         shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in spans]
         return self._cut(text, shifted) + b"\n"
 
@@ -162,7 +168,7 @@ class Printer:
         detail = self.per_match_detail
         if self.preview:
             cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
-            shown = line[lo:cut].rstrip(b"\n").rstrip(b"\r")
+            shown = _unended(line[lo:cut])
             visible = [(max(0, s - lo), max(0, e - lo)) for s, e in spans]
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:

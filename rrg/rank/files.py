@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from rrg import timings
 from rrg.errors import ModelError, RrgError
-from rrg.index.refresh import Listing, RefreshReport, read_head, refresh
+from rrg.index.refresh import IndexBusy, Listing, RefreshReport, read_head, refresh
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids
 from rrg.index.view import IndexView
@@ -153,6 +153,14 @@ def rank_files(
         view, rows, report = refresh_index(root, rel, encoder, warn, show_progress, listing)
     except ModelError:
         raise
+    except IndexBusy as busy:
+        if busy.view is None or busy.rows is None:
+            warn(f"{busy}; searching in rg's order")
+            return Ranking(list(printed), set(), 0, None, None, root)
+        # Files changed or added since are still searched: their rows are -1, so they
+        # follow the ranked ones in rg's order.
+        warn(f"{busy}; ranking from its last state")
+        view, rows, report = busy.view, busy.rows, busy.report
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return Ranking(list(printed), set(), 0, None, None, root)
@@ -214,14 +222,17 @@ def passages_of(
     the best ``budget`` of them by the model too, vectors kept in the root's cache; ``pieces``:
     the query's WordPiece ids, where the caller has them. A file that cannot be read, or
     that rg would skip as binary, has no passages."""
-    texts, names = [], []
-    for path in rel:
-        data = read_head(Path(os.fsdecode(root)), path) or b""
-        texts.append("" if looks_binary(data) else decode(data))
-        names.append(passage_name(root, path))
+    names = [passage_name(root, path) for path in rel]
+
+    def texts() -> Iterator[str]:
+        # One file's text at a time: the passages are kept, the whole texts need not be.
+        for path in rel:
+            data = read_head(Path(os.fsdecode(root)), path) or b""
+            yield "" if looks_binary(data) else decode(data)
+
     vectors_for = root_vectors(root, spec)
     return score_passages(
-        query, texts, encoder, piece_idf, budget, vectors_for, names, query_pieces=pieces
+        query, texts(), encoder, piece_idf, budget, vectors_for, names, query_pieces=pieces
     )
 
 

@@ -11,8 +11,9 @@ in the root's vector cache.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import xxhash
@@ -59,7 +60,7 @@ def query_key(spec: ModelSpec, query: str) -> str:
     return "query:" + xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
-def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
+def passage_bm25(query: str, texts: Sequence[str]) -> np.ndarray:
     """BM25 of each passage against the query, with the passages as the corpus."""
     terms = set(words(query))
     # Only a passage holding a query term as a substring can hold it as a word: the others
@@ -83,7 +84,7 @@ def passage_bm25(query: str, texts: list[str]) -> np.ndarray:
 
 def passage_static(
     query: str,
-    texts: list[str],
+    texts: Sequence[str],
     keys: list[str],
     encoder: Encoder,
     piece_idf: np.ndarray,
@@ -99,11 +100,11 @@ def passage_static(
     if query_pieces is None:
         query_pieces = encoder.piece_ids([query], PASSAGE_TOKENS)[0]
     qvec = static_query_vector(query_pieces, piece_idf, table)
-    text_of = dict(zip(keys, texts, strict=True))
+    at = {key: k for k, key in enumerate(keys)}  # not the texts: they are made when asked
 
     def compute(missing: list[str]) -> np.ndarray:
         pieces, counts = [], []
-        for ids in encoder.piece_ids([text_of[k] for k in missing], PASSAGE_TOKENS):
+        for ids in encoder.piece_ids((texts[at[key]] for key in missing), PASSAGE_TOKENS):
             distinct, count = np.unique(ids, return_counts=True)
             pieces.append(distinct)
             counts.append(count)
@@ -136,9 +137,31 @@ def pick(owners: list[int], cheap: np.ndarray, budget: int) -> list[int]:
     return sorted((chosen + rest)[:budget])
 
 
+class _Bodies(Sequence[str]):
+    """Each passage's text as the tiers read it (``passage_text``), made when asked for: a
+    file of long lines has thousands of passages, and a second copy of them all cost tens
+    of MB (20 files of 700 KB lines: 20,000 passages)."""
+
+    def __init__(self, owners: list[int], paragraphs: list[Paragraph], names: list[str]) -> None:
+        self.owners, self.paragraphs, self.names = owners, paragraphs, names
+
+    def __len__(self) -> int:
+        return len(self.paragraphs)
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        name = self.names[self.owners[k]] if self.names else ""
+        return passage_text(name, self.paragraphs[k])
+
+
 def score_passages(
     query: str,
-    texts: list[str],
+    texts: Iterable[str],
     encoder: Encoder,
     piece_idf: np.ndarray | None,
     budget: int,
@@ -155,13 +178,12 @@ def score_passages(
     ids, when the caller has them."""
     owners: list[int] = []
     paragraphs: list[Paragraph] = []
-    bodies: list[str] = []
     for owner, text in enumerate(texts):
         name = names[owner] if names else ""
         for paragraph in cut(text, name) if cut else split_paragraphs(text):
             owners.append(owner)
             paragraphs.append(paragraph)
-            bodies.append(passage_text(name, paragraph))
+    bodies = _Bodies(owners, paragraphs, names or [])
     cosine = np.full(len(bodies), np.nan)
     if not bodies:
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
