@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import OUT, SHARED_DATA
+from benchmarks.common import OUT, SHARED_DATA
 
 BEIR_SETS = ["scifact", "nfcorpus", "cranfield", "hotpotqa-distractor-100"]
 

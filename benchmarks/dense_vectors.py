@@ -2,7 +2,7 @@
 ONNX, first 256 tokens): the "full dense ranking" baseline, too slow for a CPU index
 (DESIGN.md), measured here once. Runs where cores are plentiful; writes DIR/<set>.npz.
 
-Usage: python benchmarks/dense_vectors.py DATA_DIR MODEL_ONNX OUT_DIR [SET...]
+Usage: python -m benchmarks.dense_vectors DATA_DIR MODEL_ONNX OUT_DIR [SET...]
 """
 
 from __future__ import annotations
@@ -13,13 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from datasets import BEIR_SETS, beir, swebench_tasks  # noqa: E402
-
-from rrg.model.encoder import Encoder  # noqa: E402
-from rrg.model.registry import ModelSpec  # noqa: E402
+from benchmarks.datasets import BEIR_SETS, beir, swebench_tasks
+from rrg.model.encoder import Encoder
+from rrg.model.registry import ModelSpec
 
 
 def main() -> None:

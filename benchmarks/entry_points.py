@@ -6,7 +6,7 @@ the best of those by the model's cosine).
 Queries are split in halves by the parity of the last number in their id: the budget is
 chosen on the odd (dev) half and reported on the even (test) half.
 
-Usage: python benchmarks/entry_points.py [QUERIES_PER_PROSE_SET]   (writes out/entry_points.md)
+Usage: python -m benchmarks.entry_points [QUERIES_PER_PROSE_SET]   (writes out/entry_points.md)
 """
 
 from __future__ import annotations
@@ -15,15 +15,12 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine  # noqa: E402
-from datasets import LabelledSet, beir, swebench_repos  # noqa: E402
-
-from rrg.model.registry import default_model  # noqa: E402
-from rrg.rank import files as rank  # noqa: E402
-from rrg.rank.entry_points import best_paragraphs  # noqa: E402
+from benchmarks.common import OUT, machine
+from benchmarks.datasets import LabelledSet, beir, swebench_repos
+from rrg.model.registry import default_model
+from rrg.rank import files as rank
+from rrg.rank.entry_points import best_paragraphs
 
 PROSE = ["scifact", "hotpotqa-distractor-100", "nfcorpus", "cranfield"]
 BUDGETS = [64, 32, 20]  # largest first: smaller budgets then read cached vectors

@@ -1,6 +1,6 @@
 """Fault campaign: kills, corruptions and bad inputs, each tried and its outcome recorded.
 
-Usage: python benchmarks/faults.py   (prints a Markdown table)
+Usage: python -m benchmarks.faults   (prints a Markdown table)
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rg, rrg  # noqa: E402
+from benchmarks.common import OUT, machine, rg, rrg
 
 
 def main() -> None:

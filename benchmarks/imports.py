@@ -1,7 +1,7 @@
 """What the pass-through path imports, in milliseconds: rrg's own modules, measured by
 ``python -X importtime`` (median of 21 fresh interpreters).
 
-Run: python benchmarks/imports.py [OLD_CHECKOUT]
+Run: python -m benchmarks.imports [OLD_CHECKOUT]
 With OLD_CHECKOUT (an earlier rrg, whose entry module was ``rrg.entry``), both are measured
 side by side, interleaved.
 """

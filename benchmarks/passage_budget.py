@@ -13,25 +13,22 @@ The passages a budget reads are the first P of one priority list (``pick``), so 
 budget reads a subset of a larger one's: one memo serves every budget, and the model runs
 once a passage.
 
-Usage: python benchmarks/passage_budget.py [QUERIES_PER_SET] (0 or none: every query;
+Usage: python -m benchmarks.passage_budget [QUERIES_PER_SET] (0 or none: every query;
 writes out/passage_budget.md)
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine  # noqa: E402
-from datasets import BEIR_SETS  # noqa: E402
-from quantized_stage import Timed, half_tables, pooled_gap, run_sets  # noqa: E402
-
-from rrg.model.encoder import Encoder  # noqa: E402
-from rrg.model.registry import default_model  # noqa: E402
-from rrg.rank.files import STAGE_PASSAGES  # noqa: E402
+from benchmarks.common import OUT, machine
+from benchmarks.datasets import BEIR_SETS
+from benchmarks.quantized_stage import Timed, half_tables, pooled_gap, run_sets
+from rrg.model.encoder import Encoder
+from rrg.model.registry import default_model
+from rrg.rank.files import STAGE_PASSAGES
 
 BUDGETS = (20, 24, 28, 32, 40)
 #: The most a budget's dev half may lose against P=32, pooled (see above).

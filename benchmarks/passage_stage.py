@@ -8,7 +8,7 @@ passage cosine (MaxP) joins its BM25 and static scores with weight W, and those 
 re-ordered above the rest. Queries are split by the parity of the last number in their id:
 constants are chosen on the odd (dev) half, figures quoted from the even (test) half.
 
-Usage: python benchmarks/passage_stage.py [--path | --split | --top2 | --window | --head |
+Usage: python -m benchmarks.passage_stage [--path | --split | --top2 | --window | --head |
 --title | --chosen] [QUERIES_PER_PROSE_SET [QUERIES_PER_CODE_SET]] (0 or none: every
 query; writes out/passage_stage.md). Each mode sweeps W at the stage chosen before it, against one
 alternative: --path, the path field's weight (out/path_field.md); --split, the paragraph
@@ -28,23 +28,20 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine  # noqa: E402
-from datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks  # noqa: E402
-from definitions_cut import cut_definitions, is_code  # noqa: E402
-from quality import ndcg10  # noqa: E402
-from split_before import split_before  # noqa: E402
-
-from rrg.model.encoder import Encoder  # noqa: E402
-from rrg.model.registry import default_model  # noqa: E402
-from rrg.rank.files import refresh_index, signals  # noqa: E402
-from rrg.rank.paragraphs import Paragraph, split_paragraphs  # noqa: E402
-from rrg.rank.passages import score_passages  # noqa: E402
-from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores  # noqa: E402
+from benchmarks.common import OUT, machine
+from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks
+from benchmarks.definitions_cut import cut_definitions, is_code
+from benchmarks.quality import ndcg10
+from benchmarks.split_before import split_before
+from rrg.model.encoder import Encoder
+from rrg.model.registry import default_model
+from rrg.rank.files import refresh_index, signals
+from rrg.rank.paragraphs import Paragraph, split_paragraphs
+from rrg.rank.passages import score_passages
+from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores
 
 SWEEP_K = (20, 30)
 SWEEP_EXTRA = (0, 12)  # P = K + extra

@@ -2,7 +2,7 @@
 (the sympy tree of ../shared/data/swebench-repos) or a prose set, index warm: each query new
 (its paragraphs never encoded), then the same query again.
 
-Usage: python benchmarks/passages_speed.py [QUERIES] [sympy|scifact|nfcorpus|...]
+Usage: python -m benchmarks.passages_speed [QUERIES] [sympy|scifact|nfcorpus|...]
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, measured, rrg, timed  # noqa: E402
-from datasets import LabelledSet, beir, swebench_repos  # noqa: E402
+from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.datasets import LabelledSet, beir, swebench_repos
 
 
 def speed_set(name: str) -> tuple[LabelledSet, list[str], str]:

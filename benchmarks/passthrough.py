@@ -5,14 +5,14 @@ when no rrg option is given) and `rrg-py` (the same through Python, as before th
 Two searches: a whole 20,000-file tree, and one small file (a search of a few ms, where a
 fixed start-up cost shows most).
 
-Usage: python benchmarks/passthrough.py [RUNS]
+Usage: python -m benchmarks.passthrough [RUNS]
 """
 
 from __future__ import annotations
 
 import sys
 
-from common import BIN, OUT, machine, median, rg, timed, word_corpus
+from benchmarks.common import BIN, OUT, machine, median, rg, timed, word_corpus
 
 
 def compare(label: str, args: list[str], root_files: int, runs: int) -> None:

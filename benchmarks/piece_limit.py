@@ -3,23 +3,20 @@ on the code sets, whose files run past it (the prose sets' documents are shorter
 cheap order and the chosen stage (K20+12, passages under their paths, W=3), dev and test
 halves, each limit with an index of its own (out/cache-pieces-N).
 
-Usage: python benchmarks/piece_limit.py [LIMIT ...]   (default: 1024 8192)
+Usage: python -m benchmarks.piece_limit [LIMIT ...]   (default: 1024 8192)
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import passage_stage  # noqa: E402
-from common import OUT  # noqa: E402
-from datasets import swebench_repos, swebench_tasks  # noqa: E402
-
-import rrg.index.refresh as refresh  # noqa: E402
+import rrg.index.refresh as refresh
+from benchmarks import passage_stage
+from benchmarks.common import OUT
+from benchmarks.datasets import swebench_repos, swebench_tasks
 
 SHOWN = ("bm25", "rrg", "K20+12 path W3")
 

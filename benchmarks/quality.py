@@ -6,7 +6,7 @@ files, for rrg's fusion, plain BM25, the static vectors alone, a full MiniLM den
 Evidence: the first 30 matching lines for an agent-like PATTERN (the query's most selective
 words, case-insensitive alternation), in rg's path order, BM25 order and rrg's order.
 
-Usage: python benchmarks/quality.py [SET...]   (writes benchmarks/out/quality.md)
+Usage: python -m benchmarks.quality [SET...]   (writes benchmarks/out/quality.md)
 """
 
 from __future__ import annotations
@@ -22,15 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, STOP, machine, rrg  # noqa: E402
-from datasets import BEIR_SETS, LabelledSet, beir, swebench_tasks  # noqa: E402
-
-from rrg.index.textstats import words  # noqa: E402
-from rrg.model.encoder import Encoder  # noqa: E402
-from rrg.model.registry import default_model  # noqa: E402
-from rrg.rank.files import refresh_index, signals  # noqa: E402
-from rrg.rank.scoring import fuse, order_by, staged_scores  # noqa: E402
+from benchmarks.common import OUT, STOP, machine, rrg
+from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_tasks
+from rrg.index.textstats import words
+from rrg.model.encoder import Encoder
+from rrg.model.registry import default_model
+from rrg.rank.files import refresh_index, signals
+from rrg.rank.scoring import fuse, order_by, staged_scores
 
 CAP = 30
 

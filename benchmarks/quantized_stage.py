@@ -5,7 +5,7 @@ model's time a passage.
 The default model ships int8 weights that onnxruntime turns back into floats, so its matrix
 products run in float32. rrg now makes a second graph once per machine whose products run
 in int8 (onnxruntime's dynamic quantisation, one scale per output channel;
-``rrg.model.encoder.quantize_graph``). The choice is one switch, not a constant: it is
+``rrg.model.graphs.quantize_graph``). The choice is one switch, not a constant: it is
 taken where the dev half's pooled nDCG@10 loses no more than the sweeps' tie (.005) and
 the test half is reported after. Each variant encodes with a memo of its own; everything
 else (index, static vectors, cheap tier, K, P, W, R) is the shipped stage's.
@@ -14,7 +14,7 @@ else (index, static vectors, cheap tier, K, P, W, R) is the shipped stage's.
 ships) with 192 and 128: the model's time grows with the tokens it reads, so fewer are taken
 by the same rule (out/passage_tokens.md).
 
-Usage: python benchmarks/quantized_stage.py [--tokens] [QUERIES_PER_SET] (0 or none: every
+Usage: python -m benchmarks.quantized_stage [--tokens] [QUERIES_PER_SET] (0 or none: every
 query; writes out/quantized_stage.md)
 """
 
@@ -23,21 +23,18 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine  # noqa: E402
-from datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks  # noqa: E402
-from passage_stage import TIE, half, paired_interval  # noqa: E402
-from quality import ndcg10  # noqa: E402
-
-from rrg.model.encoder import Encoder  # noqa: E402
-from rrg.model.registry import default_model  # noqa: E402
-from rrg.rank.files import STAGE_PASSAGES, refresh_index, signals  # noqa: E402
-from rrg.rank.passages import score_passages  # noqa: E402
-from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores  # noqa: E402
+from benchmarks.common import OUT, machine
+from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks
+from benchmarks.passage_stage import TIE, half, paired_interval
+from benchmarks.quality import ndcg10
+from rrg.model.encoder import Encoder
+from rrg.model.registry import default_model
+from rrg.rank.files import STAGE_PASSAGES, refresh_index, signals
+from rrg.rank.passages import score_passages
+from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores
 
 #: The files the stage weighs (``--cascade``'s default).
 STAGE_FILES = 20

@@ -1,18 +1,16 @@
 """End-to-end replay on hotpotqa: a scripted agent following the guide with rrg, and the
 same script with plain rg. Per question: were both gold paragraphs seen, in how many
-commands. Usage: python benchmarks/replay.py [QUESTIONS]   (writes out/replay.md)
+commands. Usage: python -m benchmarks.replay [QUESTIONS]   (writes out/replay.md)
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rg, rrg  # noqa: E402
-from datasets import beir  # noqa: E402
-from replay_agent import rg_agent, rrg_agent, seen_files  # noqa: E402
+from benchmarks.common import OUT, machine, rg, rrg
+from benchmarks.datasets import beir
+from benchmarks.replay_agent import rg_agent, rrg_agent, seen_files
 
 
 def replay(n: int, env: dict[str, str] | None = None) -> list[dict]:

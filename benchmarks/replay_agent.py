@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from common import STOP
+from benchmarks.common import STOP
 
 
 def pattern_for(question: str, words: int = 4) -> str:

@@ -1,7 +1,7 @@
 """--rerank against ordering alone, plain rg and BM25-ordered grep: gold documents in the
 first 30 lines, on a slice of each labelled set; and rerank speed on 500 matches.
 
-Usage: python benchmarks/rerank.py [QUERIES_PER_SET]   (writes benchmarks/out/rerank.md)
+Usage: python -m benchmarks.rerank [QUERIES_PER_SET]   (writes benchmarks/out/rerank.md)
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rrg  # noqa: E402
-from datasets import beir  # noqa: E402
-from quality import agent_pattern, first_lines_docs  # noqa: E402
-
-from rrg.index.textstats import words  # noqa: E402
+from benchmarks.common import OUT, machine, rrg
+from benchmarks.datasets import beir
+from benchmarks.quality import agent_pattern, first_lines_docs
+from rrg.index.textstats import words
 
 SETS = ["scifact", "hotpotqa-distractor-100", "nfcorpus", "cranfield"]
 

@@ -9,7 +9,7 @@ time goes (``RRG_TIMINGS``). Every figure of one corpus is taken in one run, sid
 Trees are generated here (nested folders, about 150 words a file), never committed; they
 stay in benchmarks/out/ to be reused.
 
-Usage: python benchmarks/scale.py [20k] [200k] [1m] [sympy]   (writes benchmarks/out/scale.md)
+Usage: python -m benchmarks.scale [20k] [200k] [1m] [sympy]   (writes benchmarks/out/scale.md)
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, Measured, machine, measured, rg, rrg  # noqa: E402
-from datasets import swebench_repos  # noqa: E402
+from benchmarks.common import OUT, Measured, machine, measured, rg, rrg
+from benchmarks.datasets import swebench_repos
 
 SIZES = {"20k": 20_000, "200k": 200_000, "1m": 1_000_000}
 QUERY = "river flood warning"

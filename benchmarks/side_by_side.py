@@ -3,7 +3,7 @@ code, then under this code, each with a cache dir of its own (index warm, the qu
 passages never read), so that a machine that speeds up or slows down during the run moves
 both columns alike. Sequential runs of passages_speed.py drifted by 15% on one day.
 
-Usage: python benchmarks/side_by_side.py OLD_CHECKOUT [QUERIES] [sympy|scifact|...]
+Usage: python -m benchmarks.side_by_side OLD_CHECKOUT [QUERIES] [sympy|scifact|...]
 (OLD_CHECKOUT: a worktree of the earlier commit, e.g. `git worktree add /tmp/old HEAD~1`.)
 """
 
@@ -15,9 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, measured, rrg, timed  # noqa: E402
-from passages_speed import speed_set  # noqa: E402
+from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.passages_speed import speed_set
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 Every printed line is checked against the files: it must be a line some version of its
 file held. Reports runs, failures (must be 0), lines checked and latency under load.
 
-Usage: python benchmarks/soak.py [CLIENTS] [ROUNDS]
+Usage: python -m benchmarks.soak [CLIENTS] [ROUNDS]
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, rrg  # noqa: E402
+from benchmarks.common import OUT, machine, rrg
 
 WORDS = "alpha beta gamma delta kappa omega sigma theta zeta river stone cloud".split()
 

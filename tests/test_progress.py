@@ -5,42 +5,70 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
+import sys
 from pathlib import Path
 
+import pytest
 from test_reliability import make_tree
 
 from conftest import rrg_cmd, run
+from rrg import progress
 
 
 def test_bar_on_a_terminal_shows_rate_and_time_left(tmp_path: Path, env: dict[str, str]) -> None:
+    """A build on a terminal: every frame drawn holds a rate and the time left, and the bar
+    is wiped at the end (whether a frame shows depends on how long the build takes; the
+    drawing itself is checked without a clock below)."""
     tree = make_tree(tmp_path / "bar-tree", 20000)
     master, slave = os.openpty()
-    started = time.monotonic()
     proc = subprocess.Popen(
         [*rrg_cmd(), "--index", "."], cwd=tree, env=env, stdout=subprocess.PIPE, stderr=slave
     )
     os.close(slave)
+    drawn = _read_all(master)
+    proc.wait()
+    assert proc.returncode == 0
+    frames = [f for f in drawn.split(b"\r\x1b[K") if f.startswith(b"rrg: indexing")]
+    assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames
+    if frames:
+        assert drawn.endswith(b"\r\x1b[K"), drawn[-200:]  # wiped: the prompt comes back clean
+
+
+def _read_all(fd: int) -> bytes:
     drawn = b""
     while True:
         try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal closed with the process
+            chunk = os.read(fd, 65536)
+        except OSError:  # the terminal closed with the writer
             break
         if not chunk:
             break
         drawn += chunk
-    proc.wait()
-    took = time.monotonic() - started
+    return drawn
+
+
+def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The redraw thread on a real terminal, waited on by what it drew, not by a clock."""
+    master, slave = os.openpty()
+    terminal = os.fdopen(slave, "w")
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress, "QUIET_START_S", 0.0)
+    monkeypatch.setattr(progress, "REDRAW_S", 0.01)
+    bar = progress.Progress("rrg: indexing", True)
+    assert bar.enabled
+    seen = b""
+    for done in (10, 500, 1000):
+        bar(done, 1000)
+        while f" {done}/1000 ".encode() not in seen:  # each count is drawn in its turn
+            seen += os.read(master, 65536)
+    bar.close()
+    terminal.close()
+    seen += _read_all(master)
     os.close(master)
-    assert proc.returncode == 0
-    frames = [f for f in drawn.split(b"\r\x1b[K") if f.startswith(b"rrg: indexing")]
-    assert frames, drawn[-600:]
-    assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames[-1]
-    assert frames[-1] != frames[0]
-    # Redrawn every 0.2 s once shown after the first second (allow for a slow machine).
-    if took > 2.5:
-        assert len(frames) >= 3, (took, frames)
+    frames = [f for f in seen.split(b"\r\x1b[K") if f.startswith(b"rrg: indexing")]
+    assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames
+    assert b"[" + b"#" * 30 + b"]" in seen and b"[" + b"." * 30 + b"]" in seen
+    assert seen.endswith(b"\r\x1b[K")
 
 
 def test_no_bar_in_a_pipe(tmp_path: Path, env: dict[str, str]) -> None:

@@ -74,6 +74,7 @@ def _start_build_and_wait(tree: Path, env: dict[str, str], rows: int) -> subproc
     return proc
 
 
+@pytest.mark.slow
 def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, str]) -> None:
     """kill -9 at several points of cold builds (after one chunk, then two, each build
     starting again from where the last was killed); afterwards a normal run succeeds and
@@ -168,6 +169,7 @@ def test_the_searched_tree_is_never_written(tmp_path: Path, env: dict[str, str])
     assert sorted((p.name, p.stat().st_mtime_ns) for p in tree.rglob("*")) == before
 
 
+@pytest.mark.slow
 def test_a_planted_pickle_is_never_loaded(tmp_path: Path, env: dict[str, str]) -> None:
     """The static table cache is read with allow_pickle=False: a pickle there is data,
     rejected and rebuilt, never run."""
@@ -350,7 +352,7 @@ def test_a_current_directory_deleted_is_one_line_exit_2(
 
 def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, str]) -> None:
     """Eight rrg at once on a tree never indexed while another process edits, adds and
-    deletes files: each exits 0 or 1, prints only lines some version of a file held, and
+    deletes files: each exits 0, prints only lines some version of a file held, and
     the index is consistent afterwards (a refresh with no change reads nothing)."""
     import threading
 
@@ -379,7 +381,10 @@ def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, st
         stop.set()
         editor.join()
     for p, (out, err) in zip(procs, outs, strict=True):
-        assert p.returncode in (0, 1), err
+        # Every one of the 800 first files holds a needle, edited or not, and none is
+        # deleted: each run prints a line of each (an empty output would pass the loop).
+        assert p.returncode == 0, err
+        assert len(out.splitlines()) >= 800, (len(out.splitlines()), err)
         assert b"Traceback" not in err and b"internal error" not in err
         assert b"cannot use the index" not in err, err  # the builder is waited for
         for line in out.splitlines():

@@ -36,7 +36,8 @@ from rrg.index.store import (
 )
 from rrg.index.textstats import decode, looks_binary, term_counts, with_path_terms
 from rrg.index.view import IndexView, load_view, piece_idf
-from rrg.model.encoder import Encoder, static_table, static_vectors
+from rrg.model.encoder import Encoder
+from rrg.model.static_table import static_table, static_vectors
 
 #: Bytes read of each file for ranking; a longer file is ranked by its head.
 READ_LIMIT = 1 << 20

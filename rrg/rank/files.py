@@ -20,8 +20,9 @@ from rrg.index.refresh import IndexBusy, Listing, RefreshReport, read_head, refr
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids
 from rrg.index.view import IndexView
-from rrg.model.encoder import Encoder, static_table, static_table_path
+from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
+from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.progress import Progress
 from rrg.rank.passages import ScoredPassages, score_passages

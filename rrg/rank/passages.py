@@ -19,8 +19,9 @@ import numpy as np
 import xxhash
 
 from rrg.index.textstats import words
-from rrg.model.encoder import Encoder, static_table, static_vectors
+from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
+from rrg.model.static_table import static_table, static_vectors
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from rrg.model.encoder import static_vectors
+from rrg.model.static_table import static_vectors
 
 BM25_K1 = 0.9
 BM25_B = 0.4

@@ -1,0 +1,112 @@
+"""The static token table: each WordPiece token's vector, distilled from the model itself
+(its output for ``[CLS] token [SEP]``, reduced by PCA), kept in the cache dir; and the
+static vector of a text, the idf-weighted mean of its tokens' rows."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from rrg.model.encoder import Encoder
+from rrg.model.registry import ModelSpec
+
+STATIC_DIMS = 256
+_STATIC_VERSION = 2
+_TABLES: dict[str, np.ndarray] = {}
+
+
+def static_table_path(spec: ModelSpec) -> Path:
+    from rrg.cachedir import models_dir
+
+    return models_dir() / f"static-v{_STATIC_VERSION}-{spec.key}.npy"
+
+
+def static_table(
+    encoder: Encoder, on_progress: Callable[[int, int], None] | None = None
+) -> np.ndarray:
+    """A vector per vocabulary token, distilled from the model and reduced by PCA.
+
+    Each token runs through the model alone (``[CLS] token [SEP]``) and keeps its output at
+    its own position; the table is centred and reduced by PCA. Computed once per model (about
+    15 s on 2 cores for MiniLM) and kept in the cache dir.
+    """
+    from rrg.atomic import atomic_write_bytes
+
+    cache = static_table_path(encoder.spec)
+    if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)
+        return _TABLES[str(cache)]
+    if cache.is_file():
+        try:
+            # Memory-mapped float16: a query touches only its own tokens' rows, and
+            # arithmetic on them promotes to float32 where it meets the float32 weights.
+            table = np.load(cache, mmap_mode="r", allow_pickle=False)
+            # A model narrower than STATIC_DIMS keeps all its dimensions.
+            wide = table.ndim == 2 and 0 < table.shape[1] <= STATIC_DIMS
+            if wide and table.dtype == np.float16:
+                _TABLES[str(cache)] = table
+                return table
+        except (OSError, ValueError):
+            pass  # a damaged cache is recomputed below
+    if encoder.quantized:
+        encoder = Encoder(encoder.spec, exact=True)
+    tok = encoder.tokenizer
+    vocab = tok.get_vocab_size()
+    cls_id = tok.token_to_id("[CLS]") if tok.token_to_id("[CLS]") is not None else 0
+    sep_id = tok.token_to_id("[SEP]") if tok.token_to_id("[SEP]") is not None else 0
+    batch = 1024
+    done = 0
+
+    def run(start: int) -> np.ndarray:
+        nonlocal done
+        ids = np.arange(start, min(vocab, start + batch), dtype=np.int64)
+        seq = np.stack([np.full_like(ids, cls_id), ids, np.full_like(ids, sep_id)], 1)
+        # The token's own output position: measured on scifact, it beats the pooled
+        # sentence vector of the same input (nDCG@10 .484 against .425, tf-idf weighted).
+        hidden = encoder.hidden_states(seq, np.ones_like(seq))[:, 1]
+        with progress_lock:
+            done += len(ids)
+            if on_progress:
+                on_progress(done, vocab)
+        return hidden
+
+    progress_lock = threading.Lock()
+    full = np.concatenate(encoder.map_runs(run, range(0, vocab, batch)))
+    centred = full - full.mean(0)
+    _, _, vt = np.linalg.svd(centred[:: max(1, vocab // 20000)], full_matrices=False)
+    # float16 as stored, so the process that distils ranks exactly as later ones.
+    table = (centred @ vt[:STATIC_DIMS].T).astype(np.float16)
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, table, allow_pickle=False)
+    atomic_write_bytes(cache, buf.getvalue())
+    _TABLES[str(cache)] = table
+    return table
+
+
+def static_vectors(
+    pieces: list[np.ndarray], piece_tfs: list[np.ndarray], idf: np.ndarray, table: np.ndarray
+) -> np.ndarray:
+    """tf-idf weighted, L2-normalised means of token vectors, one row per document.
+
+    Per block of documents, one dense product: (documents x the block's distinct tokens)
+    weights times those tokens' vectors. Five times faster than gathering a vector per
+    token occurrence and summing (measured on 2,000 documents of 300 tokens)."""
+    n = len(pieces)
+    static = np.zeros((n, table.shape[1]), np.float32)
+    for first in range(0, n, 256):
+        block = pieces[first : first + 256]
+        ids = np.concatenate(block).astype(np.int64) if block else np.zeros(0, np.int64)
+        if not len(ids):
+            continue
+        distinct, column = np.unique(ids, return_inverse=True)
+        weights = np.zeros((len(block), len(distinct)), np.float32)
+        row = np.repeat(np.arange(len(block)), [len(p) for p in block])
+        counts = np.concatenate(piece_tfs[first : first + 256]).astype(np.float32)
+        weights[row, column] = counts * idf[ids]
+        static[first : first + len(block)] = weights @ np.asarray(table[distinct], np.float32)
+    norms = np.linalg.norm(static, axis=1, keepdims=True)
+    return static / np.maximum(norms, 1e-9)
