@@ -148,6 +148,22 @@ def long_lines(tmp_path: Path) -> Path:
     return root
 
 
+def _reranked_and_rgs(
+    root: Path, query: str, limit: int, flags: list[str], rg: str, env: dict[str, str]
+) -> tuple[list[bytes], list[bytes]]:
+    """The lines ``rrg -q QUERY --rerank`` prints for the pattern "river" with these flags,
+    and the lines rg prints for the same search; split at newlines only (splitlines() would
+    also drop a CR, which rg prints)."""
+    ours = run(
+        [*rrg_cmd(), "-q", query, "--rerank", "--limit", str(limit), "-n", *flags, "river"],
+        root,
+        env,
+    )
+    assert ours.returncode == 0, ours.stderr
+    theirs = run([rg, "-n", *flags, "river"], root, env)
+    return ours.stdout.split(b"\n")[:-1], theirs.stdout.split(b"\n")[:-1]
+
+
 @pytest.mark.parametrize(
     "flags",
     [
@@ -169,15 +185,8 @@ def long_lines(tmp_path: Path) -> Path:
 def test_reranked_long_lines_are_cut_as_rg_cuts_them(
     flags: list[str], long_lines: Path, rg: str, env: dict[str, str]
 ) -> None:
-    ours = run(
-        [*rrg_cmd(), "-q", "river", "--rerank", "--limit", "20", "-n", *flags, "river"],
-        long_lines,
-        env,
-    )
-    theirs = run([rg, "-n", *flags, "river"], long_lines, env)
-    assert ours.returncode == 0, ours.stderr
-    got = ours.stdout.splitlines()
-    assert len(got) >= 20 and set(got) <= set(theirs.stdout.splitlines()), (got, theirs.stdout)
+    got, theirs = _reranked_and_rgs(long_lines, "river", 20, flags, rg, env)
+    assert len(got) >= 20 and set(got) <= set(theirs), (got, theirs)
 
 
 def test_rerank_json_summary_holds_no_made_up_figures(facts: Path, env: dict[str, str]) -> None:
@@ -247,15 +256,8 @@ def test_reranked_crlf_lines_keep_their_cr_as_rg_prints_them(
     for k in range(6):
         lines = [f"river {k}", "x" * 30 + f" river {k} " + "y" * 30, f"the river mouth {k}"]
         (root / f"w{k}.txt").write_bytes(("\r\n".join(lines) + "\r\n").encode())
-    ours = run(
-        [*rrg_cmd(), "-q", "river mouth", "--rerank", "--limit", "8", "-n", *flags, "river"],
-        root,
-        env,
-    )
-    theirs = run([rg, "-n", *flags, "river"], root, env)
-    assert ours.returncode == 0, ours.stderr
-    got = ours.stdout.split(b"\n")[:-1]  # not splitlines(): it drops a CR
-    assert len(got) == 8 and set(got) <= set(theirs.stdout.split(b"\n")), (got, theirs.stdout)
+    got, theirs = _reranked_and_rgs(root, "river mouth", 8, flags, rg, env)
+    assert len(got) == 8 and set(got) <= set(theirs), (got, theirs)
     if not flags:  # printed whole, every one keeps its CR
         assert all(line.endswith(b"\r") for line in got)
 

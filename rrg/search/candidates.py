@@ -28,9 +28,9 @@ class NothingMatches(Exception):
 
 
 def rank_candidates(
-    plan: QueryPlan, query: str, warn: Warn, walk: CountWalk | None = None
+    plan: QueryPlan, warn: Warn, walk: CountWalk | None = None
 ) -> tuple[Candidates, Ranking, ModelSpec]:
-    """The files rg would search for these arguments, ranked against the query. With a
+    """The files rg would search for these arguments, ranked against the plan's query. With a
     walk counting matches meanwhile: NothingMatches as soon as it found none."""
     from rrg.rank.files import rank_files
 
@@ -44,7 +44,7 @@ def rank_candidates(
     with timings.phase("list+stat"):
         candidates, root, listing = list_and_stat(plan.rg, plan.args, spec)
     ranking = rank_files(
-        query,
+        request.query,
         root,
         candidates.paths,
         spec,

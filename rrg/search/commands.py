@@ -78,7 +78,7 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
 
 def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     args, request = plan.args, plan.request
-    candidates, ranking, spec = rank_candidates(plan, request.query, warn, walk)
+    candidates, ranking, spec = rank_candidates(plan, warn, walk)
     if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
         # No file to order (an empty folder, globs that leave none): rg says what it says
         # of a search that searched nothing, with its exit code.
@@ -127,7 +127,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
     args = _listing_args(rg_args, "--recall")
     plan = QueryPlan.make(rg, rg_args, args, request)
-    candidates, ranking, spec = rank_candidates(plan, query, warn)
+    candidates, ranking, spec = rank_candidates(plan, warn)
     # The scope holds what -q would search: a --scope-file search reads its files by name,
     # where rg would print "binary file matches" for the ones it skips while walking.
     best = searched_files(rg, args, ranking)[: request.scope_size]

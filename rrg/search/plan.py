@@ -12,23 +12,24 @@ from rrg.rg.args import RgArgs
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """What rrg's options ask of a search (built by the CLI from its options)."""
+    """What rrg's options ask of a search, built by the CLI from its options (whose table
+    holds every default: none is repeated here)."""
 
-    query: str = ""
-    line_cap: int = 30  # matching lines (or records) printed before rrg stops rg; 0 = no cap
-    file_limit: int | None = None  # --limit as given: --files lists every file without it
-    passage_limit: int = 30  # passages the no-pattern mode prints
-    stage_files: int = 20  # files the transformer stage re-orders; 0 with --fast
-    excerpt: int | None = None  # None: ``pipe_excerpt`` in a pipe, lines whole on a terminal
-    pipe_excerpt: int = 0
-    model: str | None = None
-    rerank: bool = False
-    rerank_query: str | None = None
-    pool: int = 500
-    show_progress: bool = True
-    scope_size: int = 5000
-    paragraphs: int = 10  # entry points --recall prints
-    scope_file: str | None = None
+    query: str
+    line_cap: int  # matching lines (or records) printed before rrg stops rg; 0 = no cap
+    file_limit: int | None  # --limit as given: --files lists every file without it
+    passage_limit: int  # passages the no-pattern mode prints
+    stage_files: int  # files the transformer stage re-orders; 0 with --fast
+    excerpt: int | None  # None: ``pipe_excerpt`` in a pipe, lines whole on a terminal
+    pipe_excerpt: int
+    model: str | None
+    rerank: bool
+    rerank_query: str | None
+    pool: int
+    show_progress: bool
+    scope_size: int
+    paragraphs: int  # entry points --recall prints
+    scope_file: str | None
 
 
 @dataclass(frozen=True)
