@@ -45,9 +45,8 @@ def run_set(s: LabelledSet, limit: int | None) -> dict[str, dict[str, list[float
         for budget in BUDGETS:
             rank.STAGE_PASSAGES = budget
             start = time.monotonic()
-            ranking = rank.rank_files(
-                query, os.fsencode(s.root), paths, spec, lambda m: None, False, STAGE_FILES
-            )
+            settings = rank.RankSettings(spec, STAGE_FILES, lambda m: None)
+            ranking = rank.rank_files(query, os.fsencode(s.root), paths, settings)
             found = best_paragraphs(query, ranking, spec, 10)
             row.setdefault(f"t{budget}", []).append(time.monotonic() - start)
             hit = float(any(doc_of.get(p) in gold for p, _ in found))

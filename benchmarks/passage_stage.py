@@ -40,7 +40,7 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.files import refresh_index, signals
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
-from rrg.rank.passages import score_passages
+from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores
 
 SWEEP_K = (20, 30)
@@ -156,16 +156,8 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                         " defs": lambda text, _, at=path_of: cut_definitions(text, at[text]),
                         " split0": lambda text, _: split_before(text),
                     }[cut]
-                    scored = score_passages(
-                        query,
-                        texts,
-                        encoder,
-                        view.piece_idf,
-                        k + extra,
-                        vectors_for,
-                        read_names(names, read),
-                        cutter,
-                    )
+                    scorer = PassageScorer(encoder, view.piece_idf, vectors_for, k + extra)
+                    scored = score_passages(query, texts, scorer, read_names(names, read), cutter)
                     for pool in SWEEP_POOL:
                         best = (
                             top_two_mean(scored.owners, scored.cosine, len(chosen))

@@ -33,7 +33,7 @@ from benchmarks.quality import ndcg10
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.files import STAGE_PASSAGES, refresh_index, signals
-from rrg.rank.passages import score_passages
+from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores
 
 #: The files the stage weighs (``--cascade``'s default).
@@ -103,15 +103,10 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
         names = [s.doc_path[docs[i]] for i in chosen]
         scores = {"rrg --fast": fused}
         for name, variant in variants.items():
-            scored = score_passages(
-                query,
-                texts,
-                variant.encoder,
-                view.piece_idf,
-                variant.budget,
-                variant.vectors_for,
-                names,
+            scorer = PassageScorer(
+                variant.encoder, view.piece_idf, variant.vectors_for, variant.budget
             )
+            scored = score_passages(query, texts, scorer, names)
             staged = fused.copy()
             best = scored.best_per_file(len(chosen))
             staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused)

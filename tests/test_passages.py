@@ -15,6 +15,7 @@ from rrg.model.static_table import static_table
 from rrg.rank.passages import (
     PASSAGE_TOKENS,
     Encode,
+    PassageScorer,
     ScoredPassages,
     passage_bm25,
     passage_static,
@@ -47,7 +48,7 @@ def test_passage_static_is_the_weighted_mean_cosine(
         return dict(zip(keys, encode(keys), strict=True))
 
     keys = [f"k{i}" for i in range(len(TEXTS))]
-    got = passage_static(query, TEXTS, keys, encoder, idf, vectors_for)
+    got = passage_static(query, TEXTS, keys, PassageScorer(encoder, idf, vectors_for, 0))
     assert computed == keys
 
     def weighted_mean(text: str) -> np.ndarray:
@@ -99,7 +100,8 @@ def test_each_passage_is_read_with_its_files_path(
         return dict(zip(keys, encode(keys), strict=True))
 
     def score(names: list[str] | None) -> ScoredPassages:
-        return score_passages("matrix determinant", texts, encoder, idf, 2, vectors_for, names)
+        scorer = PassageScorer(encoder, idf, vectors_for, 2)
+        return score_passages("matrix determinant", texts, scorer, names)
 
     named = score(["a/colors.py", "z/determinant.py"])
     assert named.cheap[1] > named.cheap[0]
@@ -133,7 +135,7 @@ def test_a_passages_vector_does_not_depend_on_what_was_read_with_it(
             memo.update(((kind, k), v) for k, v in zip(missing, encode(missing), strict=True))
             return {k: memo[kind, k] for k in keys}
 
-        return score_passages(query, only, encoder, idf, 8, vectors_for)
+        return score_passages(query, only, PassageScorer(encoder, idf, vectors_for, 8))
 
     together = scored({}, texts).cosine
     memo: dict = {}

@@ -240,25 +240,21 @@ def open_view(index_path: Path, vocab: int) -> IndexView | None:
 def refresh(
     index_path: Path,
     root: Path,
-    rel_paths: list[bytes],
+    listing: Listing,
     encoder: Encoder,
     warn: Warn,
     progress: Progress | None = None,
-    listing: Listing | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
-    """Bring the index up to date for rel_paths (relative to root); returns the view, each
-    path's row in it (-1: not indexed) and what was done. ``listing``: those paths already
-    stat-ed (see ``StatPass``).
+    """Bring the index up to date for the listed files (relative to root, stat-ed: see
+    ``StatPass``); returns the view, each path's row in it (-1: not indexed) and what was
+    done.
 
     A process that cannot get the writer lock in time gets ``IndexBusy``, which holds the
     index as it stands.
     """
-    report = RefreshReport(listed=len(rel_paths))
+    report = RefreshReport(listed=len(listing.paths))
     table = static_table(encoder)
     vocab = table.shape[0]
-    if listing is None:
-        with timings.phase("stat"):
-            listing = stat_listing(root, rel_paths)
     with timings.phase("open"):
         view = open_view(index_path, vocab)
     if view is not None:
@@ -285,9 +281,8 @@ def refresh(
             changes = find_changes(view, root, listing)
             if len(changes.stale) or changes.gone:
                 with timings.phase("write"):
-                    _apply_changes(
-                        store, view, root, listing, changes, encoder, table, report, progress
-                    )
+                    writer = _Writer(store, root, encoder, table, report, progress)
+                    _apply_changes(writer, view, listing, changes)
                 with timings.phase("merge"):
                     compact(store)
                 view = load_view(store, vocab)
@@ -299,17 +294,22 @@ def refresh(
             store.close()
 
 
-def _apply_changes(
-    store: IndexStore,
-    view: IndexView,
-    root: Path,
-    listing: Listing,
-    changes: Changes,
-    encoder: Encoder,
-    table: np.ndarray,
-    report: RefreshReport,
-    progress: Progress | None,
-) -> None:
+@dataclass
+class _Writer:
+    """What writes changed files into the index: the store (under the writer lock), the
+    root they are read from, the model's tokenizer and static table, the report and bar."""
+
+    store: IndexStore
+    root: Path
+    encoder: Encoder
+    table: np.ndarray
+    report: RefreshReport
+    progress: Progress | None
+
+
+def _apply_changes(writer: _Writer, view: IndexView, listing: Listing, changes: Changes) -> None:
+    store, root, encoder, table = writer.store, writer.root, writer.encoder, writer.table
+    report, progress = writer.report, writer.progress
     hashes = view.column("hash")
     stale = changes.stale
     df = view.piece_df.copy()  # grows with each chunk written, for the next one's idf

@@ -53,7 +53,7 @@ def import_model(source: str, trust_remote_code: bool = False) -> Path:
             "--import-model needs the optional extra: pip install 'rrg[import]' "
             "(sentence-transformers and torch==2.13.0)"
         ) from err
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
         st = SentenceTransformer(source, device="cpu", trust_remote_code=trust_remote_code)
     except Exception as err:  # sentence-transformers raises many types for a bad source

@@ -14,7 +14,7 @@ import numpy as np
 
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
-from rrg.rank.files import STAGE_PASSAGES, Ranking, passages_of
+from rrg.rank.files import STAGE_PASSAGES, Ranking, passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.scoring import order_by
 
@@ -39,8 +39,8 @@ def best_paragraphs(
         budget = 0 if ranking.fast else STAGE_PASSAGES
         # Paths as rg printed them are relative to the cwd, not to the index's root.
         where = [os.path.abspath(p) for p in paths]
-        encoder = Encoder(spec)
-        scored = passages_of(query, ranking.root, where, spec, encoder, ranking.piece_idf, budget)
+        scorer = stage_scorer(ranking.root, Encoder(spec), ranking.piece_idf, budget)
+        scored = passages_of(query, ranking.root, where, scorer)
     if not scored.paragraphs:
         return []
     read = ~np.isnan(scored.cosine)

@@ -16,7 +16,14 @@ import numpy as np
 
 from rrg import timings
 from rrg.errors import ModelError, RrgError
-from rrg.index.refresh import IndexBusy, Listing, RefreshReport, read_head, refresh
+from rrg.index.refresh import (
+    IndexBusy,
+    Listing,
+    RefreshReport,
+    read_head,
+    refresh,
+    stat_listing,
+)
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids
 from rrg.index.view import IndexView
@@ -25,7 +32,7 @@ from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.progress import Progress
-from rrg.rank.passages import ScoredPassages, score_passages
+from rrg.rank.passages import PassageScorer, ScoredPassages, score_passages
 from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
 from rrg.rank.scoring import (
     PATH_WEIGHT,
@@ -86,7 +93,11 @@ def refresh_index(
     bar = Progress("rrg: indexing", show_progress)
     try:
         path = index_path_for(root, encoder.spec)
-        return refresh(path, Path(os.fsdecode(root)), rel, encoder, warn, bar, listing)
+        at = Path(os.fsdecode(root))
+        if listing is None:
+            with timings.phase("stat"):
+                listing = stat_listing(at, rel)
+        return refresh(path, at, listing, encoder, warn, bar)
     finally:
         bar.close()
 
@@ -126,32 +137,47 @@ class StagePassages:
     scored: ScoredPassages
 
 
+@dataclass(frozen=True)
+class RankSettings:
+    """How a ranking runs: the model, how many files the stage re-orders (0: the cheap
+    order alone), where warnings go, whether an index build shows its bar, and a
+    ``checkpoint`` called between the steps that may raise to give the ranking up."""
+
+    spec: ModelSpec
+    stage_files: int
+    warn: Callable[[str], None]
+    show_progress: bool = False
+    checkpoint: Callable[[], None] = lambda: None
+
+
 def rank_files(
     query: str,
     root: bytes,
     printed: list[bytes],
-    spec: ModelSpec,
-    warn: Callable[[str], None],
-    show_progress: bool,
-    stage_files: int,
+    settings: RankSettings,
     listing: Listing | None = None,
-    checkpoint: Callable[[], None] | None = None,
 ) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
-    best passages (0: the cheap order alone). ``root`` is the serving root and ``listing``
-    the printed paths relative to it, already stat-ed (both from ``list_and_stat``).
-    ``checkpoint`` is called between the steps (before the model is loaded, before scoring,
-    before the model runs) and may raise to give up the ranking (a search that has found
-    out it matches nothing)."""
-    check = checkpoint or (lambda: None)
+    best passages. ``root`` is the serving root and ``listing`` the printed paths relative
+    to it, already stat-ed (both from ``list_and_stat``). The checkpoint runs before the
+    model is loaded, before scoring and before the model runs (a search that has found out
+    it matches nothing gives up there)."""
+    spec, stage_files, warn, check = (
+        settings.spec,
+        settings.stage_files,
+        settings.warn,
+        settings.checkpoint,
+    )
     encoder = Encoder(spec)
     check()
     if stage_files > 0 and model_ready(spec) and not query_seen(query, root, spec):
         encoder.preload()  # a new query: the stage will run the model
     rel = listing.paths if listing is not None else relative_to(root, printed)
     try:
-        view, rows, report = refresh_index(root, rel, encoder, warn, show_progress, listing)
+        view, rows, report = refresh_index(
+            root, rel, encoder, warn, settings.show_progress, listing
+        )
     except ModelError:
         raise
     except IndexBusy as busy:
@@ -188,9 +214,8 @@ def rank_files(
             rel_top = [view.path(int(r)) for r in cand_rows[top]]
             budget = max(STAGE_PASSAGES, len(rel_top))
             with timings.phase("stage"):
-                scored = passages_of(
-                    query, root, rel_top, spec, encoder, view.piece_idf, budget, pieces
-                )
+                scorer = stage_scorer(root, encoder, view.piece_idf, budget)
+                scored = passages_of(query, root, rel_top, scorer, pieces)
         except (ModelError, OSError, sqlite3.Error) as err:
             warn(f"the transformer stage failed ({err}); ranking without it")
             fast = True
@@ -209,18 +234,22 @@ def rank_files(
     return Ranking(ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast)
 
 
+def stage_scorer(
+    root: bytes, encoder: Encoder, piece_idf: np.ndarray | None, budget: int
+) -> PassageScorer:
+    """The stage's scorer for a root: its vectors kept in the root's vector cache."""
+    return PassageScorer(encoder, piece_idf, root_vectors(root, encoder.spec), budget)
+
+
 def passages_of(
     query: str,
     root: bytes,
     rel: list[bytes],
-    spec: ModelSpec,
-    encoder: Encoder,
-    piece_idf: np.ndarray | None,
-    budget: int,
+    scorer: PassageScorer,
     pieces: np.ndarray | None = None,
 ) -> ScoredPassages:
     """The passages of these files (relative to root, or absolute) scored by the cheap tier,
-    the best ``budget`` of them by the model too, vectors kept in the root's cache; ``pieces``:
+    the best ``scorer.budget`` of them by the model too; ``pieces``:
     the query's WordPiece ids, where the caller has them. A file that cannot be read, or
     that rg would skip as binary, has no passages."""
     names = [passage_name(root, path) for path in rel]
@@ -231,10 +260,7 @@ def passages_of(
             data = read_head(Path(os.fsdecode(root)), path) or b""
             yield "" if looks_binary(data) else decode(data)
 
-    vectors_for = root_vectors(root, spec)
-    return score_passages(
-        query, texts(), encoder, piece_idf, budget, vectors_for, names, query_pieces=pieces
-    )
+    return score_passages(query, texts(), scorer, names, query_pieces=pieces)
 
 
 def passage_name(root: bytes, path: bytes) -> str:

@@ -36,6 +36,18 @@ Cut = Callable[[str, str], list[Paragraph]]
 VectorsFor = Callable[[str, list[str], Encode], dict[str, np.ndarray]]
 
 
+@dataclass(frozen=True)
+class PassageScorer:
+    """What reads a query's passages: the model, the index's WordPiece idf for the static
+    tier (None: BM25 alone), the vector cache (``vectors_for``), and how many passages the
+    model reads (``budget``; 0: the cheap tier alone)."""
+
+    encoder: Encoder
+    piece_idf: np.ndarray | None
+    vectors_for: VectorsFor
+    budget: int
+
+
 @dataclass
 class ScoredPassages:
     """Passages of some files, with the cheap score of each and the model's cosine of the
@@ -87,9 +99,7 @@ def passage_static(
     query: str,
     texts: Sequence[str],
     keys: list[str],
-    encoder: Encoder,
-    piece_idf: np.ndarray,
-    vectors_for: VectorsFor,
+    scorer: PassageScorer,
     query_pieces: np.ndarray | None = None,
 ) -> np.ndarray:
     """Cosine of each passage's static vector (idf-weighted mean of its WordPiece vectors,
@@ -97,6 +107,8 @@ def passage_static(
     ``query_pieces``, cut here when not given). The vectors are kept by content hash
     (``keys``) like the model's: tokenising the passages of 20 files is most of the cheap
     tier's cost, and the same files come back query after query."""
+    encoder, piece_idf = scorer.encoder, scorer.piece_idf
+    assert piece_idf is not None, "the static tier needs the index's idf"
     table = static_table(encoder)
     if query_pieces is None:
         query_pieces = encoder.piece_ids([query], PASSAGE_TOKENS)[0]
@@ -111,7 +123,7 @@ def passage_static(
             counts.append(count)
         return static_vectors(pieces, counts, piece_idf, table)
 
-    vectors = vectors_for("static", keys, compute)
+    vectors = scorer.vectors_for("static", keys, compute)
     return np.array([float(vectors[k] @ qvec) for k in keys], np.float64)
 
 
@@ -163,17 +175,14 @@ class _Bodies(Sequence[str]):
 def score_passages(
     query: str,
     texts: Iterable[str],
-    encoder: Encoder,
-    piece_idf: np.ndarray | None,
-    budget: int,
-    vectors_for: VectorsFor,
+    scorer: PassageScorer,
     names: list[str] | None = None,
     cut: Cut | None = None,
     query_pieces: np.ndarray | None = None,
 ) -> ScoredPassages:
     """Split each file's text into passages, score them cheaply, and put the best ``budget``
-    through the model. ``vectors_for(keys, encode)`` returns vectors by content hash,
-    encoding only the keys it does not hold (the root's vector cache, or a dict). ``names``
+    through the model. ``scorer.vectors_for(kind, keys, encode)`` returns vectors by content
+    hash, encoding only the keys it does not hold (the root's vector cache, or a dict). ``names``
     are the files' paths, read with their passages; ``cut`` replaces blank-line cutting
     (the benchmarks measure alternatives with it); ``query_pieces``: the query's WordPiece
     ids, when the caller has them."""
@@ -190,18 +199,16 @@ def score_passages(
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
     every_key = [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in bodies]
     lexical = passage_bm25(query, bodies)
-    if piece_idf is not None:
-        static = passage_static(
-            query, bodies, every_key, encoder, piece_idf, vectors_for, query_pieces
-        )
-        cheap = fuse(lexical, static)
+    if scorer.piece_idf is not None:
+        cheap = fuse(lexical, passage_static(query, bodies, every_key, scorer, query_pieces))
     else:
         cheap = lexical
-    chosen = pick(owners, cheap, budget)
+    chosen = pick(owners, cheap, scorer.budget)
     if not chosen:  # the cheap tier alone: the model is not run
         return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), cosine)
     keys = [every_key[k] for k in chosen]
     text_of = {key: bodies[k] for key, k in zip(keys, chosen, strict=True)}
+    encoder = scorer.encoder
 
     def encode(missing: list[str]) -> np.ndarray:
         # One text a run (the encoder's default), so that a query's order does not depend
@@ -212,7 +219,7 @@ def score_passages(
     query_text = encoder.spec.query_prefix + query
     key_of_query = query_key(encoder.spec, query)
     text_of[key_of_query] = query_text
-    vectors = vectors_for("passage", [*keys, key_of_query], encode)
+    vectors = scorer.vectors_for("passage", [*keys, key_of_query], encode)
     qvec = vectors[key_of_query]
     for key, k in zip(keys, chosen, strict=True):
         cosine[k] = float(vectors[key] @ qvec)

@@ -18,7 +18,7 @@ import xxhash
 from rrg.errors import EXIT_ERROR
 from rrg.excerpt import char_offset, window
 from rrg.rg.args import RgArgs
-from rrg.rg.ordered import batches
+from rrg.rg.ordered import Json, OrderedSearch, batches
 
 #: Characters of a match line the model reads, around the first submatch (a third before it).
 SCORE_CHARS = 480
@@ -33,7 +33,7 @@ class Match:
     """One matching line: where it is, its submatches, and what the model scores."""
 
     path: bytes
-    path_json: dict  # rg's own {"text": ...} or {"bytes": ...}
+    path_json: Json  # rg's own {"text": ...} or {"bytes": ...}
     line_number: int | None
     offset: int  # absolute byte offset of the line in its file
     length: int  # bytes of the line, its terminator included
@@ -43,7 +43,7 @@ class Match:
     kept: bytes | None  # the line itself, when short (or when rg transforms the bytes)
     order: int = 0
     score: float = 0.0
-    extras: dict = field(default_factory=dict)
+    extras: Json = field(default_factory=dict)
 
     def line(self) -> bytes | None:
         """The whole line, terminator included; None when its file changed since rg read it."""
@@ -58,7 +58,7 @@ class Match:
         return data if xxhash.xxh3_64_hexdigest(data) == self.digest else None
 
 
-def _text_or_bytes(obj: dict) -> bytes:
+def _text_or_bytes(obj: Json) -> bytes:
     if "text" in obj:
         return str(obj["text"]).encode("utf-8", "surrogateescape")
     return base64.b64decode(obj["bytes"])
@@ -74,7 +74,7 @@ def scoring_excerpt(line: bytes, spans: list[tuple[int, int]]) -> str:
     return piece[lo:hi].strip()
 
 
-def _match_from(message: dict, keep_whole: bool, order: int) -> Match:
+def _match_from(message: Json, keep_whole: bool, order: int) -> Match:
     data = message["data"]
     line = _text_or_bytes(data["lines"])
     spans = [(int(s["start"]), int(s["end"])) for s in data.get("submatches") or []]
@@ -93,11 +93,11 @@ def _match_from(message: dict, keep_whole: bool, order: int) -> Match:
     )
 
 
-def collect(
-    rg: str, args: RgArgs, user_flags: list[str], patterns: list[str], files: list[bytes], pool: int
-) -> tuple[list[Match], bool, bool]:
-    """Up to ``pool`` matches in file order; (matches, more remain, rg reported an error)."""
-    keep_whole = args.has(*_TRANSFORMING)
+def collect(search: OrderedSearch, files: list[bytes], pool: int) -> tuple[list[Match], bool, bool]:
+    """Up to ``pool`` matches of the search's rg, flags and patterns, in file order;
+    (matches, more remain, rg reported an error)."""
+    rg, user_flags, patterns = search.rg, search.user_flags, search.patterns
+    keep_whole = search.args.has(*_TRANSFORMING)
     found: list[Match] = []
     error = False
     for batch in batches(files):
@@ -140,10 +140,10 @@ def unsupported_with_rerank(args: RgArgs) -> str | None:
     return None
 
 
-def line_json(match: Match, line: bytes) -> dict:
+def line_json(match: Match, line: bytes) -> Json:
     """The match as rg's JSON ``match`` message, with its score."""
 
-    def text_or_bytes(data: bytes) -> dict:
+    def text_or_bytes(data: bytes) -> Json:
         try:
             return {"text": data.decode("utf-8")}
         except UnicodeDecodeError:

@@ -14,6 +14,7 @@ import os
 import subprocess
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.excerpt import MARK_FLAGS, cut_line
@@ -21,6 +22,9 @@ from rrg.rg.args import RgArgs, unescape
 from rrg.rg.replies import StderrFilter, count_records
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
+
+#: One of rg's JSON messages, or a part of one, as ``json.loads`` gives it.
+Json = dict[str, Any]
 
 
 def _batch_bytes() -> int:
@@ -105,7 +109,7 @@ class OrderedSearch:
         self.early_walk = settings.early_walk if settings.walk is not None else None
         self.excerpt = settings.excerpt
         self.lines_cut = 0
-        self.summary: dict | None = None
+        self.summary: Json | None = None
         self.args = args
         self.cap = settings.cap
         self.user_flags = args.search_args()
@@ -422,19 +426,19 @@ def _records(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:
         yield rest
 
 
-def summary_message(summary: dict | None) -> bytes:
+def summary_message(summary: Json | None) -> bytes:
     """The one summary message of a ``--json`` search, as rg ends its own: the statistics
     of rrg's print runs added up, zeros where no file needed printing."""
     if summary is None:
         elapsed = {"human": "0.000000s", "nanos": 0, "secs": 0}
         counts = ("bytes_printed", "bytes_searched", "matched_lines", "matches", "searches")
-        stats: dict = {name: 0 for name in counts}
+        stats: Json = {name: 0 for name in counts}
         stats.update(elapsed=elapsed, searches_with_match=0)
         summary = {"data": {"elapsed_total": elapsed, "stats": stats}, "type": "summary"}
     return json.dumps(summary, separators=(",", ":")).encode() + b"\n"
 
 
-def _merge_summary(total: dict | None, new: dict) -> dict:
+def _merge_summary(total: Json | None, new: Json) -> Json:
     """Add up rg's summary stats across runs, so a JSON consumer sees one summary."""
     if total is None:
         return new

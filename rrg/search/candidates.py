@@ -32,7 +32,7 @@ def rank_candidates(
 ) -> tuple[Candidates, Ranking, ModelSpec]:
     """The files rg would search for these arguments, ranked against the plan's query. With a
     walk counting matches meanwhile: NothingMatches as soon as it found none."""
-    from rrg.rank.files import rank_files
+    from rrg.rank.files import RankSettings, rank_files
 
     def check_walk() -> None:
         if walk is not None and walk.found_nothing():
@@ -43,17 +43,10 @@ def rank_candidates(
     check_walk()
     with timings.phase("list+stat"):
         candidates, root, listing = list_and_stat(plan.rg, plan.args, spec)
-    ranking = rank_files(
-        request.query,
-        root,
-        candidates.paths,
-        spec,
-        warn,
-        request.show_progress,
-        request.stage_files,
-        listing,
-        check_walk,
+    settings = RankSettings(
+        spec, request.stage_files, warn, request.show_progress, checkpoint=check_walk
     )
+    ranking = rank_files(request.query, root, candidates.paths, settings, listing)
     return candidates, ranking, spec
 
 

@@ -25,9 +25,7 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
     plan = run.plan
     request, args = plan.request, plan.args
     cap = request.line_cap
-    matches, more, error = collect(
-        plan.rg, args, search.user_flags, search.patterns, run.files, request.pool
-    )
+    matches, more, error = collect(search, run.files, request.pool)
     if not more and (cap == 0 or len(matches) <= cap):
         return None
     spec = resolve_model(request.model)
