@@ -107,14 +107,14 @@ def test_stdin_passes_through(tmp_path: Path, rg: str, env: dict[str, str]) -> N
 
 
 def test_passthrough_imports_nothing_heavy(tmp_path: Path, env: dict[str, str]) -> None:
-    """The exec path must not load click, numpy, onnxruntime or tokenizers."""
+    """The exec path must not load click, numpy, onnxruntime, tokenizers or tree-sitter."""
     import sys
 
     code = (
         "import sys, os; sys.argv=['rrg','--version-probe-never-run'];"
         "import rrg.cli.entry, rrg.cli.argsplit, rrg.rg.binary;"
         "rrg.cli.argsplit.split_argv(['-i','x']);"
-        "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers') "
+        "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers','tree_sitter') "
         "if m in sys.modules))"
     )
     out = run([sys.executable, "-c", code], tmp_path, env)

@@ -32,6 +32,8 @@ from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.progress import Progress
+from rrg.rank.code_order import code_order
+from rrg.rank.code_passages import cut_passages
 from rrg.rank.passages import PassageScorer, ScoredPassages, score_passages
 from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
 from rrg.rank.scoring import (
@@ -205,6 +207,8 @@ def rank_files(
         lexical, semantic = signals(query, view, encoder, pieces)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
+    with timings.phase("code"):
+        fused, offsets = code_order(query, root, fused, lambda k: view.path(int(cand_rows[k])))
     stage: StagePassages | None = None
     fast = stage_files <= 0
     if not fast:
@@ -223,7 +227,7 @@ def rank_files(
             best = scored.best_per_file(len(top))
             fused = fused.copy()
             fused[top] = staged_scores(
-                lexical[cand_rows[top]], semantic[cand_rows[top]], best, fused
+                lexical[cand_rows[top]], semantic[cand_rows[top]], best, fused, offsets=offsets[top]
             )
             stage = StagePassages([printed[i] for i in rankable[top]], scored)
     order = rankable[order_by(fused)]
@@ -260,7 +264,7 @@ def passages_of(
             data = read_head(Path(os.fsdecode(root)), path) or b""
             yield "" if looks_binary(data) else decode(data)
 
-    return score_passages(query, texts(), scorer, names, query_pieces=pieces)
+    return score_passages(query, texts(), scorer, names, cut_passages, pieces)
 
 
 def passage_name(root: bytes, path: bytes) -> str:

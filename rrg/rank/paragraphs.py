@@ -14,6 +14,9 @@ class Paragraph:
     start: int  # first line, 1-based
     end: int  # last line, inclusive
     text: str
+    # Read before the text, not printed: the first line of the class a method was cut from
+    # (``rrg.rank.code_passages``), so that the method is read as the class's.
+    context: str = ""
 
 
 #: How far back from an even cut a piece of a long line may end, to end after a space.

@@ -132,7 +132,8 @@ def passage_text(name: str, paragraph: Paragraph) -> str:
     The path names what a passage of code is about (``sympy/matrices/determinant.py``)
     when its text is a loop body; with it the stage's file order on the code sets' dev
     half rose from .392 to .448 (benchmarks/passage_stage.py)."""
-    return f"{name}\n{paragraph.text}" if name else paragraph.text
+    head = "\n".join(part for part in (name, paragraph.context) if part)
+    return f"{head}\n{paragraph.text}" if head else paragraph.text
 
 
 def pick(owners: list[int], cheap: np.ndarray, budget: int) -> list[int]:

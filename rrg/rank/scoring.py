@@ -112,14 +112,18 @@ def staged_scores(
     dense: np.ndarray,
     fused: np.ndarray,
     dense_weight: float = STAGE_DENSE_WEIGHT,
+    *,
+    offsets: np.ndarray | None = None,
 ) -> np.ndarray:
     """New scores for the top files, all above every file outside the top: BM25, static and
-    transformer cosines z-scored and summed. A file the model read nothing of (NaN) takes
-    the lowest cosine read."""
+    transformer cosines z-scored and summed, plus each file's code offsets (``code_order``).
+    A file the model read nothing of (NaN) takes the lowest cosine read."""
     if np.isfinite(dense).any():
         dense = np.where(np.isnan(dense), np.nanmin(dense), dense)
     else:
         dense = np.zeros_like(dense)
     mixed = zscore(lexical) + zscore(static) + dense_weight * zscore(dense)
+    if offsets is not None:
+        mixed = mixed + offsets
     floor = float(fused.max()) + 1.0
     return np.round(floor + mixed - mixed.min(), 9)

@@ -1,0 +1,78 @@
+"""The code priors on the other labelled sets: the prose sets, which must not drop, and the
+SWE-bench code sets. File nDCG@10 with the priors as shipped, with them off, and as before
+either (the priors off, code cut at blank lines), dev and test halves (odd and even query
+ids), in the cheap order (``--fast``) or, with ``--stage``, the default order.
+
+Run: python -m benchmarks.code_priors [--stage] [LIMIT] [SET ...]
+(LIMIT: queries a set, default all; SET: a set's name, default every set)
+Minutes for the cheap order; the stage reads passages the first time (tens of minutes).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from statistics import mean
+
+from benchmarks.common import OUT, machine
+from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks
+from benchmarks.passage_stage import half
+from benchmarks.quality import ndcg10
+from benchmarks.semble_code import OFF, SHIPPED, constants
+from rrg.model.registry import default_model
+from rrg.rank.files import RankSettings, rank_files
+
+#: As shipped; the priors off; and as before either (priors off, code cut at blank lines).
+SETTINGS = {
+    "shipped": SHIPPED,
+    "off": OFF,
+    "before": {**OFF, "passages.ENABLED": False},
+}
+
+
+def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[str, list[float]]]:
+    os.chdir(s.root)
+    doc_of = {os.fsencode(path): doc for doc, path in s.doc_path.items()}
+    paths = sorted(doc_of)
+    rank = RankSettings(default_model(), stage, lambda message: None)
+    out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
+    for qid, query in list(s.queries.items())[:limit]:
+        for name, values in SETTINGS.items():
+            with constants(values):
+                ranking = rank_files(query, os.fsencode(s.root), paths, rank)
+            ranked = [doc_of[p] for p in ranking.ordered if p in doc_of]
+            out[half(qid)].setdefault(name, []).append(ndcg10(ranked, s.qrels.get(qid, {})))
+    return out
+
+
+def main() -> None:
+    stage = 20 if "--stage" in sys.argv else 0
+    numbers = [int(a) for a in sys.argv[1:] if a.isdigit()]
+    limit = numbers[0] if numbers else None
+    os.environ.setdefault("RRG_CACHE_DIR", str(OUT / "cache"))
+    groups = [(name, [beir(name)]) for name in BEIR_SETS]
+    groups.append(("swebench-lite", swebench_tasks()))
+    groups += [(s.name, [s]) for s in swebench_repos()]
+    wanted = [a for a in sys.argv[1:] if not a.startswith("--") and not a.isdigit()]
+    groups = [(name, sets) for name, sets in groups if not wanted or name in wanted]
+    print(f"code priors on the labelled sets, {'default' if stage else '--fast'}; {machine()}\n")
+    print("| set | half | queries | shipped | priors off | before | shipped - before |")
+    print("|---|---|---|---|---|---|---|")
+    for name, sets in groups:
+        pooled: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
+        for s in sets:
+            for which, scores in evaluate(s, stage, limit).items():
+                for setting, values in scores.items():
+                    pooled[which].setdefault(setting, []).extend(values)
+        for which in ("dev", "test"):
+            got = pooled[which]
+            if not got:
+                continue
+            on, off, before = (mean(got[k]) for k in ("shipped", "off", "before"))
+            n = len(got["shipped"])
+            cells = f"{on:.3f} | {off:.3f} | {before:.3f} | {on - before:+.3f}"
+            print(f"| {name} | {which} | {n} | {cells} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The code priors (``rrg.rank.code_priors``) applied to a ranking's head: the best files of
+the cheap tier and, for a query naming an identifier, every file named after it; only
+those files are read, to find the ones that define it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from rrg.index.refresh import read_head
+from rrg.index.textstats import decode
+from rrg.rank import code_priors as priors
+from rrg.rank.scoring import order_by
+
+#: Files of the cheap order whose paths and texts the priors weigh.
+HEAD_FILES = 200
+#: Above this many candidates the files named after an identifier are looked for in the
+#: head alone (the scan of every path costs about 0.3 s a million).
+NAME_SCAN_LIMIT = 200_000
+
+
+def code_order(
+    query: str, root: bytes, fused: np.ndarray, rel_of: Callable[[int], bytes]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates' scores with the priors applied, and each one's offset (``fused``'s
+    order and units; ``rel_of(k)``: the k-th candidate's path relative to ``root``).
+
+    The priors re-order the files they weigh among themselves, and those stay above every
+    other file: a file outside them was weighed by nobody, so an offset there is unknown,
+    not zero."""
+    form = priors.query_form(query)
+    offsets = np.zeros(len(fused))
+    weighed = order_by(fused)[:HEAD_FILES].tolist()
+    if form.names and len(fused) <= NAME_SCAN_LIMIT:
+        weighed += _named_after(form.names, len(fused), rel_of, set(weighed))
+    pattern = priors.definition_pattern(form.names)
+    scale = 1.0 if form.symbol else priors.EMBEDDED_SCALE
+    at = Path(os.fsdecode(root))
+    for k in weighed:
+        rel = rel_of(k)
+        path = rel.decode("utf-8", "replace")
+        _, parts = priors.stem_parts(path)
+        offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for)
+        if not form.symbol:
+            offset += priors.STEM_WEIGHT * priors.stem_share(form.words, parts)
+        if pattern is not None and pattern.search(decode(read_head(at, rel) or b"")):
+            offset += scale * priors.DEFINITION_WEIGHT
+        offsets[k] = offset
+    scores = fused.copy()
+    if len(weighed) < len(fused):
+        rest = np.ones(len(fused), bool)
+        rest[weighed] = False
+        mixed = fused[weighed] + offsets[weighed]
+        scores[weighed] = float(fused[rest].max()) + 1.0 + mixed - mixed.min()
+    else:
+        scores = fused + offsets
+    return np.round(scores, 9), offsets
+
+
+def _named_after(
+    names: tuple[str, ...], count: int, rel_of: Callable[[int], bytes], skip: set[int]
+) -> list[int]:
+    """Candidates outside ``skip`` whose file stem is one of the names."""
+    wanted = [name.lower().encode() for name in names]
+    found = []
+    for k in range(count):
+        if k in skip:
+            continue
+        base = rel_of(k).rsplit(b"/", 1)[-1].lower()
+        if any(name in base for name in wanted):
+            stem = base.split(b".", 1)[0].decode("utf-8", "replace")
+            if any(priors.stem_is(stem, name) for name in names):
+                found.append(k)
+    return found

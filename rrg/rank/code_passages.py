@@ -1,0 +1,264 @@
+"""Passages of source code cut at its definitions, with tree-sitter.
+
+Each function, method or class is one passage, its leading comments and decorators with it;
+a definition too long for one passage is split by its members (a class by its methods), each
+read under its owner's first line, or else into pieces of lines under its signature. The
+statements between definitions are grouped into blank-line passages as prose is.
+
+Prose, languages with no grammar here, a file past ``MAX_PARSE_BYTES`` (which also bounds
+the parse's time: about 0.15 s for 500 KB) and a file that fails to parse keep blank-line
+passages (``rrg.rank.paragraphs``). tree-sitter and its grammars load on the first code file
+a query reads, never on the pass-through path.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING
+
+from rrg.rank.paragraphs import MAX_CHARS, Paragraph, split_paragraphs
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+#: Off: every file keeps blank-line passages (the benchmarks compare the two).
+ENABLED = True
+#: Files past this many bytes keep blank-line passages: parsing is linear in them.
+MAX_PARSE_BYTES = 256 * 1024
+#: A definition longer than this many characters is split by its members or its lines.
+MAX_DEFINITION_CHARS = 2 * MAX_CHARS
+
+#: File extension -> (grammar module, its function giving the language).
+GRAMMARS = {
+    **dict.fromkeys((".py", ".pyi"), ("tree_sitter_python", "language")),
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs"), ("tree_sitter_javascript", "language")),
+    ".ts": ("tree_sitter_typescript", "language_typescript"),
+    ".mts": ("tree_sitter_typescript", "language_typescript"),
+    ".tsx": ("tree_sitter_typescript", "language_tsx"),
+    ".go": ("tree_sitter_go", "language"),
+    ".rs": ("tree_sitter_rust", "language"),
+    ".java": ("tree_sitter_java", "language"),
+    **dict.fromkeys((".kt", ".kts"), ("tree_sitter_kotlin", "language")),
+    **dict.fromkeys((".scala", ".sc"), ("tree_sitter_scala", "language")),
+    **dict.fromkeys((".c", ".h"), ("tree_sitter_c", "language")),
+    **dict.fromkeys(
+        (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp", ".inl"),
+        ("tree_sitter_cpp", "language"),
+    ),
+    ".cs": ("tree_sitter_c_sharp", "language"),
+    ".rb": ("tree_sitter_ruby", "language"),
+    **dict.fromkeys((".ex", ".exs"), ("tree_sitter_elixir", "language")),
+    ".swift": ("tree_sitter_swift", "language"),
+    ".php": ("tree_sitter_php", "language_php"),
+    **dict.fromkeys((".sh", ".bash"), ("tree_sitter_bash", "language")),
+    ".lua": ("tree_sitter_lua", "language"),
+}
+
+#: Node types that are definitions, across the grammars above.
+DEFINITIONS = frozenset(
+    {
+        # functions and methods
+        "function_definition",
+        "function_declaration",
+        "function_item",
+        "method_definition",
+        "method_declaration",
+        "method",
+        "singleton_method",
+        "constructor_declaration",
+        "generator_function_declaration",
+        "function_signature_item",
+        "local_function",
+        "secondary_constructor",
+        "init_declaration",
+        # types and their containers
+        "class_definition",
+        "class_declaration",
+        "class_specifier",
+        "struct_specifier",
+        "struct_item",
+        "struct_declaration",
+        "enum_item",
+        "enum_declaration",
+        "enum_specifier",
+        "union_specifier",
+        "interface_declaration",
+        "trait_item",
+        "trait_definition",
+        "trait_declaration",
+        "impl_item",
+        "object_definition",
+        "object_declaration",
+        "record_declaration",
+        "protocol_declaration",
+        "type_declaration",
+        "type_item",
+        "type_alias_declaration",
+        "type_definition",
+        "annotation_type_declaration",
+        "abstract_class_declaration",
+        "class",
+        "module",
+        "mod_item",
+        "namespace_definition",
+        "namespace_declaration",
+        "internal_module",
+        "macro_definition",
+        "decorated_definition",
+        "template_declaration",
+        "property_declaration",
+    }
+)
+#: Elixir writes definitions as calls: ``defmodule A do ... end``, ``def f(x)``.
+_ELIXIR_DEFINERS = frozenset(
+    {b"defmodule", b"def", b"defp", b"defmacro", b"defmacrop", b"defprotocol", b"defimpl",
+     b"defstruct", b"defdelegate", b"defguard"}
+)  # fmt: skip
+#: Wrappers whose one child may be the definition: ``export class A``, ``pub(crate) fn``.
+_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
+
+
+@cache
+def _parser(extension: str) -> Parser | None:
+    """A parser for files with this extension; None where no grammar is installed."""
+    grammar = GRAMMARS.get(extension)
+    if grammar is None:
+        return None
+    try:
+        from tree_sitter import Language, Parser
+
+        module = importlib.import_module(grammar[0])
+        return Parser(Language(getattr(module, grammar[1])()))
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return None  # a grammar missing or of an ABI this tree-sitter cannot load
+
+
+def cut_passages(text: str, name: str) -> list[Paragraph]:
+    """The passages of a file's text (``name``: its path, which tells its language)."""
+    dot = name.rfind(".")
+    parser = _parser(name[dot:].lower()) if ENABLED and dot > name.rfind("/") else None
+    data = text.encode("utf-8", "surrogatepass")
+    if parser is None or len(data) > MAX_PARSE_BYTES:
+        return split_paragraphs(text)
+    try:
+        tree = parser.parse(data)
+    except Exception:  # noqa: BLE001 - a grammar's failure costs the file its cut, no more
+        return split_paragraphs(text)
+    if tree.root_node.has_error and not _mostly_parsed(tree.root_node):
+        return split_paragraphs(text)
+    lines = text.split("\n")
+    return list(_passages(tree.root_node, lines)) or split_paragraphs(text)
+
+
+def _mostly_parsed(root: Node) -> bool:
+    """Whether a tree with errors still holds definitions worth cutting at (a file with one
+    syntax slip, or a newer syntax than the grammar knows, is most of the time)."""
+    return any(_is_definition(child) for child in root.children)
+
+
+def _is_definition(node: Node) -> bool:
+    if not node.is_named:  # the keyword ``class`` is a token of that type in some grammars
+        return False
+    if node.type in DEFINITIONS:
+        return True
+    if node.type == "call" and node.child_count:  # Elixir
+        head = node.children[0]
+        return head.type == "identifier" and head.text in _ELIXIR_DEFINERS
+    if node.type in _WRAPPERS:
+        return any(_is_definition(child) for child in node.named_children)
+    return False
+
+
+def _passages(root: Node, lines: list[str]) -> Iterator[Paragraph]:
+    """Definitions one a passage (split when long), the rest grouped by blank lines."""
+    pending: list[Node] = []  # comments and statements since the last definition
+    for child in root.children:
+        if _is_definition(child):
+            lead = _leading_comments(pending, child)
+            rest = pending[: len(pending) - len(lead)]
+            if rest:
+                yield from _blocks(rest[0].start_point[0], rest[-1].end_point[0], lines)
+            start = lead[0].start_point[0] if lead else child.start_point[0]
+            yield from _definition(child, start, lines, "")
+            pending = []
+        elif child.type != "ERROR" or child.child_count:
+            pending.append(child)
+    if pending:
+        yield from _blocks(pending[0].start_point[0], pending[-1].end_point[0], lines)
+
+
+def _leading_comments(pending: list[Node], definition: Node) -> list[Node]:
+    """The comments right above a definition, touching it and each other."""
+    lead: list[Node] = []
+    row = definition.start_point[0]
+    for node in reversed(pending):
+        if "comment" not in node.type or node.end_point[0] < row - 1:
+            break
+        lead.insert(0, node)
+        row = node.start_point[0]
+    return lead
+
+
+def _text(start: int, end: int, lines: list[str]) -> str:
+    return "\n".join(lines[start : end + 1]).strip("\n")
+
+
+def _blocks(start: int, end: int, lines: list[str]) -> Iterator[Paragraph]:
+    """Rows start..end (0-based) as blank-line passages, numbered as in the file."""
+    for p in split_paragraphs(_text(start, end, lines)):
+        yield Paragraph(p.start + start, p.end + start, p.text)
+
+
+def _definition(node: Node, start: int, lines: list[str], context: str) -> Iterator[Paragraph]:
+    """One definition from row ``start``: whole, or split by its members, or by lines."""
+    end = node.end_point[0]
+    text = _text(start, end, lines)
+    if not text.strip():
+        return
+    if len(text) <= MAX_DEFINITION_CHARS:
+        yield Paragraph(start + 1, end + 1, text, context)
+        return
+    members = _members(node)
+    own = lines[node.start_point[0]].strip()
+    if members:
+        first = members[0].start_point[0]
+        if first > start:  # the owner's head: its line, docstring, fields
+            yield from _pieces(start, first - 1, lines, context)
+        for member in members:
+            yield from _definition(member, member.start_point[0], lines, own)
+        return
+    yield from _pieces(start, end, lines, context or own)
+
+
+def _members(node: Node) -> list[Node]:
+    """The definitions nearest below a definition (a class's methods, an impl's functions),
+    looked for through its body's nodes but not inside other definitions."""
+    found: list[Node] = []
+    todo = list(node.children)
+    while todo:
+        child = todo.pop(0)
+        if _is_definition(child):
+            found.append(child)
+        elif child.child_count and child.end_point[0] > child.start_point[0]:
+            todo[:0] = child.children
+    return sorted(found, key=lambda n: n.start_point[0])
+
+
+def _pieces(start: int, end: int, lines: list[str], context: str) -> Iterator[Paragraph]:
+    """Rows start..end as consecutive pieces of at most MAX_CHARS characters each."""
+    at = start
+    while at <= end:
+        size, stop = 0, at
+        while stop <= end and (stop == at or size + len(lines[stop]) + 1 <= MAX_CHARS):
+            size += len(lines[stop]) + 1
+            stop += 1
+        text = _text(at, stop - 1, lines)
+        if text.strip():
+            if len(text) > MAX_CHARS:  # one line longer than a passage: cut as prose is
+                for p in split_paragraphs(text):
+                    yield Paragraph(p.start + at, p.end + at, p.text, context)
+            else:
+                yield Paragraph(at + 1, stop, text, context)
+        at = stop

@@ -1,0 +1,189 @@
+"""What a file's path and a query's form say about a code file before its words are weighed.
+
+Three named parts, each an offset in the fused score's units (standard deviations), so that
+they add to the cheap tier's order and to the stage's:
+
+- ``definition``: a query that is an identifier (``ZodType``, ``parse_args``, ``a.b``,
+  ``A::B``) asks for the file that defines it; identifiers inside a natural-language query
+  ask the same, weaker. (A further offset where the file's stem is the name changed nothing
+  on the dev half, 0 to 2 alike, and is not kept; the stem still brings such files in.)
+- ``stem``: query words that name a file's stem or its folder.
+- ``path``: tests, examples, docs, benchmarks, compat or legacy shims, vendored or
+  amalgamated copies, generated files and type stubs rank lower, unless the query asks for
+  that kind of file ("test", "example", ...).
+
+Pure: paths and texts in, offsets out; the caller reads the files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Chosen on the dev half of semble-code's repositories (the cheap order): one constant at a
+# time around the others, then the best dev mean of the candidate points (this one .787;
+# each line's smallest weight within .005 of its best, together, .782).
+# python -m benchmarks.semble_code DATA --sweep; the sweep is in docs/benchmarks.md.
+#: Offset for a file that defines the identifier a query is (dev: 0 .761, 2 .778, 3 .782,
+#: 4 .787, 5-6 .788, 8 .786).
+DEFINITION_WEIGHT = 4.0
+#: Share of it for identifiers inside a natural-language query (0 .776, .25 .783, .5 .787,
+#: 1 .786).
+EMBEDDED_SCALE = 0.5
+#: Offset for a file whose stem and folder hold every query word, a share of it for a
+#: share of the words (0 .777, 1 .781, 2 .787, 3 .790, 4 .788).
+STEM_WEIGHT = 2.0
+#: Offset taken off for each kind of secondary file a path shows (0 .767, 1 .778, 2 .785,
+#: 3-5 .787).
+PATH_PENALTY = 3.0
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_SYMBOL_QUERY = re.compile(
+    rf"^(?:{_IDENT}(?:(?:::|\.|->|#|\\){_IDENT})+"  # qualified: a.b, A::B, a->b, A#b
+    r"|_[A-Za-z0-9_]*"  # _private, __init__
+    r"|[A-Za-z][A-Za-z0-9]*[A-Z_][A-Za-z0-9_]*"  # camelCase, snake_case, HTTPAdapter
+    r"|[A-Z][A-Za-z0-9]*)$"  # Base, URL
+)
+#: Identifiers a person writes inside a sentence: camelCase, PascalCase with a second hump,
+#: snake_case with an underscore inside; never a plain word.
+_EMBEDDED = re.compile(
+    r"\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
+    r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b"
+)
+_SEPARATORS = ("::", "->", ".", "#", "\\")
+#: Keywords that open a definition in the languages rrg meets most (case-sensitive: a
+#: capitalised "Class" in prose is no definition).
+_DEFINERS = (
+    "class|struct|interface|trait|enum|union|type|typedef|protocol|record|object|module"
+    "|defmodule|defprotocol|namespace|package|impl|def|defp|defmacro|fn|fun|func|function"
+    "|sub|proc|macro|val|var|let|const|static|alias|data class|case class|abstract class"
+    "|sealed class|sealed interface|enum class|annotation class"
+)
+_STOP = frozenset(
+    "a an and are as at be by can do does for from has have how i if in into is it its not"
+    " of on or the this that to use used uses using was what when where which who why with"
+    " code file files function functions method methods class classes".split()
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+@dataclass(frozen=True)
+class QueryForm:
+    """The identifiers a query names, and whether it is one (a symbol query)."""
+
+    names: tuple[str, ...]  # identifiers asked for, the last part of a qualified one first
+    symbol: bool  # the whole query is one identifier or qualified name
+    words: frozenset[str]  # its words, lower-cased, stop words out
+    asks_for: frozenset[str]  # kinds of secondary file it names ("test", "doc", ...)
+
+
+def query_form(query: str) -> QueryForm:
+    text = query.strip()
+    words = frozenset(w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP)
+    asks = frozenset(kind for kind, said in _ASKING.items() if words & said)
+    if _SYMBOL_QUERY.match(text):
+        last = text
+        for sep in _SEPARATORS:
+            last = last.rsplit(sep, 1)[-1]
+        names = (last,) if last == text else (last, text)
+        return QueryForm(names, True, words, asks)
+    return QueryForm(tuple(dict.fromkeys(_EMBEDDED.findall(text))), False, words, asks)
+
+
+def definition_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Lines that define one of these names: a definer keyword (after any modifiers), maybe
+    a qualifier or a Go receiver, then the name as a whole word."""
+    simple = [n for n in names if re.fullmatch(_IDENT, n)]
+    if not simple:
+        return None
+    alternatives = "|".join(re.escape(n) for n in simple)
+    keyword = (
+        rf"(?:^|[\s;{{}}(])(?:{_DEFINERS})\s+"
+        rf"(?:\([^)]*\)\s*)?"  # Go's receiver: func (r *Router) Use
+        rf"(?:[A-Za-z_][\w]*(?:\.|::))*"  # qualifiers: defmodule Ecto.Changeset
+        rf"(?:{alternatives})(?![\w])"
+    )
+    # C and C++ name no keyword: a line at column 0 that declares the function (its return
+    # type before it, on this line or the one above) and is not a statement (no ';').
+    c_style = rf"^(?:[A-Za-z_][\w\s\*&<>,]*[\s\*&])?(?:\w+::)*(?:{alternatives})\s*\([^;]*$"
+    return re.compile(f"{keyword}|{c_style}", re.MULTILINE)
+
+
+def stem_parts(path: str) -> tuple[str, set[str]]:
+    """A path's file stem (lower-cased) and the words of its stem and its folder's name."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    stem = name.split(".", 1)[0] if not name.startswith(".") else name
+    words = set(_split_words(stem))
+    if len(parts) > 1:
+        words.update(_split_words(parts[-2]))
+    return stem.lower(), words
+
+
+def _split_words(name: str) -> list[str]:
+    out: list[str] = []
+    for piece in re.split(r"[^A-Za-z0-9]+", name):
+        out.extend(w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", piece))
+    return [w for w in out if w]
+
+
+def stem_is(stem: str, name: str) -> bool:
+    """A file's stem names the identifier: equal, snake_case or a plural aside."""
+    name, flat = name.lower(), stem.replace("_", "").replace("-", "")
+    return name in (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
+
+
+def stem_share(words: frozenset[str], parts: set[str]) -> float:
+    """The share of query words a path's stem and folder hold (a word and a part agree when
+    one starts the other and the shorter has at least four letters)."""
+    if not words:
+        return 0.0
+    hit = 0
+    for word in words:
+        for part in parts:
+            short, long_ = sorted((word, part), key=len)
+            if word == part or (len(short) >= 4 and long_.startswith(short)):
+                hit += 1
+                break
+    return hit / len(words)
+
+
+#: The kinds of secondary file, the path pattern of each, and the query words that ask for it.
+_KINDS = {
+    "test": re.compile(
+        r"(?:^|/)(?:tests?|__tests__|spec|specs|testing|testdata|test_?utils?|fixtures?)(?:/|$)"
+        r"|(?:^|/)test_[^/]*$|_test\.[A-Za-z]+$|_spec\.[A-Za-z]+$|\.(?:test|spec)\.[A-Za-z]+$"
+        r"|[a-z0-9](?:Tests?|Spec|Suite)\.[A-Za-z]+$"
+    ),
+    "example": re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|tutorials?)(?:/|$)"),
+    # Folders only: a corpus of prose is all .md or .txt, and its files must not all sink.
+    "doc": re.compile(r"(?:^|/)(?:docs?|docs_src|documentation)(?:/|$)"),
+    "benchmark": re.compile(r"(?:^|/)(?:benches|benchmarks?|bench|perf)(?:/|$)"),
+    "compat": re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated)(?:/|$)"),
+    "vendored": re.compile(
+        r"(?:^|/)(?:vendor|third_party|thirdparty|external|single_include)(?:/|$)"
+    ),
+    "generated": re.compile(r"(?:\.pb\.go|_pb2\.py|\.min\.js|\.generated\.[A-Za-z]+|\.g\.dart)$"),
+    "stub": re.compile(r"\.d\.ts$|\.pyi$"),
+}
+_ASKING = {
+    "test": frozenset(
+        {"test", "tests", "tested", "testing", "spec", "specs", "fixture", "fixtures"}
+    ),
+    "example": frozenset({"example", "examples", "sample", "samples", "demo", "tutorial"}),
+    "doc": frozenset({"doc", "docs", "documentation", "readme", "guide"}),
+    "benchmark": frozenset({"benchmark", "benchmarks", "bench", "perf", "performance"}),
+    "compat": frozenset({"compat", "compatibility", "legacy", "deprecated"}),
+    "vendored": frozenset({"vendor", "vendored", "third", "amalgamated"}),
+    "generated": frozenset({"generated", "protobuf", "minified"}),
+    "stub": frozenset({"stub", "stubs", "declaration", "declarations"}),
+}
+
+
+def secondary_kinds(path: str, asks_for: frozenset[str]) -> int:
+    """How many kinds of secondary file the path shows that the query does not ask for."""
+    normal = path.replace("\\", "/")
+    return sum(
+        1 for kind, pattern in _KINDS.items() if kind not in asks_for and pattern.search(normal)
+    )

@@ -1,0 +1,143 @@
+"""Passages of code cut at definitions (tree-sitter): whole functions with their comments, a
+long class split by its methods under its class line, prose and unknown files untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run
+from rrg.rank import code_passages
+from rrg.rank.code_passages import MAX_DEFINITION_CHARS, cut_passages
+from rrg.rank.paragraphs import split_paragraphs
+
+PYTHON = '''import os
+import sys
+
+CONSTANT = 3
+
+
+# Reads the configuration file.
+# Returns a dict.
+def load_config(path):
+    """Parse the file at path."""
+    with open(path) as fh:
+        return parse(fh.read())
+
+
+@cached
+def parse(text):
+    return dict(line.split("=") for line in text.splitlines())
+'''
+
+
+def _lines(text: str, start: int, end: int) -> str:
+    return "\n".join(text.split("\n")[start - 1 : end])
+
+
+def test_each_function_is_one_passage_with_its_comments_and_decorators() -> None:
+    passages = cut_passages(PYTHON, "pkg/config.py")
+    texts = [p.text for p in passages]
+    assert texts[0] == "import os\nimport sys\n\nCONSTANT = 3"
+    assert texts[1].startswith(
+        "# Reads the configuration file.\n# Returns a dict.\ndef load_config"
+    )
+    assert texts[1].endswith("return parse(fh.read())")
+    assert texts[2].startswith("@cached\ndef parse(text):")
+    for p in passages:  # line numbers are the file's, and the text is those lines
+        assert p.text == _lines(PYTHON, p.start, p.end)
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "first_lines"),
+    [
+        (
+            "a.go",
+            "package a\n\n// Use adds middleware.\nfunc (r *Router) Use(m Middleware) {\n"
+            "\tr.mw = append(r.mw, m)\n}\n\ntype Router struct {\n\tmw []Middleware\n}\n",
+            ["package a", "// Use adds middleware.", "type Router struct {"],
+        ),
+        (
+            "a.ts",
+            "import { z } from 'zod';\n\nexport class ZodType<T> {\n  parse(x: unknown): T {\n"
+            "    return x as T;\n  }\n}\n\nexport function safeParse(x: unknown) {\n"
+            "  return x;\n}\n",
+            ["import { z } from 'zod';", "export class ZodType<T> {", "export function safeParse"],
+        ),
+        (
+            "a.rs",
+            "use std::fmt;\n\n/// A point.\npub struct Point { x: i32 }\n\nimpl Point {\n"
+            "    pub fn new() -> Self { Point { x: 0 } }\n}\n",
+            ["use std::fmt;", "/// A point.", "impl Point {"],
+        ),
+        (
+            "a.ex",
+            'defmodule Ecto.Repo do\n  @moduledoc "A repo."\n  def all(q), do: q\nend\n',
+            ["defmodule Ecto.Repo do"],
+        ),
+    ],
+)
+def test_definitions_are_cut_in_each_language(
+    name: str, source: str, first_lines: list[str]
+) -> None:
+    passages = cut_passages(source, name)
+    heads = [p.text.split("\n")[0] for p in passages]
+    assert len(heads) == len(first_lines)
+    assert all(head.startswith(first) for head, first in zip(heads, first_lines, strict=True))
+    for p in passages:
+        assert p.text == _lines(source, p.start, p.end)
+
+
+def test_a_long_class_is_split_by_its_methods_under_its_class_line() -> None:
+    body = "".join(
+        f"    def method_{k}(self):\n        '''Step {k}.'''\n" + "        x = 1\n" * 12
+        for k in range(12)
+    )
+    source = "class Engine:\n    '''Runs the steps.'''\n\n" + body
+    assert len(source) > MAX_DEFINITION_CHARS
+    passages = cut_passages(source, "engine.py")
+    assert passages[0].text.startswith("class Engine:") and passages[0].context == ""
+    methods = passages[1:]
+    assert len(methods) == 12
+    assert all(p.context == "class Engine:" for p in methods)
+    assert [p.text.split("\n")[0].strip() for p in methods] == [
+        f"def method_{k}(self):" for k in range(12)
+    ]
+
+
+def test_prose_unknown_languages_and_huge_files_keep_blank_line_passages() -> None:
+    prose = "A title\n\n" + "Some words here. " * 40 + "\n\nMore words.\n"
+    assert cut_passages(prose, "notes.md") == split_paragraphs(prose)
+    assert cut_passages(PYTHON, "config.unknownext") == split_paragraphs(PYTHON)
+    huge = PYTHON * (code_passages.MAX_PARSE_BYTES // len(PYTHON) + 1)
+    assert cut_passages(huge, "big.py") == split_paragraphs(huge)
+
+
+def test_a_file_that_is_not_code_of_its_language_falls_back() -> None:
+    garbage = "}}} {{{ ))) this is not python (((\n" * 20
+    assert cut_passages(garbage, "broken.py") == split_paragraphs(garbage)
+
+
+def test_the_no_pattern_mode_prints_the_function_that_answers(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The passage printed is the whole definition, cut where it starts, not a blank-line
+    block from the middle of it."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    body = "".join(f"    step_{k} = compute(data, {k})\n\n" for k in range(6))
+    (root / "stats.py").write_text(
+        "import math\n\n\ndef standard_deviation(data):\n"
+        '    """The standard deviation of a list of numbers."""\n'
+        + body
+        + "    return math.sqrt(variance(data))\n\n\n"
+        + "def mean(data):\n    return sum(data) / len(data)\n"
+    )
+    for k in range(5):
+        (root / f"other{k}.py").write_text(f"def helper_{k}():\n    return {k}\n")
+    out = run([*rrg_cmd(), "-q", "standard deviation of numbers", "--limit", "1"], root, env)
+    assert out.returncode == 0, out.stderr
+    head, _, text = out.stdout.decode().partition("\n")
+    assert head == "stats.py:4-18:", out.stdout
+    assert text.startswith("def standard_deviation(data):") and "return math.sqrt" in text
