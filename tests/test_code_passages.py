@@ -141,3 +141,21 @@ def test_the_no_pattern_mode_prints_the_function_that_answers(
     head, _, text = out.stdout.decode().partition("\n")
     assert head == "stats.py:4-18:", out.stdout
     assert text.startswith("def standard_deviation(data):") and "return math.sqrt" in text
+
+
+def test_a_members_doc_comment_and_annotations_stay_with_it() -> None:
+    """Split by its members, a class keeps each member's javadoc and annotations in that
+    member's passage, and a long member's pieces are read under its signature."""
+    source = (
+        "public class Gson {\n  private int x;\n\n  /**\n   * Serializes the object.\n   */\n"
+        "  public String toJson(Object o) {\n" + "    x = 1;\n" * 300 + "  }\n\n"
+        "  // Reads one.\n  @Override\n  public Object fromJson(String s) {\n"
+        "    return null;\n  }\n}\n"
+    )
+    passages = cut_passages(source, "Gson.java")
+    assert passages[0].text == "public class Gson {\n  private int x;"
+    assert passages[1].text.startswith("  /**\n   * Serializes the object.\n   */\n  public String")
+    pieces = [p for p in passages if p.text.startswith("    x = 1;")]
+    assert pieces and all(p.context.endswith("public String toJson(Object o) {") for p in pieces)
+    assert passages[-1].text.startswith("  // Reads one.\n  @Override\n  public Object fromJson")
+    assert all(p.text == _lines(source, p.start, p.end) for p in passages)

@@ -46,7 +46,9 @@ def code_order(
         offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for)
         if not form.symbol:
             offset += priors.STEM_WEIGHT * priors.stem_share(form.words, parts)
-        if pattern is not None and pattern.search(decode(read_head(at, rel) or b"")):
+        if pattern is not None and priors.defines(
+            decode(read_head(at, rel) or b""), form.names, pattern
+        ):
             offset += scale * priors.DEFINITION_WEIGHT
         offsets[k] = offset
     scores = fused.copy()

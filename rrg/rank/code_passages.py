@@ -223,13 +223,37 @@ def _definition(node: Node, start: int, lines: list[str], context: str) -> Itera
     members = _members(node)
     own = lines[node.start_point[0]].strip()
     if members:
-        first = members[0].start_point[0]
-        if first > start:  # the owner's head: its line, docstring, fields
-            yield from _pieces(start, first - 1, lines, context)
+        at = start
         for member in members:
-            yield from _definition(member, member.start_point[0], lines, own)
+            # What lies above a member belongs to it (its doc comment, @doc, attributes),
+            # but for the owner's head: its line, docstring and fields, before the first.
+            begin = _first_line(at, member.start_point[0], lines)
+            if member is members[0] and begin < member.start_point[0]:
+                head_end = _doc_start(begin, member.start_point[0], lines)
+                if head_end > begin:
+                    yield from _pieces(begin, head_end - 1, lines, context)
+                begin = head_end
+            yield from _definition(member, begin, lines, own)
+            at = member.end_point[0] + 1
         return
-    yield from _pieces(start, end, lines, context or own)
+    # Each piece is read under its owner's line and its own signature.
+    yield from _pieces(start, end, lines, f"{context}\n{own}" if context else own)
+
+
+def _first_line(start: int, end: int, lines: list[str]) -> int:
+    """The first row in start..end that is not blank (``end`` where all are)."""
+    while start < end and not lines[start].strip():
+        start += 1
+    return start
+
+
+def _doc_start(start: int, end: int, lines: list[str]) -> int:
+    """Where the lines right above row ``end`` that document it begin: the block of
+    non-blank lines touching it (a doc comment, attributes), within start..end."""
+    at = end
+    while at > start and lines[at - 1].strip():
+        at -= 1
+    return at
 
 
 def _members(node: Node) -> list[Node]:
@@ -250,15 +274,19 @@ def _pieces(start: int, end: int, lines: list[str], context: str) -> Iterator[Pa
     """Rows start..end as consecutive pieces of at most MAX_CHARS characters each."""
     at = start
     while at <= end:
+        at = _first_line(at, end, lines)  # a piece starts on its first text
         size, stop = 0, at
         while stop <= end and (stop == at or size + len(lines[stop]) + 1 <= MAX_CHARS):
             size += len(lines[stop]) + 1
             stop += 1
-        text = _text(at, stop - 1, lines)
+        last = stop - 1
+        while last > at and not lines[last].strip():  # a piece ends on its last text
+            last -= 1
+        text = _text(at, last, lines)
         if text.strip():
             if len(text) > MAX_CHARS:  # one line longer than a passage: cut as prose is
                 for p in split_paragraphs(text):
                     yield Paragraph(p.start + at, p.end + at, p.text, context)
             else:
-                yield Paragraph(at + 1, stop, text, context)
+                yield Paragraph(at + 1, last + 1, text, context)
         at = stop

@@ -110,6 +110,22 @@ def definition_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(f"{keyword}|{c_style}", re.MULTILINE)
 
 
+def defines(text: str, names: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+    """Whether the text defines one of the names (``pattern``: their ``definition_pattern``):
+    only the lines that hold a name are tried, since the pattern's cost is paid per line
+    and most files name none of them."""
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            if pattern.search(text, start, end):
+                return True
+            at = text.find(name, end)
+    return False
+
+
 def stem_parts(path: str) -> tuple[str, set[str]]:
     """A path's file stem (lower-cased) and the words of its stem and its folder's name."""
     parts = path.replace("\\", "/").split("/")
