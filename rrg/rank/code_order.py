@@ -18,7 +18,8 @@ from rrg.rank.scoring import order_by
 #: Files of the cheap order whose paths and texts the priors weigh.
 HEAD_FILES = 200
 #: Above this many candidates the files named after an identifier are looked for in the
-#: head alone (the scan of every path costs about 0.3 s a million).
+#: head alone: the scan of every path is a Python loop over the index's paths (measured only
+#: on trees of up to 3,892 files, where the whole step takes 0.02-0.03 s).
 NAME_SCAN_LIMIT = 200_000
 
 
