@@ -84,9 +84,9 @@ def test_a_query_that_asks_for_tests_does_not_push_them_down() -> None:
 
 def test_stem_share_counts_query_words_in_the_stem_and_folder() -> None:
     form = priors.query_form("request routing middleware")
-    _, parts = priors.stem_parts("middleware/routing.go")
+    parts = priors.stem_words("middleware/routing.go")
     assert priors.stem_share(form.words, parts) == pytest.approx(2 / 3)
-    _, parts = priors.stem_parts("src/other.go")
+    parts = priors.stem_words("src/other.go")
     assert priors.stem_share(form.words, parts) == 0.0
 
 

@@ -43,7 +43,7 @@ def code_order(
     for k in weighed:
         rel = rel_of(k)
         path = rel.decode("utf-8", "replace")
-        _, parts = priors.stem_parts(path)
+        parts = priors.stem_words(path)
         offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for)
         if not form.symbol:
             offset += priors.STEM_WEIGHT * priors.stem_share(form.words, parts)

@@ -126,15 +126,15 @@ def defines(text: str, names: tuple[str, ...], pattern: re.Pattern[str]) -> bool
     return False
 
 
-def stem_parts(path: str) -> tuple[str, set[str]]:
-    """A path's file stem (lower-cased) and the words of its stem and its folder's name."""
+def stem_words(path: str) -> set[str]:
+    """The words of a path's file stem and of its folder's name, lower-cased."""
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
     stem = name.split(".", 1)[0] if not name.startswith(".") else name
     words = set(_split_words(stem))
     if len(parts) > 1:
         words.update(_split_words(parts[-2]))
-    return stem.lower(), words
+    return words
 
 
 def _split_words(name: str) -> list[str]:
