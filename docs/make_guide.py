@@ -26,17 +26,27 @@ DEMO = {
 }
 
 SESSIONS = [
-    ("Search in relevance order: the best files come first.",
-     'rrg -q "database connection timeout" -n error'),
+    (
+        "Search in relevance order: the best files come first.",
+        'rrg -q "database connection timeout" -n error',
+    ),
     ("Files with matches, best first.", 'rrg -q "database connection timeout" -l error'),
-    ("The cap: rrg stops rg and says so on stderr.",
-     'rrg -q "database connection timeout" --limit 2 error'),
-    ("Recall: a scope file and the entry-point paragraphs.",
-     'rrg --recall "why do connections time out" --paragraphs 2'),
-    ("Search inside the scope, in its order.",
-     "rrg --scope-file ~/.cache/rrg/scopes/scope-1.txt -n -i 'timeout|retry'"),
-    ("Rerank the matching lines for a one-answer question.",
-     'rrg -q "what to do after a timeout" --rerank --limit 2 -i "timeout|retry|error"'),
+    (
+        "The cap: rrg stops rg and says so on stderr.",
+        'rrg -q "database connection timeout" --limit 2 error',
+    ),
+    (
+        "Recall: a scope file and the entry-point paragraphs.",
+        'rrg --recall "why do connections time out" --paragraphs 2',
+    ),
+    (
+        "Search inside the scope, in its order.",
+        "rrg --scope-file ~/.cache/rrg/scopes/scope-1.txt -n -i 'timeout|retry'",
+    ),
+    (
+        "Rerank the matching lines for a one-answer question.",
+        'rrg -q "what to do after a timeout" --rerank --limit 2 -i "timeout|retry|error"',
+    ),
     ("Without a pattern: the most relevant paragraphs.", 'rrg -q "sourdough starter" --limit 1'),
     ("No rrg option: plain rg, byte for byte.", "rrg --sort path -c error notes"),
 ]
@@ -65,12 +75,24 @@ def main() -> None:
         for title, command in SESSIONS:
             argv = shlex.split(command.replace("~/.cache/rrg", str(cache)))
             argv[0] = rrg
-            done = subprocess.run(argv, cwd=root, env=env, capture_output=True,
-                                  stdin=subprocess.DEVNULL)
-            text = (done.stdout + done.stderr).decode(errors="replace").replace(str(cache),
-                                                                                "~/.cache/rrg")
-            out += [f"## {title}", "", "```console", f"$ {command}", text.rstrip("\n"),
-                    f"[exit {done.returncode}]", "```", ""]
+            done = subprocess.run(
+                argv, cwd=root, env=env, capture_output=True, stdin=subprocess.DEVNULL
+            )
+            text = (
+                (done.stdout + done.stderr)
+                .decode(errors="replace")
+                .replace(str(cache), "~/.cache/rrg")
+            )
+            out += [
+                f"## {title}",
+                "",
+                "```console",
+                f"$ {command}",
+                text.rstrip("\n"),
+                f"[exit {done.returncode}]",
+                "```",
+                "",
+            ]
         sys.stdout.write("\n".join(out))
 
 

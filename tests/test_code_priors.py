@@ -3,11 +3,13 @@ each part pinned alone, then the order of a real search over a small code tree."
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.index.definitions import MAX_NAMES, defined_names
 from rrg.rank import code_priors as priors
 
 
@@ -33,27 +35,44 @@ def test_query_form_tells_identifiers_from_words(
 
 
 @pytest.mark.parametrize(
-    ("line", "defines"),
+    ("path", "line", "kind"),
     [
-        ("class Router(object):", True),
-        ("export class Router<T> {", True),
-        ("public final class Router implements Handler {", True),
-        ("type Router interface {", True),
-        ("func (mx *Mux) Router() http.Handler {", True),
-        ("pub struct Router {", True),
-        ("defmodule Phoenix.Router do", True),
-        ("int Router(struct loop *l) {", True),  # C: no keyword, a declaration at column 0
-        ("    return Router(x)", False),
-        ("  Router(loop);", False),
-        ("int Router(struct loop *l);", False),  # a prototype, not the definition
-        ("class RouterGroup:", False),  # a longer name
-        ("# the Router class routes requests", False),
+        ("a.py", "class Router(object):", "type"),
+        ("a.ts", "export class Router<T> {", "type"),
+        ("A.java", "public final class Router implements Handler {", "type"),
+        ("a.go", "type Router interface {", "type"),
+        ("a.go", "func (mx *Mux) Router() http.Handler {", "function"),
+        ("a.rs", "pub struct Router {", "type"),
+        ("a.ex", "defmodule Phoenix.Router do", "module"),
+        ("a.ts", "export const Router = createRouter()", "value"),
+        ("a.kt", "public fun <T> Router(block: () -> T): T {", "function"),
+        ("a.kt", "fun <T> Flow<T>.Router(x: T)", "function"),
+        ("A.java", "  public static class Router {", "type"),
+        ("a.py", "    # the default type\n\n    Router = make()", None),  # never across lines
+        ("a.c", "int Router(struct loop *l) {", "function"),  # C: a declaration at column 0
+        ("a.c", "static int\nRouter(struct loop *l)\n{", "function"),  # its type above
+        ("a.py", "    return Router(x)", None),
+        ("a.c", "  Router(loop);", None),
+        ("a.c", "int Router(struct loop *l);", None),  # a prototype, not the definition
+        ("a.py", "Router(loop)", None),  # a call at column 0 defines nothing outside C
+        ("a.py", "class RouterGroup:", None),  # a longer name
+        ("a.py", "# the Router class routes requests", None),
+        ("notes.md", "class Router:", None),  # prose defines nothing
     ],
 )
-def test_definition_pattern_finds_definitions_not_uses(line: str, defines: bool) -> None:
-    pattern = priors.definition_pattern(("Router",))
-    assert pattern is not None
-    assert bool(pattern.search(line)) is defines
+def test_defined_names_are_definitions_not_uses(path: str, line: str, kind: str | None) -> None:
+    names = defined_names(line + "\n", path)
+    assert names.get("Router") == ({kind} if kind else None), names
+
+
+def test_a_qualified_definition_is_kept_whole_and_by_its_last_part() -> None:
+    names = defined_names("defmodule Ecto.Changeset do\nend\n", "lib/changeset.ex")
+    assert names == {"Ecto.Changeset": {"module"}, "Changeset": {"module"}}
+
+
+def test_a_file_keeps_at_most_max_names() -> None:
+    text = "".join(f"def f{k}():\n    pass\n" for k in range(MAX_NAMES + 50))
+    assert len(defined_names(text, "gen.py")) == MAX_NAMES
 
 
 @pytest.mark.parametrize(
@@ -128,3 +147,52 @@ def test_a_question_about_tests_still_finds_them(tmp_path: Path, env: dict[str, 
     out = run([*rrg_cmd(), "-q", "router tests", "--fast", "--files"], tree, env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.decode().splitlines()[0] == "tests/test_routing.py"
+
+
+def test_the_defining_file_is_found_outside_the_cheap_orders_head(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The index answers which files define a name: a definer far down the cheap order
+    (past the head of files the priors weigh) still comes first."""
+    from rrg.rank.code_order import HEAD_FILES
+
+    root = tmp_path / "code"
+    (root / "uses").mkdir(parents=True)
+    rng = random.Random(7)
+    words = "request handler path route match dispatch server client session cache".split()
+    for k in range(2 * HEAD_FILES):
+        lines = [f"{rng.choice(words)}_{j} = {rng.choice(words)}({j})" for j in range(30)]
+        for _ in range(rng.randint(1, 4)):
+            lines.insert(rng.randrange(len(lines)), f"r{k} = Router()")
+        (root / "uses" / f"use{k:03d}.py").write_text("\n".join(lines) + "\n")
+    (root / "core.py").write_text(
+        "class Router:\n    pass\n" + "".join(f"value_{k} = compute({k})\n" for k in range(20))
+    )
+
+    def ranked(query: str) -> list[str]:
+        out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], root, env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.decode().splitlines()
+
+    # "router" names no identifier: the cheap order alone, where core.py is past the head.
+    assert ranked("router").index("core.py") >= HEAD_FILES
+    assert ranked("Router")[0] == "core.py"
+
+
+def test_the_definitions_follow_an_edited_file(tmp_path: Path, env: dict[str, str]) -> None:
+    root = tmp_path / "code"
+    root.mkdir()
+    (root / "first.py").write_text("class Router:\n    pass\n")
+    (root / "second.py").write_text("from first import Router\n\nRouter()\n")
+    for k in range(5):
+        (root / f"other{k}.py").write_text(f"def helper_{k}():\n    return Router()\n")
+
+    def best() -> str:
+        out = run([*rrg_cmd(), "-q", "Router", "--fast", "--files"], root, env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.decode().splitlines()[0]
+
+    assert best() == "first.py"
+    (root / "first.py").write_text("from second import Router\n\nRouter()\n")
+    (root / "second.py").write_text("class Router:\n    pass\n")
+    assert best() == "second.py"

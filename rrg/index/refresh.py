@@ -19,6 +19,7 @@ import xxhash
 
 from rrg import timings
 from rrg.index.compact import compact
+from rrg.index.definitions import defined_names, definition_terms
 from rrg.index.heap import release_free_memory
 from rrg.index.segment import SEGMENT_DOCS, Doc, build_arrays, write_segment
 from rrg.index.store import (
@@ -34,7 +35,7 @@ from rrg.index.store import (
     remove_index,
     writer_lock,
 )
-from rrg.index.textstats import decode, looks_binary, term_counts, with_path_terms
+from rrg.index.textstats import decode, looks_binary, term_counts, with_path_terms, with_terms
 from rrg.index.view import IndexView, load_view, piece_idf
 from rrg.model.encoder import Encoder
 from rrg.model.static_table import static_table, static_vectors
@@ -93,9 +94,13 @@ def tokenize(items: list[tuple[bytes, int, int, bytes | None]], encoder: Encoder
             docs.append(Doc(rel, size, mtime_ns, digest, KIND_BINARY))
             continue
         # The path's own words count: a file named after the topic is often the one wanted.
-        text = rel.decode("utf-8", "replace").replace("/", " ") + "\n" + decode(data)
+        body = decode(data)
+        text = rel.decode("utf-8", "replace").replace("/", " ") + "\n" + body
         terms, tfs, length = term_counts(text)
         terms, tfs = with_path_terms(terms, tfs, rel)
+        names = defined_names(body, rel.decode("utf-8", "replace"))
+        if names:
+            terms, tfs = with_terms(terms, tfs, definition_terms(names))
         doc = Doc(rel, size, mtime_ns, digest, KIND_TEXT, length, terms, tfs)
         docs.append(doc)
         texts.append(text[: PIECE_LIMIT * 8])

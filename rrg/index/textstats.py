@@ -70,10 +70,15 @@ def path_words(text: str) -> list[str]:
 def with_path_terms(ids: np.ndarray, tfs: np.ndarray, rel: bytes) -> tuple[np.ndarray, np.ndarray]:
     """A text's terms joined by its path's, as a field of their own (see ``PATH_FIELD``)."""
     path = rel.decode("utf-8", "replace")
-    path_ids, path_tfs = _counted_ids(Counter(PATH_FIELD + w for w in path_words(path)))
-    if not len(path_ids):
+    return with_terms(ids, tfs, [PATH_FIELD + w for w in path_words(path)])
+
+
+def with_terms(ids: np.ndarray, tfs: np.ndarray, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A text's terms joined by more (a field's, each prefixed apart from words), counted."""
+    more_ids, more_tfs = _counted_ids(Counter(terms))
+    if not len(more_ids):
         return ids, tfs
-    return _merged(np.concatenate([ids, path_ids]), np.concatenate([tfs, path_tfs]))
+    return _merged(np.concatenate([ids, more_ids]), np.concatenate([tfs, more_tfs]))
 
 
 def _counted_ids(counts: Counter[str]) -> tuple[np.ndarray, np.ndarray]:

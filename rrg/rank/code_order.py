@@ -1,17 +1,13 @@
 """The code priors (``rrg.rank.code_priors``) applied to a ranking's head: the best files of
-the cheap tier and, for a query naming an identifier, every file named after it; only
-those files are read, to find the ones that define it."""
+the cheap tier and, for a query naming an identifier, every file named after it or
+defining it (the index knows which do: ``rrg.index.definitions``). No file is read."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-from rrg.index.refresh import read_head
-from rrg.index.textstats import decode
 from rrg.rank import code_priors as priors
 from rrg.rank.scoring import order_by
 
@@ -24,10 +20,14 @@ NAME_SCAN_LIMIT = 200_000
 
 
 def code_order(
-    query: str, root: bytes, fused: np.ndarray, rel_of: Callable[[int], bytes]
+    query: str,
+    fused: np.ndarray,
+    rel_of: Callable[[int], bytes],
+    definers: Callable[[tuple[str, ...]], set[int]],
 ) -> tuple[np.ndarray, np.ndarray]:
     """The candidates' scores with the priors applied, and each one's offset (``fused``'s
-    order and units; ``rel_of(k)``: the k-th candidate's path relative to ``root``).
+    order and units; ``rel_of(k)``: the k-th candidate's path relative to the root;
+    ``definers(names)``: the candidates that define one of the names).
 
     The priors re-order the files they weigh among themselves, and those stay above every
     other file: a file outside them was weighed by nobody, so an offset there is unknown,
@@ -35,21 +35,17 @@ def code_order(
     form = priors.query_form(query)
     offsets = np.zeros(len(fused))
     weighed = order_by(fused)[:HEAD_FILES].tolist()
+    defining = definers(form.names) if form.names else set()
     if form.names and len(fused) <= NAME_SCAN_LIMIT:
         weighed += _named_after(form.names, len(fused), rel_of, set(weighed))
-    pattern = priors.definition_pattern(form.names)
+    weighed += sorted(defining.difference(weighed))
     scale = 1.0 if form.symbol else priors.EMBEDDED_SCALE
-    at = Path(os.fsdecode(root))
     for k in weighed:
-        rel = rel_of(k)
-        path = rel.decode("utf-8", "replace")
-        parts = priors.stem_words(path)
+        path = rel_of(k).decode("utf-8", "replace")
         offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for)
         if not form.symbol:
-            offset += priors.STEM_WEIGHT * priors.stem_share(form.words, parts)
-        if pattern is not None and priors.defines(
-            decode(read_head(at, rel) or b""), form.names, pattern
-        ):
+            offset += priors.STEM_WEIGHT * priors.stem_share(form.words, priors.stem_words(path))
+        if k in defining:
             offset += scale * priors.DEFINITION_WEIGHT
         offsets[k] = offset
     scores = fused.copy()

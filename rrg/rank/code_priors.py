@@ -4,15 +4,16 @@ Three named parts, each an offset in the fused score's units (standard deviation
 they add to the cheap tier's order and to the stage's:
 
 - ``definition``: a query that is an identifier (``ZodType``, ``parse_args``, ``a.b``,
-  ``A::B``) asks for the file that defines it; identifiers inside a natural-language query
-  ask the same, weaker. (A further offset where the file's stem is the name changed nothing
+  ``A::B``) asks for the file that defines it (the index keeps what each file defines:
+  ``rrg.index.definitions``); identifiers inside a natural-language query ask the same,
+  weaker. (A further offset where the file's stem is the name changed nothing
   on the dev half, 0 to 2 alike, and is not kept; the stem still brings such files in.)
 - ``stem``: query words that name a file's stem or its folder.
 - ``path``: tests, examples, docs, benchmarks, compat or legacy shims, vendored or
   amalgamated copies, generated files and type stubs rank lower, unless the query asks for
   that kind of file ("test", "example", ...).
 
-Pure: paths and texts in, offsets out; the caller reads the files.
+Pure: queries and paths in, offsets out.
 """
 
 from __future__ import annotations
@@ -52,14 +53,6 @@ _EMBEDDED = re.compile(
     r"|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b"
 )
 _SEPARATORS = ("::", "->", ".", "#", "\\")
-#: Keywords that open a definition in the languages rrg meets most (case-sensitive: a
-#: capitalised "Class" in prose is no definition).
-_DEFINERS = (
-    "class|struct|interface|trait|enum|union|type|typedef|protocol|record|object|module"
-    "|defmodule|defprotocol|namespace|package|impl|def|defp|defmacro|fn|fun|func|function"
-    "|sub|proc|macro|val|var|let|const|static|alias|data class|case class|abstract class"
-    "|sealed class|sealed interface|enum class|annotation class"
-)
 _STOP = frozenset(
     "a an and are as at be by can do does for from has have how i if in into is it its not"
     " of on or the this that to use used uses using was what when where which who why with"
@@ -89,41 +82,6 @@ def query_form(query: str) -> QueryForm:
         names = (last,) if last == text else (last, text)
         return QueryForm(names, True, words, asks)
     return QueryForm(tuple(dict.fromkeys(_EMBEDDED.findall(text))), False, words, asks)
-
-
-def definition_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    """Lines that define one of these names: a definer keyword (after any modifiers), maybe
-    a qualifier or a Go receiver, then the name as a whole word."""
-    simple = [n for n in names if re.fullmatch(_IDENT, n)]
-    if not simple:
-        return None
-    alternatives = "|".join(re.escape(n) for n in simple)
-    keyword = (
-        rf"(?:^|[\s;{{}}(])(?:{_DEFINERS})\s+"
-        rf"(?:\([^)]*\)\s*)?"  # Go's receiver: func (r *Router) Use
-        rf"(?:[A-Za-z_][\w]*(?:\.|::))*"  # qualifiers: defmodule Ecto.Changeset
-        rf"(?:{alternatives})(?![\w])"
-    )
-    # C and C++ name no keyword: a line at column 0 that declares the function (its return
-    # type before it, on this line or the one above) and is not a statement (no ';').
-    c_style = rf"^(?:[A-Za-z_][\w\s\*&<>,]*[\s\*&])?(?:\w+::)*(?:{alternatives})\s*\([^;]*$"
-    return re.compile(f"{keyword}|{c_style}", re.MULTILINE)
-
-
-def defines(text: str, names: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
-    """Whether the text defines one of the names (``pattern``: their ``definition_pattern``):
-    only the lines that hold a name are tried, since the pattern's cost is paid per line
-    and most files name none of them."""
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end
-            if pattern.search(text, start, end):
-                return True
-            at = text.find(name, end)
-    return False
 
 
 def stem_words(path: str) -> set[str]:

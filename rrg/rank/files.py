@@ -16,6 +16,7 @@ import numpy as np
 
 from rrg import timings
 from rrg.errors import ModelError, RrgError
+from rrg.index.definitions import query_definition_terms
 from rrg.index.refresh import (
     IndexBusy,
     Listing,
@@ -25,7 +26,7 @@ from rrg.index.refresh import (
     stat_listing,
 )
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids
+from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids, term_id
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
@@ -208,7 +209,12 @@ def rank_files(
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
     with timings.phase("code"):
-        fused, offsets = code_order(query, root, fused, lambda k: view.path(int(cand_rows[k])))
+        fused, offsets = code_order(
+            query,
+            fused,
+            lambda k: view.path(int(cand_rows[k])),
+            lambda names: defining_candidates(view, cand_rows, names),
+        )
     stage: StagePassages | None = None
     fast = stage_files <= 0
     if not fast:
@@ -236,6 +242,21 @@ def rank_files(
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
     return Ranking(ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast)
+
+
+def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str, ...]) -> set[int]:
+    """The candidates (indices into ``cand_rows``, which ascend) whose files define one of
+    the names, from the index's definitions field."""
+    rows = [
+        view.postings(term_id(term))[0] for name in names for term in query_definition_terms(name)
+    ]
+    if not rows:
+        return set()
+    found = np.unique(np.concatenate(rows))
+    at = np.searchsorted(cand_rows, found)
+    hit = at < len(cand_rows)
+    hit[hit] = cand_rows[at[hit]] == found[hit]
+    return set(at[hit].tolist())
 
 
 def stage_scorer(
