@@ -5,10 +5,11 @@ with the dev half (repositories at even places in name order) and the test half 
 the published figures beside them. Times a query are not measured here: score.py runs the
 real command in a fresh process for those.
 
-Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--plain] [--paragraphs]
-[NAME ...]
+Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--stage-sweep] [--plain]
+[--paragraphs] [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py (corpora built from the
 fetched snapshots). --sweep: every setting of the sweep (else the shipped constants);
+--stage-sweep: the stage's own choices (when it is skipped, passage tokens), default order;
 --plain: also the order with the priors off; --paragraphs: also code cut at blank lines
 instead of its definitions (with --stage: what the model reads). About a minute for the
 cheap order over 20 repositories, ten with --stage.
@@ -28,7 +29,7 @@ from statistics import mean
 
 from benchmarks.common import OUT, SHARED_DATA, machine, rg
 from rrg.model.registry import default_model
-from rrg.rank import code_passages, code_priors
+from rrg.rank import code_order, code_passages, code_priors, passages
 from rrg.rank.files import RankSettings, rank_files
 
 SEMBLE = SHARED_DATA / "semble-code"
@@ -73,7 +74,29 @@ def sweep() -> dict[str, dict[str, float]]:
 
 
 #: The modules whose constants a setting may name ("NAME" alone: the code priors).
-MODULES = {"priors": code_priors, "passages": code_passages}
+MODULES = {
+    "priors": code_priors,
+    "passages": code_passages,
+    "order": code_order,
+    "stage": passages,
+}
+
+
+def stage_sweep() -> dict[str, dict[str, float]]:
+    """The cheaper stage's choices (issue 28, item 4), each beside the shipped point: when
+    the cheap tier's definition hit skips the stage, and how many tokens a passage is read
+    to."""
+    out = {"shipped": dict(SHIPPED)}
+    for definers in (0, 1, 2, 3):
+        if definers != code_order.DECISIVE_DEFINERS:
+            out[f"DECISIVE_DEFINERS={definers}"] = {
+                **SHIPPED,
+                "order.DECISIVE_DEFINERS": definers,
+            }
+    for tokens in (128, 192, 256):
+        if tokens != passages.PASSAGE_TOKENS:
+            out[f"PASSAGE_TOKENS={tokens}"] = {**SHIPPED, "stage.PASSAGE_TOKENS": tokens}
+    return out
 
 
 @contextmanager
@@ -134,11 +157,13 @@ def main() -> None:
     data, names = Path(args[0]).resolve(), args[1:]
     os.environ.setdefault("RRG_CACHE_DIR", str(OUT / "cache-semble"))
     settings = sweep() if "--sweep" in sys.argv else {"shipped": dict(SHIPPED)}
+    if "--stage-sweep" in sys.argv:
+        settings = stage_sweep()
     if "--plain" in sys.argv:
         settings["off"] = dict(OFF)
     if "--paragraphs" in sys.argv:  # the priors as shipped, code cut at blank lines
         settings["blank-line passages"] = {**SHIPPED, "passages.ENABLED": False}
-    stage = 20 if "--stage" in sys.argv else 0
+    stage = 20 if "--stage" in sys.argv or "--stage-sweep" in sys.argv else 0
     published = json.loads((SEMBLE / "published.json").read_text())
     repos = sorted(p.name for p in data.iterdir() if (p / "qrels.tsv").is_file())
     half = {name: ("dev" if k % 2 == 0 else "test") for k, name in enumerate(repos)}

@@ -214,6 +214,7 @@ complete -c rrg -l cascade -r -d 'Files the transformer re-orders through their 
 complete -c rrg -l fast -d 'Order by BM25 and static vectors alone: no transformer at query time (the cheapest order; entry points and paragraphs by the same cheap scores).'
 complete -c rrg -l excerpt -r -d 'Cut printed lines to N characters around their first match, marked [...] (default 1000 in a pipe, off on a terminal or with colour; 0 = off).'
 complete -c rrg -l index -d 'Build or refresh the index of PATH (default .) and exit.'
+complete -c rrg -l embed -d 'With --index: also embed every passage with the model (minutes of CPU once; a root once embedded stays so, later --index runs embed only new and changed files; RRG_EMBED=1 embeds on every --index).'
 complete -c rrg -l index-status -d 'Say which index serves PATH (default .): its files, how fresh, every cache file and its size.'
 complete -c rrg -l index-clear -d 'Remove the index of PATH (default .) and its vector cache, under the writer lock.'
 complete -c rrg -l model -r -d 'Embedding model: a name from --list-models or a model folder.'

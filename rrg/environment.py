@@ -5,6 +5,9 @@ this process may run on).
 ``RRG_INDEX_BUSY_S``: seconds rrg waits for another rrg's lock on an index (``INDEX_BUSY_S``):
 every wait on a root's files honours it; past it a search answers from what the index
 holds, and ``--index`` stops with one line.
+``RRG_EMBED``: 1 makes every ``rrg --index`` embed its root's passages too (``--embed``).
+``RRG_EMBED_BATCH``: passages embedded between two saved parts (256): what an interrupted
+``--embed`` loses at most.
 A value that is no number is bad input, said in one line, never a traceback.
 """
 
@@ -46,3 +49,10 @@ def check_environment() -> None:
     """Every numeric variable read once, so that a bad one stops rrg before any work."""
     env_number("RRG_THREADS", 0, whole=True)
     index_busy_s()
+    embed_always()
+    env_number("RRG_EMBED_BATCH", 0, whole=True)
+
+
+def embed_always() -> bool:
+    """Whether ``RRG_EMBED=1`` asks every ``--index`` to embed."""
+    return env_number("RRG_EMBED", 0, whole=True) > 0

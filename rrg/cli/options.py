@@ -128,6 +128,14 @@ OPTIONS: tuple[RrgOption, ...] = (
         readme="`rrg --index src`",
     ),
     RrgOption(
+        "--embed",
+        "With --index: also embed every passage with the model (minutes of CPU once; a "
+        "root once embedded stays so, later --index runs embed only new and changed files; "
+        "RRG_EMBED=1 embeds on every --index).",
+        needs=("--index",),
+        readme="`rrg --index --embed src`",
+    ),
+    RrgOption(
         "--index-status",
         "Say which index serves PATH (default .): its files, how fresh, every cache file "
         "and its size.",

@@ -34,6 +34,7 @@ class Options:
     fast: bool = False
     excerpt: int | None = None  # None: the table's default in a pipe, off on a terminal
     index: bool = False
+    embed: bool = False
     index_status: bool = False
     index_clear: bool = False
     model: str | None = None
@@ -88,6 +89,7 @@ class Options:
             scope_size=self.scope_size,
             paragraphs=self.paragraphs,
             scope_file=self.scope_file,
+            embed=self.embed,
         )
 
 

@@ -10,6 +10,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from rrg.errors import RrgError
+from rrg.index.embedded import embed_dir
 from rrg.index.scopes import scope_files
 from rrg.index.store import IndexStore, busy_reason, segments_dir, writer_lock
 from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
@@ -17,7 +18,7 @@ from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
 
 def root_files(index_path: Path) -> list[Path]:
     """The index's registry, its SQLite side files, its segments folder, the vector cache and
-    its side files, the lock."""
+    its side files, the embedding index and its lock, the writer lock."""
     vectors = vectors_path(index_path)
     names = [
         index_path,
@@ -27,6 +28,8 @@ def root_files(index_path: Path) -> list[Path]:
         vectors,
         Path(f"{vectors}-wal"),
         Path(f"{vectors}-shm"),
+        embed_dir(index_path),
+        Path(f"{embed_dir(index_path)}.lock"),
         Path(f"{index_path}.lock"),
     ]
     return [p for p in names if p.exists()]
@@ -55,13 +58,16 @@ def _size(path: Path) -> str:
     if path.is_dir():
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
         count = sum(1 for f in path.iterdir() if f.is_dir())
-        return f"{size / 1e6:.1f} MB in {count} segment{'' if count == 1 else 's'}"
+        kind = "part" if path.name.endswith(".embed") else "segment"
+        return f"{size / 1e6:.1f} MB in {count} {kind}{'' if count == 1 else 's'}"
     size = path.stat().st_size
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
 
 
-def status_text(where: str, index_path: Path, model: str) -> str:
-    """Which index serves the root, how big and fresh it is, and every file kept for it."""
+def status_text(where: str, index_path: Path, model: str, embedded: str | None = None) -> str:
+    """Which index serves the root, how big and fresh it is, its embedding index
+    (``embedded``: how much of the root, or None when never embedded), and every file kept
+    for it."""
     try:
         store = IndexStore(index_path, create=False)
         files = str(store.live_count())
@@ -86,6 +92,7 @@ def status_text(where: str, index_path: Path, model: str) -> str:
         f"  model: {model}",
         f"  file: {index_path}",
         f"  vector cache: {vectors}",
+        f"  embedded: {embedded or 'no (rrg --index --embed embeds every passage once)'}",
         "  cache files:",
     ]
     lines += [f"    {path} ({_size(path)})" for path in root_files(index_path)]

@@ -5,6 +5,7 @@ defining it (the index knows which do: ``rrg.index.definitions``). No file is re
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +18,20 @@ HEAD_FILES = 200
 #: head alone: the scan of every path is a Python loop over the index's paths (measured only
 #: on trees of up to 3,892 files, where the whole step takes 0.02-0.03 s).
 NAME_SCAN_LIMIT = 200_000
+#: A symbol query with at most this many defining files, the best of them first after the
+#: priors, is answered by the cheap tier: the transformer stage is not run (0: always run).
+DECISIVE_DEFINERS = 1
+
+
+class CodeOrder(NamedTuple):
+    scores: np.ndarray  # the candidates' scores with the priors applied
+    offsets: np.ndarray  # each one's offset
+    decisive: bool  # an exact definition hit for a symbol query (``DECISIVE_DEFINERS``)
+
+
+def may_be_decisive(query: str) -> bool:
+    """Whether the cheap tier may answer this query alone (a symbol query)."""
+    return DECISIVE_DEFINERS > 0 and priors.query_form(query).symbol
 
 
 def code_order(
@@ -24,10 +39,11 @@ def code_order(
     fused: np.ndarray,
     rel_of: Callable[[int], bytes],
     definers: Callable[[tuple[str, ...]], set[int]],
-) -> tuple[np.ndarray, np.ndarray]:
-    """The candidates' scores with the priors applied, and each one's offset (``fused``'s
-    order and units; ``rel_of(k)``: the k-th candidate's path relative to the root;
-    ``definers(names)``: the candidates that define one of the names).
+) -> CodeOrder:
+    """The candidates' scores with the priors applied, each one's offset (``fused``'s
+    order and units), and whether the cheap tier's answer is decisive. ``rel_of(k)``: the
+    k-th candidate's path relative to the root; ``definers(names)``: the candidates that
+    define one of the names.
 
     The priors re-order the files they weigh among themselves, and those stay above every
     other file: a file outside them was weighed by nobody, so an offset there is unknown,
@@ -56,7 +72,13 @@ def code_order(
         scores[weighed] = float(fused[rest].max()) + 1.0 + mixed - mixed.min()
     else:
         scores = fused + offsets
-    return np.round(scores, 9), offsets
+    scores = np.round(scores, 9)
+    decisive = (
+        form.symbol
+        and 0 < len(defining) <= DECISIVE_DEFINERS
+        and int(order_by(scores)[0]) in defining
+    )
+    return CodeOrder(scores, offsets, decisive)
 
 
 def _named_after(

@@ -33,9 +33,10 @@ from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.progress import Progress
-from rrg.rank.code_order import code_order
+from rrg.rank.code_order import code_order, may_be_decisive
 from rrg.rank.code_passages import cut_passages
-from rrg.rank.passages import PassageScorer, ScoredPassages, score_passages
+from rrg.rank.embedding import dense_file_scores, held_vectors, reading_embedded
+from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
 from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
 from rrg.rank.scoring import (
     PATH_WEIGHT,
@@ -174,8 +175,11 @@ def rank_files(
     )
     encoder = Encoder(spec)
     check()
-    if stage_files > 0 and model_ready(spec) and not query_seen(query, root, spec):
-        encoder.preload()  # a new query: the stage will run the model
+    # A new query: the stage will run the model. (A symbol query is most often answered by
+    # its definition, the stage skipped: a load begun for it would delay the exit.)
+    symbol = may_be_decisive(query)
+    if stage_files > 0 and not symbol and model_ready(spec) and not query_seen(query, root, spec):
+        encoder.preload()
     rel = listing.paths if listing is not None else relative_to(root, printed)
     try:
         view, rows, report = refresh_index(
@@ -209,7 +213,7 @@ def rank_files(
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows])
     with timings.phase("code"):
-        fused, offsets = code_order(
+        fused, offsets, decisive = code_order(
             query,
             fused,
             lambda k: view.path(int(cand_rows[k])),
@@ -217,31 +221,65 @@ def rank_files(
         )
     stage: StagePassages | None = None
     fast = stage_files <= 0
-    if not fast:
+    if not fast and not decisive:
         check()
-        top = order_by(fused)[:stage_files]
         try:
-            rel_top = [view.path(int(r)) for r in cand_rows[top]]
-            budget = max(STAGE_PASSAGES, len(rel_top))
             with timings.phase("stage"):
-                scorer = stage_scorer(root, encoder, view.piece_idf, budget)
-                scored = passages_of(query, root, rel_top, scorer, pieces)
+                top, best, scored = run_stage(
+                    query, root, encoder, view, cand_rows, fused, stage_files, pieces
+                )
         except (ModelError, OSError, sqlite3.Error) as err:
             warn(f"the transformer stage failed ({err}); ranking without it")
             fast = True
         else:
-            best = scored.best_per_file(len(top))
             fused = fused.copy()
             fused[top] = staged_scores(
                 lexical[cand_rows[top]], semantic[cand_rows[top]], best, fused, offsets=offsets[top]
             )
-            stage = StagePassages([printed[i] for i in rankable[top]], scored)
+            if scored is not None:
+                stage = StagePassages([printed[i] for i in rankable[top]], scored)
     order = rankable[order_by(fused)]
     ranked = [printed[i] for i in order]
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
     return Ranking(ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast)
+
+
+def run_stage(
+    query: str,
+    root: bytes,
+    encoder: Encoder,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    fused: np.ndarray,
+    stage_files: int,
+    pieces: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, ScoredPassages | None]:
+    """The candidates the stage re-orders, each one's best passage cosine, and the passages
+    it read (None on an embedded root, where it read none).
+
+    The stage weighs the cheap order's ``stage_files`` best; on an embedded root also the
+    ``stage_files`` best by their stored passages (a file the cheap tier missed), and the
+    model reads the passages only of files not embedded."""
+    top = order_by(fused)[:stage_files]
+    scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
+    held = held_vectors(root, encoder.spec)
+    if held is None:
+        scored = passages_of(
+            query, root, [view.path(int(r)) for r in cand_rows[top]], scorer, pieces
+        )
+        return top, scored.best_per_file(len(top)), scored
+    dense = dense_file_scores(held, view, cand_rows, query_vector(query, scorer))
+    by_dense = order_by(np.where(np.isnan(dense), -np.inf, dense))[:stage_files].tolist()
+    found = [k for k in by_dense if np.isfinite(dense[k])]
+    top = np.array(list(dict.fromkeys([*top.tolist(), *found])), np.int64)
+    best = dense[top].copy()
+    missing = np.flatnonzero(np.isnan(best))
+    if len(missing):
+        rel = [view.path(int(r)) for r in cand_rows[top[missing]]]
+        best[missing] = passages_of(query, root, rel, scorer, pieces).best_per_file(len(rel))
+    return top, best, None
 
 
 def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str, ...]) -> set[int]:
@@ -262,8 +300,13 @@ def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str
 def stage_scorer(
     root: bytes, encoder: Encoder, piece_idf: np.ndarray | None, budget: int
 ) -> PassageScorer:
-    """The stage's scorer for a root: its vectors kept in the root's vector cache."""
-    return PassageScorer(encoder, piece_idf, root_vectors(root, encoder.spec), budget)
+    """The stage's scorer for a root: its vectors kept in the root's vector cache, read
+    first from its embedding index where it has one."""
+    vectors_for = root_vectors(root, encoder.spec)
+    held = held_vectors(root, encoder.spec)
+    if held is not None:
+        vectors_for = reading_embedded(held, vectors_for)
+    return PassageScorer(encoder, piece_idf, vectors_for, budget)
 
 
 def passages_of(

@@ -73,6 +73,17 @@ def query_key(spec: ModelSpec, query: str) -> str:
     return "query:" + xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
+def query_vector(query: str, scorer: PassageScorer) -> np.ndarray:
+    """The model's vector of the query, kept in the scorer's cache as a passage's is."""
+    spec = scorer.encoder.spec
+    key = query_key(spec, query)
+
+    def encode(missing: list[str]) -> np.ndarray:
+        return scorer.encoder.encode([spec.query_prefix + query], max_tokens=PASSAGE_TOKENS)
+
+    return scorer.vectors_for("passage", [key], encode)[key]
+
+
 def passage_bm25(query: str, texts: Sequence[str]) -> np.ndarray:
     """BM25 of each passage against the query, with the passages as the corpus."""
     terms = set(words(query))

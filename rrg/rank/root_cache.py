@@ -17,6 +17,7 @@ from rrg.errors import RrgError
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
+from rrg.rank import passages
 from rrg.rank.passages import PASSAGE_TOKENS, Encode, VectorsFor, query_key
 
 
@@ -28,13 +29,15 @@ def index_path_for(root: bytes, spec: ModelSpec) -> Path:
 QUERY_TOKENS = PASSAGE_TOKENS
 
 
-def cache_tag(kind: str, spec: ModelSpec, tokens: int = PASSAGE_TOKENS) -> str:
-    """The vector cache's model tag for one kind of vector of texts read up to ``tokens``:
-    the static table's ("static", distilled from the float graph whatever runs queries) or
-    the model's ("passage", "excerpt"). The model's are of texts read one a run ("alone",
-    ``Encoder.encode``): those read in batches before are left under their old tag to age
-    out."""
+def cache_tag(kind: str, spec: ModelSpec, tokens: int | None = None) -> str:
+    """The vector cache's model tag for one kind of vector of texts read up to ``tokens``
+    (the stage's passage length when not given): the static table's ("static", distilled
+    from the float graph whatever runs queries) or the model's ("passage", "excerpt").
+    The model's are of texts read one a run ("alone", ``Encoder.encode``): those read in
+    batches before are left under their old tag to age out."""
     model = spec.key if kind == "static" else f"{spec.vector_key}-alone"
+    if tokens is None:  # read now, not when defined: the benchmarks sweep it
+        tokens = passages.PASSAGE_TOKENS
     return f"{kind}-{model}-{tokens}"
 
 

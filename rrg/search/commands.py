@@ -190,9 +190,11 @@ def index_command(
 ) -> int:
     """``--index`` (``action`` "build"), ``--index-status`` ("status"), ``--index-clear``
     ("clear") for the root that serves the given PATH."""
+    from rrg.environment import embed_always
     from rrg.index import caches
     from rrg.index.store import IndexUnavailable
     from rrg.model.encoder import Encoder
+    from rrg.rank.embedding import embed_root, embed_status, is_embedded
     from rrg.rank.files import refresh_index, serving_root
     from rrg.rank.root_cache import index_path_for
 
@@ -222,13 +224,15 @@ def index_command(
         if not path.exists():
             stdout.say(f"{where}: not indexed (rrg --index {where} builds it)")
             return EXIT_NO_MATCH
-        stdout.say(caches.status_text(where + served, path, spec.name))
+        status = embed_status(root, Encoder(spec))
+        stdout.say(caches.status_text(where + served, path, spec.name, status))
         return EXIT_MATCH
     candidates = list_candidates(rg, args)
     start = time.monotonic()
+    encoder = Encoder(spec)
     try:
-        _, _, report = refresh_index(
-            root, relative_to(root, candidates.paths), Encoder(spec), warn, request.show_progress
+        view, rows, report = refresh_index(
+            root, relative_to(root, candidates.paths), encoder, warn, request.show_progress
         )
     except IndexUnavailable as err:
         raise RrgError(f"cannot update the index of {where}: {err}") from err
@@ -237,6 +241,14 @@ def index_command(
         f"{report.touched} unchanged content, {report.deleted} removed "
         f"in {time.monotonic() - start:.2f} s"
     )
+    if request.embed or embed_always() or is_embedded(root, spec):
+        embedded = embed_root(root, view, rows, encoder, request.show_progress)
+        rate = embedded.passages / embedded.seconds if embedded.seconds else 0.0
+        stdout.say(
+            f"embedded {where}{served}: {embedded.files} files ({embedded.passages} "
+            f"passages, {rate:.1f} a second), {embedded.kept} already embedded, "
+            f"in {embedded.seconds:.2f} s"
+        )
     return EXIT_ERROR if candidates.error else EXIT_MATCH
 
 

@@ -30,6 +30,7 @@ class SearchRequest:
     scope_size: int
     paragraphs: int  # entry points --recall prints
     scope_file: str | None
+    embed: bool  # --index also embeds every passage (or RRG_EMBED=1, or embedded before)
 
 
 @dataclass(frozen=True)

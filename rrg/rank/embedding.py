@@ -1,0 +1,260 @@
+"""Embedding a root: the model's vector of every passage of every indexed file, computed
+once (``rrg --index --embed``) and kept in the root's embedding index
+(``rrg.index.embedded``); and the dense file scores a query reads from it.
+
+The passages are the stage's own (``cut_passages``, read with their path as
+``passage_text`` makes them), each encoded alone as the stage encodes it: a file embedded
+scores as the stage would have scored every one of its passages, not just the few its
+budget reads.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rrg.environment import env_number
+from rrg.errors import RrgError
+from rrg.index.embedded import (
+    Embedded,
+    embed_dir,
+    file_key,
+    load_embedded,
+    merge_parts,
+    part_names,
+    passage_key,
+    remove_leftovers,
+    remove_parts,
+    write_part,
+)
+from rrg.index.refresh import open_view, read_head
+from rrg.index.store import KIND_TEXT, busy_reason, writer_lock
+from rrg.index.textstats import decode, looks_binary
+from rrg.index.view import IndexView
+from rrg.model.encoder import Encoder
+from rrg.model.registry import ModelSpec
+from rrg.model.static_table import static_table
+from rrg.progress import Progress
+from rrg.rank import passages
+from rrg.rank.code_passages import cut_passages
+from rrg.rank.passages import Encode, VectorsFor
+from rrg.rank.root_cache import cache_tag, index_path_for
+
+#: Passages embedded between two saved parts (``RRG_EMBED_BATCH``): what an interrupted job
+#: loses at most (about 15 s of this 2-core machine's time at 256 tokens).
+EMBED_BATCH = 256
+#: Parts past this many are merged into few at the end of a job (each is a file to open
+#: per query).
+MAX_PARTS = 8
+
+
+def embed_batch() -> int:
+    return max(1, int(env_number("RRG_EMBED_BATCH", EMBED_BATCH, whole=True)))
+
+
+def embedding_model(spec: ModelSpec) -> str:
+    """What the parts are tagged with: the stage's vectors, at its passage length."""
+    return cache_tag("passage", spec)
+
+
+def is_embedded(root: bytes, spec: ModelSpec) -> bool:
+    return embed_dir(index_path_for(root, spec)).is_dir()
+
+
+@dataclass
+class EmbedReport:
+    files: int = 0  # files embedded by this run
+    passages: int = 0
+    kept: int = 0  # files already embedded
+    seconds: float = 0.0
+
+
+def live_files(view: IndexView, rows: np.ndarray) -> list[tuple[int, bytes]]:
+    """(file key, path) of the listed files the index holds as text, in path order."""
+    kinds, hashes = view.kinds, view.column("hash")
+    out = []
+    for row in sorted(int(r) for r in rows if r >= 0 and kinds[r] == KIND_TEXT):
+        rel = view.path(row)
+        out.append((file_key(rel, int(hashes[row])), rel))
+    return sorted(out, key=lambda item: item[1])
+
+
+def embed_root(
+    root: bytes,
+    view: IndexView,
+    rows: np.ndarray,
+    encoder: Encoder,
+    show_progress: bool,
+) -> EmbedReport:
+    """Embed every listed file the root's embedding index lacks, a part saved each
+    ``embed_batch()`` passages; then merge the parts if there are many or some hold files
+    since edited. Holds the root's embedding lock (one job at a time; searches never wait)."""
+    index_path = index_path_for(root, encoder.spec)
+    parent = embed_dir(index_path)
+    model = embedding_model(encoder.spec)
+    start = time.monotonic()
+    with writer_lock(parent) as got:
+        if not got:
+            raise RrgError(f"cannot embed it: {busy_reason(parent)}")
+        parent.mkdir(mode=0o700, exist_ok=True)
+        remove_leftovers(parent)
+        held = load_embedded(index_path, model) or Embedded([])
+        remove_parts(parent, held.damaged)  # their files are embedded again below
+        files = live_files(view, rows)
+        todo = [(key, rel) for key, rel in files if key not in held.where]
+        report = EmbedReport(kept=len(files) - len(todo))
+        seq = _next_seq(parent)
+        bar = Progress("rrg: embedding", show_progress)
+        try:
+            for batch, texts in _batches(root, todo, embed_batch(), lambda n: bar(n, len(todo))):
+                by_key = _encode(encoder, texts)
+                ordered = [by_key[k] for _, keys in batch for k in keys]
+                dims = encoder.spec.dims
+                vectors = np.stack(ordered) if ordered else np.zeros((0, dims), np.float32)
+                write_part(parent, seq, model, batch, vectors)
+                seq += 1
+                report.files += len(batch)
+                report.passages += len(vectors)
+        finally:
+            bar.close()
+        _merge_if_due(parent, seq, model, index_path, {key for key, _ in files})
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def _next_seq(parent: Path) -> int:
+    names = part_names(parent)
+    return int(names[-1][1:10]) + 1 if names else 1
+
+
+def _batches(
+    root: bytes, todo: list[tuple[int, bytes]], size: int, progress: Callable[[int], None]
+) -> Iterator[tuple[list[tuple[int, list[int]]], dict[int, str]]]:
+    """Files to embed, ``size`` passages or more a batch: each file's key and its passages'
+    keys, and the text of each distinct passage of the batch."""
+    at = Path(os.fsdecode(root))
+    batch: list[tuple[int, list[int]]] = []
+    texts: dict[int, str] = {}
+    for done, (key, rel) in enumerate(todo, 1):
+        data = read_head(at, rel)
+        keys: list[int] = []
+        if data is not None and not looks_binary(data):
+            name = rel.decode("utf-8", "replace")
+            for paragraph in cut_passages(decode(data), name):
+                body = passages.passage_text(name, paragraph)
+                keys.append(passage_key(body))
+                texts.setdefault(keys[-1], body)
+        batch.append((key, keys))
+        progress(done)
+        if sum(len(k) for _, k in batch) >= size:
+            yield batch, texts
+            batch, texts = [], {}
+    if batch:
+        yield batch, texts
+
+
+def _encode(encoder: Encoder, texts: dict[int, str]) -> dict[int, np.ndarray]:
+    keys = list(texts)
+    if not keys:
+        return {}
+    rows = encoder.encode([texts[k] for k in keys], max_tokens=passages.PASSAGE_TOKENS)
+    return dict(zip(keys, np.asarray(rows, np.float32), strict=True))
+
+
+def _merge_if_due(parent: Path, seq: int, model: str, index_path: Path, live: set[int]) -> None:
+    held = load_embedded(index_path, model)
+    if held is None or not held.parts:
+        return
+    stale = any(key not in live for key in held.where) or len(held.where) < sum(
+        len(part.a["file_key"]) for part in held.parts
+    )
+    if len(held.parts) <= MAX_PARTS and not stale:
+        return
+    merge_parts(parent, seq, model, held, live.__contains__)
+    remove_parts(parent, [part.name for part in held.parts])
+
+
+_held: dict[tuple[Path, str], tuple[tuple[str, ...], Embedded | None]] = {}
+
+
+def held_vectors(root: bytes, spec: ModelSpec) -> Embedded | None:
+    """The root's embedding index as it stands (None: never embedded, or nothing usable),
+    read once a process while its parts stay the same (the stage and the dense scores of
+    one query both read it; a server answers many queries)."""
+    try:
+        index_path = index_path_for(root, spec)
+    except (OSError, RrgError):
+        return None  # no usable cache dir: nothing was embedded there
+    parent = embed_dir(index_path)
+    try:
+        names = tuple(part_names(parent))
+    except OSError:
+        return None  # unreadable: the bounded stage serves, as for a root never embedded
+    cached = _held.get((index_path, str(parent)))
+    if cached is not None and cached[0] == names:
+        return cached[1]
+    held = load_embedded(index_path, embedding_model(spec)) if names else None
+    usable = held if held is not None and held.parts else None
+    _held[(index_path, str(parent))] = (names, usable)
+    return usable
+
+
+def dense_file_scores(
+    held: Embedded, view: IndexView, cand_rows: np.ndarray, query: np.ndarray
+) -> np.ndarray:
+    """Each candidate's best passage cosine (NaN for a file not embedded)."""
+    hashes = view.column("hash")
+    keys = [file_key(view.path(int(r)), int(hashes[r])) for r in cand_rows]
+    return held.best_cosines(keys, query)
+
+
+def reading_embedded(held: Embedded, vectors_for: VectorsFor) -> VectorsFor:
+    """The stage's vectors read from the embedding index first (passages of embedded files:
+    no model run), the rest as ``vectors_for`` gives them."""
+
+    def read(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        if kind == "passage":
+            for key in keys:
+                at = None if key.startswith("query:") else held.passages.get(int(key, 16))
+                if at is not None:
+                    found[key] = held.vector(*at)
+        rest = [key for key in keys if key not in found]
+        if rest:
+            found.update(vectors_for(kind, rest, encode))
+        return found
+
+    return read
+
+
+def embed_status(root: bytes, encoder: Encoder) -> str | None:
+    """How much of the root is embedded, the size on disk and the model (None: never
+    embedded)."""
+    index_path = index_path_for(root, encoder.spec)
+    parent = embed_dir(index_path)
+    if not parent.is_dir():
+        return None
+    model = embedding_model(encoder.spec)
+    held = load_embedded(index_path, model) or Embedded([])
+    view = open_view(index_path, static_table(encoder).shape[0])
+    if view is None:
+        return "unreadable index: the next rrg --index rebuilds it and embeds anew"
+    kinds, hashes = view.kinds, view.column("hash")
+    text_rows = np.flatnonzero(kinds == KIND_TEXT).tolist()
+    current = sum(
+        1 for row in text_rows if file_key(view.path(row), int(hashes[row])) in held.where
+    )
+    size = sum(f.stat().st_size for f in parent.rglob("*") if f.is_file())
+    damaged = (
+        f", {len(held.damaged)} damaged parts (rrg --index embeds again)" if held.damaged else ""
+    )
+    parts = f"{len(held.parts)} part{'' if len(held.parts) == 1 else 's'}"
+    return (
+        f"{current} of {len(text_rows)} indexed files, {held.passage_count} passages, "
+        f"{size / 1e6:.1f} MB in {parts}{damaged} (vectors of {model})"
+    )
