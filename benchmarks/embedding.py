@@ -5,9 +5,10 @@ side in one run, every figure from the real command in a fresh process:
 - a new query (its text never seen by either cache) as a fresh process, p50 and p90, with
   the root embedded and not;
 - file NDCG@10 of ``rrg -q Q --files`` with the root embedded and not: semble-code's
-  repositories (semble's metric) and, with --prose, scifact (a BEIR set).
+  repositories (semble's metric); with --sympy, the sympy tree of swebench-repos (1,875
+  files, issue texts as queries); with --prose, scifact (a BEIR set). Test halves.
 
-Run: python -m benchmarks.embedding DATA [--prose] [NAME ...]
+Run: python -m benchmarks.embedding DATA [--prose] [--sympy] [--no-semble] [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py; NAME: repositories
 (default: the test half, the repositories at odd places in name order, as semble_code.py
 splits them). Each mode has a cache of its own (the model's files shared).
@@ -24,7 +25,8 @@ import time
 from pathlib import Path
 
 from benchmarks.common import OUT, machine, rrg
-from benchmarks.datasets import beir
+from benchmarks.datasets import beir, swebench_repos
+from benchmarks.passage_stage import half
 from benchmarks.quality import ndcg10
 from benchmarks.semble_code import SCORE, queries
 
@@ -87,6 +89,8 @@ def main() -> None:
     envs = caches()
     repos = sorted(p.name for p in data.iterdir() if (p / "qrels.tsv").is_file())
     chosen = names or [n for k, n in enumerate(repos) if k % 2 == 1]
+    if "--no-semble" in sys.argv:
+        chosen = []
     rows = []
     totals = {"passages": 0.0, "seconds": 0.0, "bytes": 0.0}
     for name in chosen:
@@ -105,10 +109,24 @@ def main() -> None:
                 for files, (_, _, labels) in zip(ranked, asked, strict=True)
             ]
         rows.append((name, job, scores, times))
+    if "--sympy" in sys.argv:
+        labelled = next(s for s in swebench_repos() if s.name.startswith("sympy"))
+        job = prepare(labelled.root, envs)
+        ids = [q for q in sorted(labelled.queries) if half(q) == "test"]
+        texts = [labelled.queries[q] for q in ids]
+        by_path = {path: doc for doc, path in labelled.doc_path.items()}
+        scores, times = {}, {}
+        for mode in MODES:
+            ranked, times[mode] = answers(labelled.root, texts, envs[mode])
+            scores[mode] = [
+                ndcg10([by_path.get(p, p) for p in files], labelled.qrels.get(q, {}))
+                for files, q in zip(ranked, ids, strict=True)
+            ]
+        rows.append(("sympy (test half)", job, scores, times))
     if "--prose" in sys.argv:
         labelled = beir("scifact")
         job = prepare(labelled.root, envs)
-        ids = sorted(labelled.queries)[1::2]  # the test half: even ids were the dev half
+        ids = [q for q in sorted(labelled.queries) if half(q) == "test"]
         texts = [labelled.queries[q] for q in ids]
         by_path = {path: doc for doc, path in labelled.doc_path.items()}
         scores, times = {}, {}
@@ -134,7 +152,7 @@ def main() -> None:
             f"| {statistics.median(times['bounded']):.2f} s "
             f"| {statistics.median(times['embedded']):.2f} s |"
         )
-    semble = [r for r in rows if not r[0].startswith("scifact")]
+    semble = [r for r in rows if "(test half)" not in r[0]]
     if semble:
         for mode in MODES:
             mean = statistics.mean(statistics.mean(r[2][mode]) for r in semble)

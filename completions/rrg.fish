@@ -230,5 +230,6 @@ complete -c rrg -l scope-file -r -d 'Search the files of a scope file in its ord
 complete -c rrg -l import-model -r -d 'Turn a sentence-transformers model (a folder, or a hub name where the network allows) into an ONNX model folder for --model; needs pip install \'rrg[import]\'.'
 complete -c rrg -l trust-remote-code -d 'Let --import-model run code shipped with the model (off: such code never runs).'
 complete -c rrg -l agent-guide -d 'Print a short usage guide for an LLM agent\'s system prompt.'
+complete -c rrg -l mcp -d 'Serve PATH (default .) to an agent host over MCP on stdio: the tools search, files and recall (needs pip install \'rrg[mcp]\').'
 complete -c rrg -s h -l help -d 'Show rrg\'s options and how to reach rg\'s help.'
 complete -c rrg -l version -d 'Show rrg\'s version and the rg it uses.'

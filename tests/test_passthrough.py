@@ -114,7 +114,7 @@ def test_passthrough_imports_nothing_heavy(tmp_path: Path, env: dict[str, str]) 
         "import sys, os; sys.argv=['rrg','--version-probe-never-run'];"
         "import rrg.cli.entry, rrg.cli.argsplit, rrg.rg.binary;"
         "rrg.cli.argsplit.split_argv(['-i','x']);"
-        "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers','tree_sitter') "
+        "print(sorted(m for m in ('click','numpy','onnxruntime','tokenizers','tree_sitter','mcp') "
         "if m in sys.modules))"
     )
     out = run([sys.executable, "-c", code], tmp_path, env)

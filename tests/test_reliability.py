@@ -362,7 +362,11 @@ def test_eight_cold_clients_while_files_change(tmp_path: Path, env: dict[str, st
     def edit() -> None:
         k = 0
         while not stop.is_set():
-            (tree / f"f{k % 800:05d}.txt").write_text(f"edited needle {k % 800}\n")
+            # Renamed into place: a file rewritten in place is empty for a moment, and a
+            # run reading it then rightly finds no needle in it.
+            edited = tree / f".edit{k}"
+            edited.write_text(f"edited needle {k % 800}\n")
+            os.replace(edited, tree / f"f{k % 800:05d}.txt")
             (tree / f"new{k}.txt").write_text(f"added needle {k}\n")
             (tree / f"new{k - 3}.txt").unlink(missing_ok=True)
             k += 1

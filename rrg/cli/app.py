@@ -10,7 +10,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from rrg import __version__, timings
+from rrg import __version__, streams, timings
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Options, parse_options
 from rrg.environment import check_environment
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"rrg: {message}\n")
-    sys.stderr.flush()
+    streams.err(f"rrg: {message}\n".encode())
 
 
 def version_text() -> str:
@@ -95,6 +94,8 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
         from rrg.search.commands import list_models
 
         return list_models()
+    if opts.mcp:
+        return _serve(rg_args)
     check_environment()  # before any work: deep in a search, a bad value would be a fault
     try:
         os.getcwd()  # paths, the index's root and scope files are all told from it
@@ -131,3 +132,23 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *rg_args]).returncode
     return commands.query_command(QueryPlan.make(rg, rg_args, args, request), warn, walk)
+
+
+def _serve(rg_args: list[str]) -> int:
+    """``rrg --mcp [PATH]``: each tool call is an rrg command line run here (parsed as
+    this CLI parses it), its output captured."""
+    from rrg.cli.argsplit import split_argv
+    from rrg.model.encoder import share_sessions
+    from rrg.server.mcp import serve
+
+    if len(rg_args) > 1 or (rg_args and rg_args[0].startswith("-")):
+        raise RrgError("--mcp takes one PATH to serve and no other flag")
+    check_environment()
+    share_sessions()  # the model loads once, for the first call that needs it
+
+    def answer(argv: list[str]) -> tuple[int, bytes, bytes]:
+        with streams.captured() as held:
+            code = run(split_argv(argv))
+        return code, bytes(held.out), bytes(held.err)
+
+    return serve(rg_args[0] if rg_args else ".", answer)

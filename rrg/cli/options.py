@@ -19,6 +19,7 @@ COMMANDS = (
     "--list-models",
     "--import-model",
     "--agent-guide",
+    "--mcp",
 )
 _SEARCHES = ("--query", "--scope-file")
 _INDEXING = ("--query", "--recall", "--index")
@@ -215,6 +216,12 @@ OPTIONS: tuple[RrgOption, ...] = (
         needs=("--import-model",),
     ),
     RrgOption("--agent-guide", "Print a short usage guide for an LLM agent's system prompt."),
+    RrgOption(
+        "--mcp",
+        "Serve PATH (default .) to an agent host over MCP on stdio: the tools search, files "
+        "and recall (needs pip install 'rrg[mcp]').",
+        readme="`rrg --mcp ~/src/project`",
+    ),
     RrgOption("--help", "Show rrg's options and how to reach rg's help.", short="-h"),
     RrgOption("--version", "Show rrg's version and the rg it uses."),
 )

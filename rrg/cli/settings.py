@@ -50,6 +50,7 @@ class Options:
     import_model: str | None = None
     trust_remote_code: bool = False
     agent_guide: bool = False
+    mcp: bool = False
     help: bool = False
     version: bool = False
 

@@ -69,6 +69,33 @@ _Item = TypeVar("_Item")
 BATCH_TOKENS = 384
 
 
+#: Sessions kept in this process once ``share_sessions`` is called, by graph and mode, with
+#: their parallel runs: a server answers many queries with one load (onnxruntime's runs are
+#: thread-safe). A command-line query, one a process, loads its own.
+_SESSIONS: dict[tuple[str, bool], tuple[InferenceSession, int]] | None = None
+_SESSIONS_LOCK = threading.Lock()
+
+
+def share_sessions() -> None:
+    """Every Encoder of a model from now on shares one session (``rrg --mcp``)."""
+    global _SESSIONS
+    with _SESSIONS_LOCK:
+        if _SESSIONS is None:
+            _SESSIONS = {}
+
+
+def _shared_session(encoder: Encoder) -> tuple[InferenceSession, int]:
+    if _SESSIONS is None:
+        session = encoder._load_session()
+        return session, encoder.parallel_runs
+    with _SESSIONS_LOCK:
+        key = (str(encoder.spec.onnx_path), encoder.quantized)
+        if key not in _SESSIONS:
+            session = encoder._load_session()
+            _SESSIONS[key] = (session, encoder.parallel_runs)
+        return _SESSIONS[key]
+
+
 class Encoder:
     """One embedding model, loaded on first use."""
 
@@ -91,7 +118,7 @@ class Encoder:
     def session(self) -> InferenceSession:
         with self._session_lock:
             if self._session is None:
-                self._session = self._load_session()
+                self._session, self.parallel_runs = _shared_session(self)
             return self._session
 
     def preload(self) -> None:

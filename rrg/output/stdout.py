@@ -8,16 +8,14 @@ written to fd 1 whole), never left in a buffer behind rg's.
 from __future__ import annotations
 
 import os
-import sys
+
+from rrg import streams
 
 
 def write(data: bytes) -> None:
-    """Write bytes to standard output now, after whatever Python still buffered."""
-    sys.stdout.flush()
-    view = memoryview(data)
-    while view:
-        written = os.write(1, view)
-        view = view[written:]
+    """Write bytes to standard output now, after whatever Python still buffered (or to the
+    call's buffer while a server answers one: ``rrg.streams``)."""
+    streams.out(data)
 
 
 def say(text: str) -> None:

@@ -134,12 +134,12 @@ def _next_seq(parent: Path) -> int:
 
 def _batches(
     root: bytes, todo: list[tuple[int, bytes]], size: int, progress: Callable[[int], None]
-) -> Iterator[tuple[list[tuple[int, list[int]]], dict[int, str]]]:
+) -> Iterator[tuple[list[tuple[int, list[int]]], dict[int, tuple[str, str]]]]:
     """Files to embed, ``size`` passages or more a batch: each file's key and its passages'
-    keys, and the text of each distinct passage of the batch."""
+    keys, and the text of each distinct passage of the batch with its file's path."""
     at = Path(os.fsdecode(root))
     batch: list[tuple[int, list[int]]] = []
-    texts: dict[int, str] = {}
+    texts: dict[int, tuple[str, str]] = {}
     for done, (key, rel) in enumerate(todo, 1):
         data = read_head(at, rel)
         keys: list[int] = []
@@ -148,7 +148,7 @@ def _batches(
             for paragraph in cut_passages(decode(data), name):
                 body = passages.passage_text(name, paragraph)
                 keys.append(passage_key(body))
-                texts.setdefault(keys[-1], body)
+                texts.setdefault(keys[-1], (body, name))
         batch.append((key, keys))
         progress(done)
         if sum(len(k) for _, k in batch) >= size:
@@ -158,12 +158,15 @@ def _batches(
         yield batch, texts
 
 
-def _encode(encoder: Encoder, texts: dict[int, str]) -> dict[int, np.ndarray]:
+def _encode(encoder: Encoder, texts: dict[int, tuple[str, str]]) -> dict[int, np.ndarray]:
+    """Vectors of distinct passages, by key (``texts``: each one's text and its file)."""
     keys = list(texts)
     if not keys:
         return {}
-    rows = encoder.encode([texts[k] for k in keys], max_tokens=passages.PASSAGE_TOKENS)
-    return dict(zip(keys, np.asarray(rows, np.float32), strict=True))
+    rows = passages.encode_passages(
+        encoder, [texts[k][0] for k in keys], [texts[k][1] for k in keys]
+    )
+    return dict(zip(keys, rows, strict=True))
 
 
 def _merge_if_due(parent: Path, seq: int, model: str, index_path: Path, live: set[int]) -> None:

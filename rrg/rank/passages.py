@@ -18,6 +18,7 @@ from typing import overload
 import numpy as np
 import xxhash
 
+from rrg.index.definitions import is_code
 from rrg.index.textstats import words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
@@ -27,6 +28,29 @@ from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 
 #: Tokens of a passage the model reads (a passage is at most 1,200 characters).
 PASSAGE_TOKENS = 256
+#: Tokens of a passage of code the model reads: a definition's name, signature and
+#: docstring come first. Chosen on the dev half of semble-code (the stage, every passage at
+#: 128 / 192 / 256 tokens: .809 / .810 / .811; the shortest within .005 of the best, at
+#: about a third of the encoding time); prose keeps PASSAGE_TOKENS (python -m
+#: benchmarks.semble_code DATA --stage-sweep).
+CODE_PASSAGE_TOKENS = 128
+
+
+def token_limit(name: str) -> int:
+    """Tokens the model reads of a passage of the file ``name`` (its path)."""
+    return CODE_PASSAGE_TOKENS if is_code(name) else PASSAGE_TOKENS
+
+
+def encode_passages(encoder: Encoder, texts: list[str], names: list[str]) -> np.ndarray:
+    """The model's vectors of passages (each read alone), each to its file's token limit."""
+    out = np.zeros((len(texts), encoder.spec.dims), np.float32)
+    by_limit: dict[int, list[int]] = {}
+    for k, name in enumerate(names):
+        by_limit.setdefault(token_limit(name), []).append(k)
+    for limit, ks in by_limit.items():
+        out[ks] = encoder.encode([texts[k] for k in ks], max_tokens=limit)
+    return out
+
 
 Encode = Callable[[list[str]], np.ndarray]
 #: A file's passages from its text and its path.
@@ -220,17 +244,20 @@ def score_passages(
         return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), cosine)
     keys = [every_key[k] for k in chosen]
     text_of = {key: bodies[k] for key, k in zip(keys, chosen, strict=True)}
+    name_of = {key: names[owners[k]] if names else "" for key, k in zip(keys, chosen, strict=True)}
     encoder = scorer.encoder
 
     def encode(missing: list[str]) -> np.ndarray:
         # One text a run (the encoder's default), so that a query's order does not depend
         # on which of its passages the cache already held; see ``Encoder.encode``.
-        return encoder.encode([text_of[key] for key in missing], max_tokens=PASSAGE_TOKENS)
+        texts = [text_of[key] for key in missing]
+        return encode_passages(encoder, texts, [name_of[key] for key in missing])
 
     # The query's vector is kept like a passage's: a repeated query loads no model at all.
     query_text = encoder.spec.query_prefix + query
     key_of_query = query_key(encoder.spec, query)
     text_of[key_of_query] = query_text
+    name_of[key_of_query] = ""  # no file's: read to PASSAGE_TOKENS
     vectors = scorer.vectors_for("passage", [*keys, key_of_query], encode)
     qvec = vectors[key_of_query]
     for key, k in zip(keys, chosen, strict=True):

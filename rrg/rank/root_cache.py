@@ -31,13 +31,14 @@ QUERY_TOKENS = PASSAGE_TOKENS
 
 def cache_tag(kind: str, spec: ModelSpec, tokens: int | None = None) -> str:
     """The vector cache's model tag for one kind of vector of texts read up to ``tokens``
-    (the stage's passage length when not given): the static table's ("static", distilled
-    from the float graph whatever runs queries) or the model's ("passage", "excerpt").
+    (the stage's passage lengths, prose and code, when not given): the static table's
+    ("static", distilled from the float graph whatever runs queries) or the model's
+    ("passage", "excerpt").
     The model's are of texts read one a run ("alone", ``Encoder.encode``): those read in
     batches before are left under their old tag to age out."""
     model = spec.key if kind == "static" else f"{spec.vector_key}-alone"
-    if tokens is None:  # read now, not when defined: the benchmarks sweep it
-        tokens = passages.PASSAGE_TOKENS
+    if tokens is None:  # read now, not when defined: the benchmarks sweep them
+        return f"{kind}-{model}-{passages.PASSAGE_TOKENS}-code{passages.CODE_PASSAGE_TOKENS}"
     return f"{kind}-{model}-{tokens}"
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rrg import streams
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.excerpt import MARK_FLAGS, cut_line
 from rrg.rg.args import RgArgs, unescape
@@ -141,9 +142,14 @@ class OrderedSearch:
         # of the pattern; it runs on the real files, where rg reports its failures.
         no_pre = ["--no-pre"] if self.args.has("--pre") else []
         cmd = [self.rg, *self.user_flags, *self.patterns, *no_pre, "--", os.devnull]
-        return (
-            subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode != 2
+        if not streams.capturing():
+            done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            return done.returncode != 2
+        done = subprocess.run(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
+        streams.err(done.stderr)
+        return done.returncode != 2
 
     # ---- lines mode --------------------------------------------------------------------
     def run_lines(self, paths: list[bytes]) -> StreamResult:
@@ -172,7 +178,7 @@ class OrderedSearch:
         stands (a file that vanished since the count pass is no error, as in a walk)."""
         marks = MARK_FLAGS if self.excerpt and not json_mode else []
         cmd = self._cmd([*marks, *extra], files)
-        piped = json_mode or bool(self.excerpt) or self.stats is not None
+        piped = json_mode or bool(self.excerpt) or self.stats is not None or streams.capturing()
         proc = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE if piped else None,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from typing import IO
+
+from rrg import streams
 
 
 class StderrFilter:
@@ -43,9 +44,7 @@ class StderrFilter:
                 continue
             kept.append(message)
         if kept:
-            sys.stderr.flush()
-            sys.stderr.buffer.write(b"".join(kept))
-            sys.stderr.flush()
+            streams.err(b"".join(kept))
         return bool(kept)
 
     def _messages(self) -> Iterator[bytes]:

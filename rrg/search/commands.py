@@ -7,7 +7,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from rrg import timings
+from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import installed_models, resolve_model
 from rrg.output import stdout
@@ -82,7 +82,14 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
         # No file to order (an empty folder, globs that leave none): rg says what it says
         # of a search that searched nothing, with its exit code.
-        return subprocess.run([plan.rg, *plan.rg_args], stdin=subprocess.DEVNULL).returncode
+        done = subprocess.run(
+            [plan.rg, *plan.rg_args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+        )
+        stdout.write(done.stdout)
+        streams.err(done.stderr)
+        return done.returncode
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         limit = request.file_limit

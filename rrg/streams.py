@@ -1,0 +1,66 @@
+"""Where rrg's output goes: standard output and standard error, or, while the MCP server
+answers a call (``rrg.server``), that call's own buffers.
+
+Every byte rrg or its rg runs print passes here, so that a server, whose standard output is
+its protocol channel, can answer a call with what the command line would have printed. A
+context variable, not a global: calls answered at once on threads each keep their own.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Captured:
+    """One call's output: what would have gone to standard output and to standard error."""
+
+    out: bytearray = field(default_factory=bytearray)
+    err: bytearray = field(default_factory=bytearray)
+
+
+_capture: ContextVar[Captured | None] = ContextVar("rrg_capture", default=None)
+
+
+def out(data: bytes) -> None:
+    """Write to standard output now, after whatever Python still buffered."""
+    held = _capture.get()
+    if held is not None:
+        held.out += data
+        return
+    sys.stdout.flush()
+    view = memoryview(data)
+    while view:
+        written = os.write(1, view)
+        view = view[written:]
+
+
+def err(data: bytes) -> None:
+    held = _capture.get()
+    if held is not None:
+        held.err += data
+        return
+    sys.stderr.flush()
+    sys.stderr.buffer.write(data)
+    sys.stderr.flush()
+
+
+def capturing() -> bool:
+    """Whether output is captured: rg's runs must then be piped, never left to write to the
+    inherited descriptors."""
+    return _capture.get() is not None
+
+
+@contextmanager
+def captured() -> Iterator[Captured]:
+    held = Captured()
+    token = _capture.set(held)
+    try:
+        yield held
+    finally:
+        _capture.reset(token)

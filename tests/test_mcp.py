@@ -1,0 +1,179 @@
+"""``rrg --mcp``: the server driven through the MCP SDK's own client over stdio, against the
+CLI's answers for the same questions. Real server process, real rg, real files."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from conftest import rrg_cmd, run
+
+pytest.importorskip("mcp")
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+Session = Callable[[Any], Awaitable[None]]
+
+
+def _tree(root: Path) -> Path:
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "retry.py").write_text(
+        "def retry(request, attempts=3):\n    '''Retry a request after a timeout.'''\n"
+        "    for attempt in range(attempts):\n        try:\n            return request()\n"
+        "        except TimeoutError:\n            continue\n"
+    )
+    (root / "src" / "config.py").write_text(
+        "def load_config(path):\n    '''Parse the configuration file.'''\n"
+        "    return dict(line.split('=') for line in open(path))\n"
+    )
+    for k in range(8):
+        (root / "src" / f"util{k}.py").write_text(
+            f"def helper_{k}(value):\n    return value * {k}  # timeout {k}\n"
+        )
+    (root / "docs" / "retries.md").write_text("Retries wait after a timeout.\n\nBackoff doubles.\n")
+    return root
+
+
+def _serve(root: Path, env: dict[str, str], session: Session) -> None:
+    params = StdioServerParameters(
+        command=rrg_cmd()[0], args=[*rrg_cmd()[1:], "--mcp", str(root)], env=env
+    )
+
+    async def main() -> None:
+        async with Client(params) as client:
+            await session(client)
+
+    anyio.run(main)
+
+
+def _text(result: Any) -> str:
+    return "".join(part.text for part in result.content)
+
+
+def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -> None:
+    root = _tree(tmp_path / "served")
+    query = "retry a request after a timeout"
+    cli_files = run([*rrg_cmd(), "-q", query, "--files", "--limit", "5"], root, env)
+    cli_lines = run(
+        [
+            *rrg_cmd(),
+            "-q",
+            query,
+            "--limit",
+            "30",
+            "--color",
+            "never",
+            "-n",
+            "--no-heading",
+            "-e",
+            "timeout",
+        ],
+        root,
+        env,
+    )
+    assert cli_files.returncode == 0 and cli_lines.returncode == 0, cli_files.stderr
+
+    async def session(client: Any) -> None:
+        listed = await client.list_tools()
+        tools = {tool.name: tool for tool in listed.tools}
+        assert set(tools) == {"search", "files", "recall"}
+        assert all(len(tool.description) > 80 for tool in tools.values())
+        files = await client.call_tool("files", {"query": query, "limit": 5})
+        assert not files.is_error, _text(files)
+        got = _text(files).splitlines()
+        assert got[: len(cli_files.stdout.splitlines())] == cli_files.stdout.decode().splitlines()
+        assert got[-1].startswith("[rrg: printed the 5 best of 11 files")
+        lines = await client.call_tool("search", {"query": query, "pattern": "timeout"})
+        assert not lines.is_error, _text(lines)
+        expected = cli_lines.stdout.decode()
+        assert _text(lines).startswith(expected) and expected.startswith("src/retry.py:")
+        recall = await client.call_tool("recall", {"query": query})
+        assert not recall.is_error and "src/retry.py" in _text(recall)
+        # The scope file it wrote lies in the user's cache: never named.
+        assert env["RRG_CACHE_DIR"] not in _text(recall)
+
+    _serve(root, env, session)
+
+
+def test_bad_input_is_a_tool_error_and_the_server_lives_on(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    root = _tree(tmp_path / "served")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("timeout\n")
+
+    async def session(client: Any) -> None:
+        cases = [
+            ({"query": "x", "pattern": "("}, "regex parse error"),
+            ({"query": "x", "pattern": "timeout", "path": "../secret.txt"}, "outside the served"),
+            ({"query": "x", "path": str(outside)}, "outside the served"),
+            ({"query": "x", "path": "src/missing"}, "no such file"),
+            ({"query": "x", "limit": 0}, "limit must be"),
+            ({"query": "x", "limit": 100_000}, "limit must be"),
+            ({"query": "   "}, "query is empty"),
+        ]
+        for args, said in cases:
+            result = await client.call_tool("search", args)
+            assert result.is_error, args
+            assert said in _text(result) and "rg: " in _text(result), (args, _text(result))
+        alive = await client.call_tool("files", {"query": "configuration file", "limit": 1})
+        assert not alive.is_error and _text(alive).startswith("src/config.py")
+
+    _serve(root, env, session)
+
+
+def test_answers_are_bounded_and_say_what_was_cut(tmp_path: Path, env: dict[str, str]) -> None:
+    root = tmp_path / "big"
+    root.mkdir()
+    for k in range(40):
+        (root / f"log{k}.txt").write_text(
+            "".join(f"timeout number {j} in run {k}\n" for j in range(60))
+        )
+
+    async def session(client: Any) -> None:
+        result = await client.call_tool(
+            "search", {"query": "timeouts", "pattern": "timeout", "limit": 2000}
+        )
+        text = _text(result)
+        assert not result.is_error
+        assert len(text) < 21_000
+        assert "[rrg: answer cut at 20000 characters" in text
+
+    _serve(root, env, session)
+
+
+def test_calls_may_come_at_once(tmp_path: Path, env: dict[str, str]) -> None:
+    root = _tree(tmp_path / "served")
+
+    async def session(client: Any) -> None:
+        answers: dict[str, str] = {}
+
+        async def ask(name: str, query: str) -> None:
+            result = await client.call_tool("files", {"query": query, "limit": 1})
+            answers[name] = _text(result).splitlines()[0]
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask, "retry", "retry a request after a timeout")
+            group.start_soon(ask, "config", "parse the configuration file")
+            group.start_soon(ask, "doc", "backoff doubles in the docs")
+        assert answers == {
+            "retry": "src/retry.py",
+            "config": "src/config.py",
+            "doc": "docs/retries.md",
+        }
+
+    _serve(root, env, session)
+
+
+def test_mcp_takes_one_folder(tmp_path: Path, env: dict[str, str]) -> None:
+    out = run([*rrg_cmd(), "--mcp", str(tmp_path / "nowhere")], tmp_path, env)
+    assert out.returncode == 2 and out.stderr.startswith(b"rrg: "), out.stderr
+    out = run([*rrg_cmd(), "--mcp", "-i", "."], tmp_path, env)
+    assert out.returncode == 2 and b"one PATH" in out.stderr, out.stderr
