@@ -52,4 +52,8 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - In code, put the words of a module's or file's name in the question when you know them
   ("latex printer", "autodoc"): the words of each file's path count on their own, so the
   files they name come first.
+- A bare identifier as the question (rrg -q "ZodType" 'ZodType') ranks the file that
+  defines it first, without the model.
+- A project embedded once (rrg --index --embed) answers new questions without reading its
+  passages again. Hosts that take tools over MCP can run rrg --mcp PATH instead of a shell.
 """
