@@ -94,6 +94,10 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         assert not lines.is_error, _text(lines)
         expected = cli_lines.stdout.decode()
         assert _text(lines).startswith(expected) and expected.startswith("src/retry.py:")
+        passages = await client.call_tool("search", {"query": query, "path": "docs"})
+        assert not passages.is_error, _text(passages)
+        named = [ln for ln in _text(passages).splitlines() if ln.endswith(":") and "/" in ln]
+        assert named and all(ln.startswith("docs/") for ln in named), _text(passages)
         recall = await client.call_tool("recall", {"query": query})
         assert not recall.is_error and "src/retry.py" in _text(recall)
         # The scope file it wrote lies in the user's cache: never named.

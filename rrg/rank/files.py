@@ -132,6 +132,20 @@ def signals(
 STAGE_PASSAGES = 32
 
 
+# On an embedded root, chosen on the dev halves of semble-code (194 queries) and sympy (42),
+# in one process (python -m benchmarks.embedded_sweep DATA): dev means for 0 / 5 / 10 / 20
+# files added, scored by the picked passages: semble .801 / .800 / .794 / .787, sympy
+# .603 / .573 / .573 / .504; scored by the best stored passage, 0 / 5 / 20 files: semble
+# .822 / .819 / .821, sympy .657 / .650 / .642.
+#: Files the stage weighs on an embedded root beside the cheap order's best: the best by
+#: their stored passages (files the cheap tier ranked low). Each one added cost the dev
+#: halves.
+EMBEDDED_FILES = 0
+#: On an embedded root, a file is scored by its best stored passage (every passage), not by
+#: the passages the cheap tier picks for the model (MaxP over the whole file).
+STORED_MAXP = True
+
+
 @dataclass
 class StagePassages:
     """What the transformer stage read: the files it weighed (as rg printed them) and their
@@ -257,29 +271,35 @@ def run_stage(
     pieces: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, ScoredPassages | None]:
     """The candidates the stage re-orders, each one's best passage cosine, and the passages
-    it read (None on an embedded root, where it read none).
+    it read (None where it read stored vectors only).
 
     The stage weighs the cheap order's ``stage_files`` best; on an embedded root also the
-    ``stage_files`` best by their stored passages (a file the cheap tier missed), and the
-    model reads the passages only of files not embedded."""
+    ``EMBEDDED_FILES`` best by their stored passages (files the cheap tier ranked low), and
+    the passages it reads of embedded files come from the embedding index, not the model.
+    An embedded file is scored by its best stored passage (``STORED_MAXP``), a file not
+    embedded by the passages the cheap tier picks for the model."""
     top = order_by(fused)[:stage_files]
-    scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
     held = held_vectors(root, encoder.spec)
-    if held is None:
-        scored = passages_of(
-            query, root, [view.path(int(r)) for r in cand_rows[top]], scorer, pieces
-        )
-        return top, scored.best_per_file(len(top)), scored
-    dense = dense_file_scores(held, view, cand_rows, query_vector(query, scorer))
-    by_dense = order_by(np.where(np.isnan(dense), -np.inf, dense))[:stage_files].tolist()
-    found = [k for k in by_dense if np.isfinite(dense[k])]
-    top = np.array(list(dict.fromkeys([*top.tolist(), *found])), np.int64)
-    best = dense[top].copy()
-    missing = np.flatnonzero(np.isnan(best))
-    if len(missing):
-        rel = [view.path(int(r)) for r in cand_rows[top[missing]]]
-        best[missing] = passages_of(query, root, rel, scorer, pieces).best_per_file(len(rel))
-    return top, best, None
+    dense = None
+    if held is not None and (EMBEDDED_FILES > 0 or STORED_MAXP):
+        scorer = stage_scorer(root, encoder, view.piece_idf, 0)
+        dense = dense_file_scores(held, view, cand_rows, query_vector(query, scorer))
+        by_dense = order_by(np.where(np.isnan(dense), -np.inf, dense))[:EMBEDDED_FILES]
+        found = [k for k in by_dense.tolist() if np.isfinite(dense[k])]
+        top = np.array(list(dict.fromkeys([*top.tolist(), *found])), np.int64)
+    scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
+    if STORED_MAXP and dense is not None:
+        # Only the files not embedded are cut into passages now; --recall and the
+        # no-pattern mode cut theirs when they print (their vectors read from the index).
+        best = dense[top].copy()
+        missing = np.flatnonzero(np.isnan(best))
+        if len(missing):
+            rel = [view.path(int(r)) for r in cand_rows[top[missing]]]
+            best[missing] = passages_of(query, root, rel, scorer, pieces).best_per_file(len(rel))
+        return top, best, None
+    rel_top = [view.path(int(r)) for r in cand_rows[top]]
+    scored = passages_of(query, root, rel_top, scorer, pieces)
+    return top, scored.best_per_file(len(top)), scored
 
 
 def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str, ...]) -> set[int]:
