@@ -43,6 +43,8 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
         # The reader left (`| head`): rg takes that for a graceful end and exits 0, so that
         # a pipeline under `set -o pipefail` does not fail; rrg does as rg. (Python ignores
         # SIGPIPE, so a write raises this instead of killing rrg with status 141.)
+        if streams.capturing():  # a server's call: its stdout is the protocol's, not gone
+            return EXIT_ERROR
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere
         os.close(devnull)
