@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import OUT, machine, rrg
-from benchmarks.datasets import beir, swebench_repos
+from benchmarks.datasets import LabelledSet, beir, swebench_repos
 from benchmarks.passage_stage import half
 from benchmarks.quality import ndcg10
 from benchmarks.semble_code import SCORE, queries
@@ -83,6 +83,24 @@ def answers(
     return ranked, times
 
 
+def test_half(
+    labelled: LabelledSet, envs: dict[str, dict[str, str]]
+) -> tuple[dict[str, float], dict[str, list[float]], dict[str, list[float]]]:
+    """A labelled set's embedding job, and its test half's scores and times in each mode."""
+    job = prepare(labelled.root, envs)
+    ids = [q for q in sorted(labelled.queries) if half(q) == "test"]
+    texts = [labelled.queries[q] for q in ids]
+    by_path = {path: doc for doc, path in labelled.doc_path.items()}
+    scores, times = {}, {}
+    for mode in MODES:
+        ranked, times[mode] = answers(labelled.root, texts, envs[mode])
+        scores[mode] = [
+            ndcg10([by_path.get(p, p) for p in files], labelled.qrels.get(q, {}))
+            for files, q in zip(ranked, ids, strict=True)
+        ]
+    return job, scores, times
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     data, names = Path(args[0]).resolve(), args[1:]
@@ -110,33 +128,10 @@ def main() -> None:
             ]
         rows.append((name, job, scores, times))
     if "--sympy" in sys.argv:
-        labelled = next(s for s in swebench_repos() if s.name.startswith("sympy"))
-        job = prepare(labelled.root, envs)
-        ids = [q for q in sorted(labelled.queries) if half(q) == "test"]
-        texts = [labelled.queries[q] for q in ids]
-        by_path = {path: doc for doc, path in labelled.doc_path.items()}
-        scores, times = {}, {}
-        for mode in MODES:
-            ranked, times[mode] = answers(labelled.root, texts, envs[mode])
-            scores[mode] = [
-                ndcg10([by_path.get(p, p) for p in files], labelled.qrels.get(q, {}))
-                for files, q in zip(ranked, ids, strict=True)
-            ]
-        rows.append(("sympy (test half)", job, scores, times))
+        sympy = next(s for s in swebench_repos() if s.name.startswith("sympy"))
+        rows.append(("sympy (test half)", *test_half(sympy, envs)))
     if "--prose" in sys.argv:
-        labelled = beir("scifact")
-        job = prepare(labelled.root, envs)
-        ids = [q for q in sorted(labelled.queries) if half(q) == "test"]
-        texts = [labelled.queries[q] for q in ids]
-        by_path = {path: doc for doc, path in labelled.doc_path.items()}
-        scores, times = {}, {}
-        for mode in MODES:
-            ranked, times[mode] = answers(labelled.root, texts, envs[mode])
-            scores[mode] = [
-                ndcg10([by_path.get(p, p) for p in files], labelled.qrels[q])
-                for files, q in zip(ranked, ids, strict=True)
-            ]
-        rows.append(("scifact (test half)", job, scores, times))
+        rows.append(("scifact (test half)", *test_half(beir("scifact"), envs)))
     print(f"embedding index against the bounded stage; {machine()}\n")
     print(
         "| corpus | files | passages | embed s | passages/s | NDCG@10 bounded | embedded "
