@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from rrg.atomic import new_folder, save_array
+
 #: Bump when a part's arrays change meaning; parts of another format are not served.
 EMBED_FORMAT = 1
 ARRAYS = ("file_key", "file_ptr", "passage_key", "vectors", "scale")
@@ -91,20 +93,11 @@ def write_part(
 
 def _write(parent: Path, seq: int, model: str, arrays: dict[str, np.ndarray]) -> str:
     name = f"p{seq:09d}-{os.urandom(4).hex()}"
-    tmp = parent / f".tmp-{name}"
-    tmp.mkdir(mode=0o700)
-    try:
+    with new_folder(parent, name) as tmp:
         for key, array in arrays.items():
-            with open(tmp / f"{key}.npy", "wb") as fh:
-                np.save(fh, array, allow_pickle=False)
-                fh.flush()
-                os.fsync(fh.fileno())
+            save_array(tmp / f"{key}.npy", array)
         meta = {"format": EMBED_FORMAT, "model": model, "checksum": _checksum(arrays)}
         (tmp / "meta.json").write_text(json.dumps(meta))
-        os.rename(tmp, parent / name)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return name
 
 

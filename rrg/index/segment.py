@@ -26,6 +26,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from rrg.atomic import new_folder, save_array
+
 #: Most documents in one segment (dead ones included): local document ids fit in uint16.
 SEGMENT_DOCS = 65536
 #: Arrays of a segment, each ``<name>.npy``.
@@ -375,27 +377,19 @@ def write_segment(parent: Path, seq: int, columns: dict[str, np.ndarray] | Itera
     temporary name, synced, renamed) or not at all."""
     parent.mkdir(mode=0o700, exist_ok=True)
     name = f"s{seq:09d}-{os.urandom(4).hex()}"
-    tmp = parent / f".tmp-{name}"
-    tmp.mkdir(mode=0o700)
     items = columns.items() if isinstance(columns, dict) else columns
     written: set[str] = set()
-    try:
+    with new_folder(parent, name) as tmp:
         for key, column in items:
             if isinstance(column, Streamed):
                 _write_streamed(tmp, column)
                 written.update(column.keys)
             else:
-                with open(tmp / f"{key}.npy", "wb") as fh:
-                    np.save(fh, np.ascontiguousarray(column), allow_pickle=False)
-                    _sync(fh)
+                save_array(tmp / f"{key}.npy", column)
                 written.add(key)
         missing = set(ARRAYS) - written
         if missing:
             raise ValueError(f"a segment needs {', '.join(sorted(missing))}")
-        os.rename(tmp, parent / name)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return name
 
 

@@ -78,7 +78,7 @@ def code_order(
     decisive = (
         form.symbol
         and 0 < len(defining) <= DECISIVE_DEFINERS
-        and int(order_by(scores)[0]) in defining
+        and int(np.argmax(scores)) in defining  # the first of the best, as order_by's
     )
     return CodeOrder(scores, offsets, decisive)
 

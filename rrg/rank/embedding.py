@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,14 +74,18 @@ class EmbedReport:
     seconds: float = 0.0
 
 
+def keyed_files(view: IndexView, rows: Iterable[int]) -> list[tuple[int, bytes]]:
+    """(file key, path) of these rows of the index, as the embedding index knows them."""
+    hashes = view.column("hash")
+    paths = [(row, view.path(row)) for row in rows]
+    return [(file_key(rel, int(hashes[row])), rel) for row, rel in paths]
+
+
 def live_files(view: IndexView, rows: np.ndarray) -> list[tuple[int, bytes]]:
     """(file key, path) of the listed files the index holds as text, in path order."""
-    kinds, hashes = view.kinds, view.column("hash")
-    out = []
-    for row in sorted(int(r) for r in rows if r >= 0 and kinds[r] == KIND_TEXT):
-        rel = view.path(row)
-        out.append((file_key(rel, int(hashes[row])), rel))
-    return sorted(out, key=lambda item: item[1])
+    kinds = view.kinds
+    text = [int(r) for r in rows if r >= 0 and kinds[r] == KIND_TEXT]
+    return sorted(keyed_files(view, text), key=lambda item: item[1])
 
 
 def embed_root(
@@ -182,7 +186,7 @@ def _merge_if_due(parent: Path, seq: int, model: str, index_path: Path, live: se
     remove_parts(parent, [part.name for part in held.parts])
 
 
-_held: dict[tuple[Path, str], tuple[tuple[str, ...], Embedded | None]] = {}
+_held: dict[Path, tuple[tuple[str, ...], Embedded | None]] = {}
 
 
 def held_vectors(root: bytes, spec: ModelSpec) -> Embedded | None:
@@ -198,12 +202,12 @@ def held_vectors(root: bytes, spec: ModelSpec) -> Embedded | None:
         names = tuple(part_names(parent))
     except OSError:
         return None  # unreadable: the bounded stage serves, as for a root never embedded
-    cached = _held.get((index_path, str(parent)))
+    cached = _held.get(index_path)
     if cached is not None and cached[0] == names:
         return cached[1]
     held = load_embedded(index_path, embedding_model(spec)) if names else None
     usable = held if held is not None and held.parts else None
-    _held[(index_path, str(parent))] = (names, usable)
+    _held[index_path] = (names, usable)
     return usable
 
 
@@ -211,9 +215,7 @@ def dense_file_scores(
     held: Embedded, view: IndexView, cand_rows: np.ndarray, query: np.ndarray
 ) -> np.ndarray:
     """Each candidate's best passage cosine (NaN for a file not embedded)."""
-    hashes = view.column("hash")
-    keys = [file_key(view.path(int(r)), int(hashes[r])) for r in cand_rows]
-    return held.best_cosines(keys, query)
+    return held.best_cosines((key for key, _ in keyed_files(view, cand_rows.tolist())), query)
 
 
 def reading_embedded(held: Embedded, vectors_for: VectorsFor) -> VectorsFor:
@@ -247,11 +249,8 @@ def embed_status(root: bytes, encoder: Encoder) -> str | None:
     view = open_view(index_path, static_table(encoder).shape[0])
     if view is None:
         return "unreadable index: the next rrg --index rebuilds it and embeds anew"
-    kinds, hashes = view.kinds, view.column("hash")
-    text_rows = np.flatnonzero(kinds == KIND_TEXT).tolist()
-    current = sum(
-        1 for row in text_rows if file_key(view.path(row), int(hashes[row])) in held.where
-    )
+    text_rows = np.flatnonzero(view.kinds == KIND_TEXT).tolist()
+    current = sum(1 for key, _ in keyed_files(view, text_rows) if key in held.where)
     size = sum(f.stat().st_size for f in parent.rglob("*") if f.is_file())
     damaged = (
         f", {len(held.damaged)} damaged parts (rrg --index embeds again)" if held.damaged else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -279,15 +279,15 @@ def run_stage(
     An embedded file is scored by its best stored passage (``STORED_MAXP``), a file not
     embedded by the passages the cheap tier picks for the model."""
     top = order_by(fused)[:stage_files]
+    scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
     held = held_vectors(root, encoder.spec)
     dense = None
     if held is not None and (EMBEDDED_FILES > 0 or STORED_MAXP):
-        scorer = stage_scorer(root, encoder, view.piece_idf, 0)
         dense = dense_file_scores(held, view, cand_rows, query_vector(query, scorer))
         by_dense = order_by(np.where(np.isnan(dense), -np.inf, dense))[:EMBEDDED_FILES]
         found = [k for k in by_dense.tolist() if np.isfinite(dense[k])]
         top = np.array(list(dict.fromkeys([*top.tolist(), *found])), np.int64)
-    scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
+        scorer = replace(scorer, budget=max(STAGE_PASSAGES, len(top)))
     if STORED_MAXP and dense is not None:
         # Only the files not embedded are cut into passages now; --recall and the
         # no-pattern mode cut theirs when they print (their vectors read from the index).

@@ -9,9 +9,10 @@ A call runs on a worker thread, so calls may come at once; each one's output is 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from rrg.errors import RrgError
 from rrg.server.tools import FILES_HELP, RECALL_HELP, SEARCH_HELP, Answer, ToolInputError, Tools
@@ -42,34 +43,25 @@ def serve(root: str, answer: Answer) -> int:
         ),
     )
 
-    async def call(function: Callable[..., str], *args: object) -> str:
-        try:
-            return await anyio.to_thread.run_sync(function, *args)
-        except ToolInputError as err:
-            raise ToolError(str(err)) from None
+    def offloaded(function: Callable[..., str]) -> Callable[..., Awaitable[str]]:
+        """The tool as the SDK takes it: its signature (the SDK reads the parameters from
+        it), run on a worker thread, bad input raised as the SDK's ToolError."""
 
-    @server.tool(description=SEARCH_HELP)
-    async def search(
-        query: str,
-        pattern: str | None = None,
-        path: str | None = None,
-        globs: list[str] | None = None,
-        limit: int | None = None,
-    ) -> str:
-        return await call(tools.search, query, pattern, path, globs, limit)
+        @functools.wraps(function)
+        async def tool(*args: object, **kwargs: object) -> str:
+            try:
+                return await anyio.to_thread.run_sync(functools.partial(function, *args, **kwargs))
+            except ToolInputError as err:
+                raise ToolError(str(err)) from None
 
-    @server.tool(description=FILES_HELP)
-    async def files(
-        query: str,
-        path: str | None = None,
-        globs: list[str] | None = None,
-        limit: int | None = None,
-    ) -> str:
-        return await call(tools.files, query, path, globs, limit)
+        return tool
 
-    @server.tool(description=RECALL_HELP)
-    async def recall(query: str) -> str:
-        return await call(tools.recall, query)
+    for function, help_text in (
+        (tools.search, SEARCH_HELP),
+        (tools.files, FILES_HELP),
+        (tools.recall, RECALL_HELP),
+    ):
+        server.tool(name=function.__name__, description=help_text)(offloaded(function))
 
     with contextlib.suppress(KeyboardInterrupt):  # the host's Ctrl-C ends the session
         server.run("stdio")
