@@ -122,11 +122,18 @@ def test_bad_input_is_a_tool_error_and_the_server_lives_on(
             ({"query": "x", "limit": 0}, "limit must be"),
             ({"query": "x", "limit": 100_000}, "limit must be"),
             ({"query": "   "}, "query is empty"),
+            ({"query": "x", "limit": "ten"}, "limit: Input should be a valid integer"),
+            ({"limit": 3}, "query: Field required"),
         ]
         for args, said in cases:
             result = await client.call_tool("search", args)
             assert result.is_error, args
             assert said in _text(result) and "rg: " in _text(result), (args, _text(result))
+            # One line, as the CLI says it (issue 34): rg's four-line regex error and
+            # pydantic's four-line validation error included.
+            assert "\n" not in _text(result).strip(), (args, _text(result))
+        bad_regex = await client.call_tool("search", {"query": "x", "pattern": "a("})
+        assert "unclosed group" in _text(bad_regex), _text(bad_regex)
         alive = await client.call_tool("files", {"query": "configuration file", "limit": 1})
         assert not alive.is_error and _text(alive).startswith("src/config.py")
 

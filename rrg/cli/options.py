@@ -202,12 +202,12 @@ OPTIONS: tuple[RrgOption, ...] = (
         "--scope-file",
         "Search the files of a scope file in its order, with the cap of -q.",
         metavar="FILE",
-        readme="`rrg --scope-file ~/.cache/rrg/scopes/scope-1.txt -i retry`",
+        readme="`rrg --scope-file SCOPE -i retry` (SCOPE: the path --recall printed)",
     ),
     RrgOption(
         "--import-model",
         "Turn a sentence-transformers model (a folder, or a hub name where the network "
-        "allows) into an ONNX model folder for --model; needs pip install 'rrg[import]'.",
+        "allows) into an ONNX model folder for --model; needs pip install '.[import]'.",
         metavar="SRC",
     ),
     RrgOption(
@@ -219,7 +219,7 @@ OPTIONS: tuple[RrgOption, ...] = (
     RrgOption(
         "--mcp",
         "Serve PATH (default .) to an agent host over MCP on stdio: the tools search, files "
-        "and recall (needs pip install 'rrg[mcp]').",
+        "and recall (needs pip install '.[mcp]').",
         readme="`rrg --mcp ~/src/project`",
     ),
     RrgOption("--help", "Show rrg's options and how to reach rg's help.", short="-h"),

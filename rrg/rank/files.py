@@ -202,7 +202,8 @@ def rank_files(
     except ModelError:
         raise
     except IndexBusy as busy:
-        if busy.view is None or busy.rows is None:
+        if busy.view is None or busy.rows is None or not len(busy.view.kinds):
+            # No index yet, or one whose first build has registered nothing so far.
             warn(f"{busy}; searching in rg's order")
             return Ranking(list(printed), set(), 0, None, None, root)
         # Files changed or added since are still searched: their rows are -1, so they
@@ -212,7 +213,9 @@ def rank_files(
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return Ranking(list(printed), set(), 0, None, None, root)
-    kinds = np.where(rows >= 0, view.kinds[np.maximum(rows, 0)], -1)
+    kinds = np.full(len(rows), -1, np.int64)
+    indexed = rows >= 0
+    kinds[indexed] = view.kinds[rows[indexed]]
     binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
     # Scored in the index's row order: rg lists files in thread order, and one query must
     # give one order (ties, and even float sums, would follow the listing otherwise).

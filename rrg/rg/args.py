@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rrg.errors import RrgError
 from rrg.rg.flags import (
@@ -89,6 +89,11 @@ class RgArgs:
             return list(self.positionals)
         return list(self.positionals[1:])
 
+    def with_paths(self, paths: list[str]) -> RgArgs:
+        """The same command line searching ``paths`` instead of its own PATHs."""
+        kept = len(self.positionals) - len(self.paths)
+        return replace(self, positionals=[*self.positionals[:kept], *paths])
+
     @property
     def has_pattern(self) -> bool:
         return bool(
@@ -141,6 +146,15 @@ class RgArgs:
             elif name in ("--no-json",):
                 mode = "lines"
         return mode
+
+    @property
+    def max_columns(self) -> int:
+        """The last ``-M``/``--max-columns`` (0: none, as rg reads 0)."""
+        limit = 0
+        for name, value in self.flags:
+            if name == "--max-columns" and value is not None:
+                limit = int(value) if value.isdigit() else 0
+        return limit
 
     @property
     def nul_ended(self) -> bool:

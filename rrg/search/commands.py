@@ -6,6 +6,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
@@ -17,11 +18,12 @@ from rrg.rg.args import RgArgs
 from rrg.rg.candidates import list_candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
+from rrg.rg.preflight import missing_messages, missing_paths, pattern_refusal
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
 from rrg.search.plan import QueryPlan, SearchRequest
-from rrg.search.stream import OrderedRun, search_in_order, with_filename
+from rrg.search.stream import OrderedRun, search_in_order
 
 Warn = Callable[[str], None]
 
@@ -59,13 +61,29 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
             f"{args.output_mode} needs a PATTERN: without one, -q prints the most relevant "
             "paragraphs (--files lists the files, best first)"
         )
+    refused = pattern_refusal(plan.rg, args)
+    if refused is not None:  # before a second of ranking, not after it
+        streams.err(refused.messages)
+        return refused.code
+    missing = missing_paths(args) if args.has_pattern and not args.files_mode else []
+    if missing and len(missing) == len(args.paths):
+        # Nothing to rank: rg's own run says what it says of these PATHs, in its words.
+        return _rg_itself(plan)
+    if missing:
+        streams.err(missing_messages(plan.rg, args, missing))
+        plan = replace(plan, args=args.with_paths([p for p in args.paths if p not in missing]))
+        args = plan.args
     if walk is None:
         # Its counts do not depend on the order: it runs on the other core while rrg
         # ranks, and where nothing matches rrg stops as soon as it ends.
         walk = start_query_walk(plan.rg, args, plan.request.rerank, plan.request.line_cap)
     try:
-        return _ordered_query(plan, warn, walk)
+        code = _ordered_query(plan, warn, walk)
+        # rg's exit code where a PATH was missing: 2, unless --quiet found a match.
+        return EXIT_ERROR if missing and not (code == EXIT_MATCH and args.has("--quiet")) else code
     except NothingMatches:
+        if missing:
+            return EXIT_ERROR
         if args.output_mode == "--json":
             stdout.write(summary_message(None))
         elif args.stats_block:
@@ -76,20 +94,27 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
             walk.stop()
 
 
+def _rg_itself(plan: QueryPlan) -> int:
+    """rg run over the plan's own arguments, its output and exit code passed on."""
+    args = plan.args
+    patterns = ["--regexp", args.pattern] if args.pattern is not None else []
+    done = subprocess.run(
+        [plan.rg, *args.search_args(), *patterns, "--", *args.paths],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
+    stdout.write(done.stdout)
+    streams.err(done.stderr)
+    return done.returncode
+
+
 def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     args, request = plan.args, plan.request
     candidates, ranking, spec = rank_candidates(plan, warn, walk)
     if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
         # No file to order (an empty folder, globs that leave none): rg says what it says
         # of a search that searched nothing, with its exit code.
-        done = subprocess.run(
-            [plan.rg, *plan.rg_args],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-        )
-        stdout.write(done.stdout)
-        streams.err(done.stderr)
-        return done.returncode
+        return _rg_itself(plan)
     if args.files_mode:
         end = b"\0" if args.has("--null") else b"\n"
         limit = request.file_limit
@@ -111,9 +136,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         return EXIT_MATCH if found else EXIT_NO_MATCH
     files = searched_files(plan.rg, args, ranking)
     # The files are all that rg lists (binary ones aside): one walk may count them.
-    run = OrderedRun(
-        plan, files, request.query, ranking.root, with_filename(args.paths), True, walk
-    )
+    run = OrderedRun(plan, files, request.query, ranking.root, plan.filenames, True, walk)
     with timings.phase("search"):
         result = search_in_order(run)
     if result is None:
@@ -133,6 +156,12 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     if not query.strip():
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
     args = _listing_args(rg_args, "--recall")
+    missing = missing_paths(args)
+    for path in missing if not args.has("--no-messages") else []:
+        streams.err(os.fsencode(f"rg: {path}: No such file or directory (os error 2)\n"))
+    if missing and len(missing) == len(args.paths):
+        return EXIT_ERROR  # nothing to rank, and no scope written
+    args = args.with_paths([p for p in args.paths if p not in missing])
     plan = QueryPlan.make(rg, rg_args, args, request)
     candidates, ranking, spec = rank_candidates(plan, warn)
     # The scope holds what -q would search: a --scope-file search reads its files by name,
@@ -150,7 +179,9 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
         )
     if request.paragraphs:
         stdout.write(entry_points(best_paragraphs(query, ranking, spec, request.paragraphs)))
-    return EXIT_ERROR if candidates.error else (EXIT_MATCH if scope else EXIT_NO_MATCH)
+    if candidates.error or missing:
+        return EXIT_ERROR
+    return EXIT_MATCH if scope else EXIT_NO_MATCH
 
 
 def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:

@@ -42,10 +42,15 @@ class QueryPlan:
     args: RgArgs
     request: SearchRequest
     terminal: bool  # standard output is a terminal
+    # rg names the file of each line unless given exactly one PATH, a file; decided from
+    # the PATHs as given, before any that does not exist is set aside.
+    filenames: bool = True
 
     @classmethod
     def make(cls, rg: str, rg_args: list[str], args: RgArgs, request: SearchRequest) -> QueryPlan:
-        return cls(rg, rg_args, args, request, os.isatty(1))
+        paths = args.paths
+        filenames = not (len(paths) == 1 and not os.path.isdir(paths[0]))
+        return cls(rg, rg_args, args, request, os.isatty(1), filenames)
 
     @property
     def colour(self) -> bool:
@@ -54,6 +59,10 @@ class QueryPlan:
     @property
     def excerpt(self) -> int:
         """Characters kept around a long line's match; 0: lines whole."""
+        if self.args.max_columns:
+            # The user chose rg's treatment of long lines (omitted, or previewed): the
+            # excerpt's pass runs rg with colours, which words rg's notices another way.
+            return 0
         if self.request.excerpt is not None:
             return self.request.excerpt
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at

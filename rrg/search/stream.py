@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from rrg.output import stdout
@@ -24,11 +23,6 @@ class OrderedRun:
     with_filename: bool
     walk: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
-
-
-def with_filename(paths: list[str]) -> bool:
-    """rg prints file names unless it was given exactly one path and that path is a file."""
-    return not (len(paths) == 1 and not os.path.isdir(paths[0]))
 
 
 def search_in_order(run: OrderedRun) -> StreamResult | None:

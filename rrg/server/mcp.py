@@ -1,5 +1,5 @@
 """``rrg --mcp [PATH]``: the tools of ``rrg.server.tools`` served over stdio with the
-official MCP SDK (``pip install 'rrg[mcp]'``). Only this module imports the SDK, and only
+official MCP SDK (``pip install '.[mcp]'``). Only this module imports the SDK, and only
 ``--mcp`` imports this module.
 
 A call runs on a worker thread, so calls may come at once; each one's output is its own
@@ -12,7 +12,8 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from rrg.errors import RrgError
 from rrg.server.tools import FILES_HELP, RECALL_HELP, SEARCH_HELP, Answer, ToolInputError, Tools
@@ -26,15 +27,29 @@ def serve(root: str, answer: Answer) -> int:
         from mcp.server.mcpserver.exceptions import ToolError
     except ImportError as err:
         raise RrgError(
-            f"--mcp needs the MCP SDK ({err.name} is missing): pip install 'rrg[mcp]'"
+            f"--mcp needs the MCP SDK ({err.name} is missing): pip install '.[mcp]'"
         ) from None
+    from pydantic import ValidationError
+
+    class OneLineServer(MCPServer):
+        """The SDK's server, its refusal of a call's arguments said in one line."""
+
+        async def call_tool(self, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().call_tool(*args, **kwargs)
+            except ToolError as err:
+                cause = err.__cause__
+                if isinstance(cause, ValidationError):
+                    raise ToolError(invalid_arguments(cause.errors())) from cause
+                raise
+
     real = os.path.realpath(root)
     if not os.path.isdir(real):
         raise RrgError(f"{root}: not a folder to serve")
     # Every tool names paths relative to the root, as the CLI does to its working folder.
     os.chdir(real)
     tools = Tools(real, answer)
-    server: MCPServer = MCPServer(
+    server: MCPServer = OneLineServer(
         "rrg",
         log_level="WARNING",  # a refused call is the agent's to read, not the host log's
         instructions=(
@@ -67,3 +82,16 @@ def serve(root: str, answer: Answer) -> int:
         server.run("stdio")
     sys.stderr.flush()
     return 0
+
+
+def invalid_arguments(errors: Sequence[Any]) -> str:
+    """A call's arguments refused by the tool's schema, in one line: each argument named
+    with what was wrong and the value given (pydantic words it over four lines a fault,
+    with a link to its documentation)."""
+    faults = []
+    for error in errors:
+        name = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
+        given = error.get("input")
+        got = "" if error.get("type") == "missing" else f" (got {given!r})"
+        faults.append(f"{name}: {error.get('msg', 'invalid')}{got}")
+    return "rrg: " + "; ".join(faults)

@@ -1,0 +1,68 @@
+"""What rg would refuse before it searched anything: a bad pattern, PATHs that are not there.
+
+rrg ranks before it runs rg over the files, and ranking takes up to a second: an error
+found only then arrives late, after work that could not be used. One rg run over nothing
+(``/dev/null``) with the user's flags and patterns compiles the pattern as the search will,
+so a bad regex is reported at once, in rg's own words. A PATH that does not exist is
+reported as rg reports it in the same mode (its wording differs between ``--json`` and the
+rest), by rg itself run over that PATH alone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+
+from rrg.errors import EXIT_ERROR
+from rrg.rg.args import RgArgs
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """rg's exit code and its messages for a run it refused."""
+
+    code: int
+    messages: bytes
+
+
+def _over(rg: str, args: RgArgs, paths: list[str]) -> list[str]:
+    patterns = ["--regexp", args.pattern] if args.pattern is not None else []
+    return [rg, *args.search_args(), *patterns, "--", *paths]
+
+
+def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
+    """rg's error for the pattern and flags (a bad regex, a missing -f file, a bad flag
+    value), or None where rg accepts them. Not tried where a preprocessor (``--pre``) would
+    be run on the empty file: the user's command is not run for a check."""
+    if not args.has_pattern or args.files_mode or args.has("--pre"):
+        return None
+    done = subprocess.run(
+        _over(rg, args, [os.devnull]),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    if done.returncode != EXIT_ERROR or os.fsencode(os.devnull) in done.stderr:
+        return None
+    return Refusal(done.returncode, done.stderr)
+
+
+def missing_paths(args: RgArgs) -> list[str]:
+    """The PATHs given that do not exist (a dangling symlink exists: rg reports it itself)."""
+    return [p for p in args.paths if p != "-" and not os.path.lexists(p)]
+
+
+def missing_messages(rg: str, args: RgArgs, missing: list[str]) -> bytes:
+    """rg's own messages for PATHs that do not exist, in the wording of this search's mode
+    (none under ``--no-messages``); what rg prints on stdout for them is not wanted. rg
+    words a missing PATH one way when it is the only PATH and another beside others: the
+    search goes on over other PATHs, so rg is given one more (the empty file)."""
+    other = [] if args.has("--pre") else [os.devnull]
+    done = subprocess.run(
+        _over(rg, args, [*missing, *other]),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    return done.stderr

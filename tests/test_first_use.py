@@ -1,0 +1,149 @@
+"""Safe from the first search (issue 34): what a new user, or several agents in a new
+checkout, meet before any index exists. Real rg, real files, the installed rrg."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_reliability import make_tree, q
+
+from conftest import rrg_cmd, run
+from rrg.index.store import IndexStore
+from rrg.model.registry import default_model
+from rrg.rank.root_cache import index_path_for
+
+
+def _index_of(tree: Path, cache: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RRG_CACHE_DIR", cache)
+    return index_path_for(os.fsencode(tree), default_model())
+
+
+def test_a_search_beside_a_first_build_that_registered_nothing_yet_answers(
+    tmp_path: Path, rg: str, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34, item 1: the first build holds the lock and its registry is still empty; a
+    search beside it crashed on the empty index (IndexError, exit 2, nothing printed)."""
+    tree = make_tree(tmp_path / "new-checkout", 30)
+    index = _index_of(tree, env["RRG_CACHE_DIR"], monkeypatch)
+    IndexStore(index).close()  # the registry a first build creates before any segment
+    fd = os.open(f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        out = run(
+            q("needle", "-l", "--limit", "0", "needle"), tree, {**env, "RRG_INDEX_BUSY_S": "0.3"}
+        )
+    finally:
+        os.close(fd)
+    want = run([rg, "-l", "needle"], tree, env)
+    assert out.returncode == want.returncode == 0, out.stderr
+    assert sorted(out.stdout.splitlines()) == sorted(want.stdout.splitlines())
+    assert b"internal error" not in out.stderr and b"searching in rg's order" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["needle", "nosuch/"],
+        ["needle", "nosuch"],
+        ["-l", "needle", "nosuch"],
+        ["--json", "needle", "nosuch/"],
+        ["-c", "needle", "f00001.txt", "nosuch"],
+        ["needle", "nosuch", "f00002.txt"],
+        ["--no-messages", "needle", "nosuch"],
+    ],
+)
+def test_a_missing_path_is_said_as_rg_says_it(
+    tmp_path: Path, rg: str, env: dict[str, str], args: list[str]
+) -> None:
+    """Issue 34, item 2: the same message, stdout and exit code as rg, said once."""
+    tree = make_tree(tmp_path / "tree", 5)
+    got = run(q("needle", *args), tree, env)
+    want = run([rg, *args], tree, env)
+    assert got.returncode == want.returncode == 2, got.stderr
+    assert got.stderr == want.stderr
+    if "--json" in args:
+        assert got.stdout.count(b'"type":"summary"') == 1 and want.stdout.count(b"summary") == 1
+    else:
+        assert got.stdout == want.stdout
+
+
+def test_recall_of_a_missing_path_prints_nothing_on_stdout(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path / "tree", 5)
+    out = run([*rrg_cmd(), "--recall", "needle", "nosuch/"], tree, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr == b"rg: nosuch/: No such file or directory (os error 2)\n"
+    both = run([*rrg_cmd(), "--recall", "needle", "f00001.txt", "nosuch"], tree, env)
+    assert both.returncode == 2 and b"(1 docs)" in both.stdout
+    assert both.stderr == b"rg: nosuch: No such file or directory (os error 2)\n"
+
+
+def test_a_bad_regex_is_refused_before_any_ranking(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Issue 34, item 3: rg's message at once; no index is built for a search that fails."""
+    tree = make_tree(tmp_path / "tree", 5)
+    got = run(q("needle", "a(b"), tree, env)
+    want = run([rg, "a(b"], tree, env)
+    assert got.returncode == want.returncode == 2
+    assert got.stderr == want.stderr and got.stdout == b""
+    status = run([*rrg_cmd(), "--index-status", "."], tree, env)
+    assert b"not indexed" in status.stdout, status.stdout
+
+
+@pytest.mark.parametrize(
+    "extra", [[], ["--max-columns-preview"], ["-A1"], ["--excerpt", "20"], ["-n", "--column"]]
+)
+def test_max_columns_in_a_pipe_is_rgs_text(
+    tmp_path: Path, rg: str, env: dict[str, str], extra: list[str]
+) -> None:
+    """Issue 34, item 4: the excerpt's pass runs rg with colours, which words -M's notices
+    another way ("[Omitted long line with 1 matches]")."""
+    tree = tmp_path / "long"
+    tree.mkdir()
+    (tree / "a.txt").write_text(
+        "short needle\n"
+        + "a" * 80
+        + " needle\n"
+        + "context "
+        + "c" * 90
+        + "\n"
+        + "x" * 1500
+        + " needle "
+        + "y" * 50
+        + "\n"
+    )
+    flags = [f for f in extra if f not in ("--excerpt", "20")]
+    got = run(q("needle", *extra, "-M", "50", "needle"), tree, env)
+    want = run([rg, *flags, "-M", "50", "needle"], tree, env)
+    assert got.returncode == want.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+    if not extra:
+        assert b"[Omitted long matching line]" in got.stdout
+
+
+def test_the_readme_names_installable_commands() -> None:
+    """Issue 34, item 10: rrg is installed from its checkout (no such package on PyPI),
+    and a scope file's path is the one --recall prints, not a fixed one."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert "pip install 'rrg[" not in readme and "pip install '.[mcp]'" in readme
+    assert "scopes/scope-1.txt" not in readme
+
+
+def test_pass_through_is_untouched_by_the_checks(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path / "tree", 3)
+    for args in (["needle", "nosuch"], ["a(b"]):
+        got = subprocess.run([*rrg_cmd(), *args], cwd=tree, env=env, capture_output=True)
+        want = subprocess.run([rg, *args], cwd=tree, env=env, capture_output=True)
+        assert (got.returncode, got.stdout, got.stderr) == (
+            want.returncode,
+            want.stdout,
+            want.stderr,
+        )
