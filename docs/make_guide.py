@@ -58,11 +58,7 @@ def main() -> None:
         for rel, text in DEMO.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text)
-        cache = Path(tmp) / "cache"
-        models = Path(os.environ.get("RRG_GUIDE_MODELS", ""))
-        if models.is_dir():
-            cache.mkdir()
-            os.symlink(models, cache / "models")
+        cache = Path(tmp) / "cache"  # the model's prepared files are shared, not in it
         env = {**os.environ, "RRG_CACHE_DIR": str(cache), "NO_COLOR": "1"}
         rrg = str(Path(sys.executable).parent / "rrg")
         out = [

@@ -36,6 +36,33 @@ def index_file(root: Path, model_key: str) -> Path:
 
 
 def models_dir() -> Path:
+    """Models the user imported (``--import-model``), under the cache dir."""
     folder = cache_dir() / "models"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder
+
+
+def prepared_dir() -> Path:
+    """What rrg prepares once from an installed model (its static token table, its int8
+    graph): ``RRG_PREPARED_DIR``, else the user's cache dir, shared by every
+    ``RRG_CACHE_DIR``. They depend on the model alone, and preparing them takes 15 s on an
+    idle machine (minutes on a loaded one): a fresh cache dir (a CI run, a container's,
+    a test run's, an agent sandbox's) must not pay it again. The cache dir's own folder
+    serves where that one cannot be made (a read-only home)."""
+    override = os.environ.get("RRG_PREPARED_DIR")
+    if override:
+        folder = Path(override).absolute()
+    else:
+        import platformdirs
+
+        folder = Path(platformdirs.user_cache_dir("rrg")) / "prepared"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    except OSError:
+        if override:
+            raise RrgError(f"cannot create RRG_PREPARED_DIR {folder}") from None
+    fallback = cache_dir() / "prepared"
+    fallback.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return fallback

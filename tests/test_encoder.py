@@ -1,5 +1,5 @@
-"""The optimised graphs kept in the cache dir: written once, as a graph beside its weights
-that gives the vectors of the model as installed, and the same with its products in int8."""
+"""The optimised graph kept once a machine: the model as installed with its products in
+int8, whose vectors lie close to the float graph's."""
 
 from __future__ import annotations
 
@@ -18,58 +18,60 @@ from rrg.model.registry import default_model
 SENTENCES = ["a river floods the valley", "def parse_config(path): return load(path)"]
 
 
-def test_optimised_graph_is_one_folder_and_changes_no_vector(
+def test_optimised_graph_is_the_int8_graph_alone_and_changes_no_vector(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Issue 34, item 7: one folder a machine holding the int8 graph (23 MB), no float copy
+    (90 MB); the copies earlier versions kept in the cache dir go."""
     monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("RRG_PREPARED_DIR", str(tmp_path / "prepared"))
     spec = default_model()
-    models = tmp_path / "models"
-    (models / f"optimised-v2-{spec.key}").mkdir(parents=True)
-    stale = models / f"optimised-v1-{spec.key}.onnx"
+    legacy = tmp_path / "models"
+    for version in (2, 3):
+        (legacy / f"optimised-v{version}-{spec.key}").mkdir(parents=True)
+        (legacy / f"optimised-v{version}-{spec.key}" / "model.data").write_bytes(b"floats")
+    stale = legacy / f"optimised-v1-{spec.key}.onnx"
     stale.write_bytes(b"an old graph with its weights inside")
 
     quantized = Encoder(spec).encode(SENTENCES)
     optimised = Encoder(spec, exact=True).encode(SENTENCES)
 
-    folder = models / f"optimised-v3-{spec.key}"
-    assert sorted(p.name for p in folder.iterdir()) == ["model-q8.onnx", "model.data", "model.onnx"]
-    # The weights live in their own file (memory-mapped at load), not in the graph.
-    assert (folder / "model.data").stat().st_size > 10 * (folder / "model.onnx").stat().st_size
-    assert not stale.exists()
-    assert sorted(p.name for p in models.iterdir()) == [folder.name]
+    folder = tmp_path / "prepared" / f"optimised-v4-{spec.key}"
+    assert sorted(p.name for p in folder.iterdir()) == ["model-q8.onnx"]
+    assert sorted(p.name for p in legacy.iterdir()) == []
+    assert sorted(p.name for p in folder.parent.iterdir()) == [folder.name]
 
     # The int8 graph runs, and its vectors lie close to the float graph's.
     cosines = (quantized * optimised).sum(axis=1)
     assert np.abs(quantized - optimised).max() > 1e-3
     assert cosines.min() > 0.98
 
-    # A cache dir where nothing can be written: the installed graph, optimised in memory,
-    # and no int8 graph (the float one serves).
-    models.rename(tmp_path / "elsewhere")
-    models.write_bytes(b"")  # a file where the models folder should be
+    # A folder where nothing can be written: the installed graph, optimised in memory, and
+    # no int8 graph (the float one serves).
+    monkeypatch.setenv("RRG_PREPARED_DIR", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_bytes(b"")
     plain = Encoder(spec).encode(SENTENCES)
     assert np.abs(optimised - plain).max() < 1e-4
 
 
-@pytest.mark.parametrize("damaged", ["model.onnx", "model.data", "model-q8.onnx"])
-def test_a_damaged_optimised_graph_is_made_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: str
+def test_a_damaged_int8_graph_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """rrg's copy of the graph cut short (its bytes lost after the rename, say) must not
     cost every later query its transformer stage: the copy is made again from the model."""
     monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("RRG_PREPARED_DIR", str(tmp_path / "prepared"))
     spec = default_model()
-    exact = damaged != "model-q8.onnx"  # the float graph's files are read by exact runs
-    first = Encoder(spec, exact=exact).encode(SENTENCES)
-    folder = tmp_path / "models" / f"optimised-v3-{spec.key}"
-    whole = (folder / damaged).read_bytes()
-    (folder / damaged).write_bytes(whole[: len(whole) // 3])
+    first = Encoder(spec).encode(SENTENCES)
+    graph = tmp_path / "prepared" / f"optimised-v4-{spec.key}" / "model-q8.onnx"
+    whole = graph.read_bytes()
+    graph.write_bytes(whole[: len(whole) // 3])
 
-    again = Encoder(spec, exact=exact).encode(SENTENCES)
+    again = Encoder(spec).encode(SENTENCES)
 
     assert np.abs(first - again).max() < 1e-4
-    assert (folder / damaged).read_bytes() == whole
-    assert [p.name for p in folder.parent.iterdir() if p.name.startswith(".")] == []
+    assert graph.read_bytes() == whole
+    assert [p.name for p in graph.parent.parent.iterdir() if p.name.startswith(".")] == []
 
 
 def test_copies_left_by_a_killed_process_go_when_the_graph_is_made(
@@ -77,8 +79,8 @@ def test_copies_left_by_a_killed_process_go_when_the_graph_is_made(
 ) -> None:
     """A process killed while it made the graph leaves a staging folder of 90 MB: the next
     one to make it removes folders older than an hour, and leaves a live one's alone."""
-    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path))
-    models = tmp_path / "models"
+    monkeypatch.setenv("RRG_PREPARED_DIR", str(tmp_path / "prepared"))
+    models = tmp_path / "prepared"
     old, live = models / ".optimising-killed", models / ".optimising-live"
     for folder in (old, live):
         folder.mkdir(parents=True)

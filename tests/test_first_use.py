@@ -147,3 +147,36 @@ def test_pass_through_is_untouched_by_the_checks(
             want.stdout,
             want.stderr,
         )
+
+
+def test_a_fresh_cache_dir_prepares_nothing_and_holds_no_model_files(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 34, item 7: the model's static table and int8 graph are made once a machine
+    (every fresh RRG_CACHE_DIR made them again: 15 s to minutes, 123 MB a folder)."""
+    tree = make_tree(tmp_path / "tree", 10)
+    assert run(q("needle", "-l", "needle"), tree, env).returncode == 0  # prepared by now
+    fresh = tmp_path / "fresh-cache"
+    out = run(q("needle", "-l", "needle"), tree, {**env, "RRG_CACHE_DIR": str(fresh)})
+    assert out.returncode == 0, out.stderr
+    files = [p for p in fresh.rglob("*") if p.is_file()]
+    model_files = [
+        p for p in files if p.suffix in (".onnx", ".data") or p.name.startswith("static-")
+    ]
+    assert not model_files, model_files
+    assert sum(p.stat().st_size for p in files) < 2_000_000
+
+
+@pytest.mark.slow
+def test_index_says_the_preparation_apart_from_the_indexing(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    tree = make_tree(tmp_path / "tree", 10)
+    prepared = tmp_path / "prepared"
+    out = run([*rrg_cmd(), "--index", "."], tree, {**env, "RRG_PREPARED_DIR": str(prepared)})
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.decode().splitlines()
+    assert first.startswith("prepared the model's static table in ") and first.endswith("(once)")
+    assert second.startswith("indexed ") and ": 10 files, 10 read" in second
+    again = run([*rrg_cmd(), "--index", "."], tree, {**env, "RRG_PREPARED_DIR": str(prepared)})
+    assert again.stdout.decode().startswith("indexed ") and b"prepared" not in again.stdout

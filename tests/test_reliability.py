@@ -175,13 +175,16 @@ def test_a_planted_pickle_is_never_loaded(tmp_path: Path, env: dict[str, str]) -
     rejected and rebuilt, never run."""
     import pickle
 
-    cache = tmp_path / "cache"
-    (cache / "models").mkdir(parents=True)
+    from rrg.model.registry import default_model
+    from rrg.model.static_table import static_table_path
+
+    cache, prepared = tmp_path / "cache", tmp_path / "prepared"
     marker = tmp_path / "pwned"
-    for table in (Path(env["RRG_CACHE_DIR"]) / "models").glob("static-*.npy"):
-        payload = pickle.dumps(_Exploit(str(marker)))
-        (cache / "models" / table.name).write_bytes(payload)
-    env = {**env, "RRG_CACHE_DIR": str(cache)}
+    payload = pickle.dumps(_Exploit(str(marker)))
+    for folder in (prepared, cache / "models"):  # where tables live, and lived before
+        folder.mkdir(parents=True)
+        (folder / static_table_path(default_model()).name).write_bytes(payload)
+    env = {**env, "RRG_CACHE_DIR": str(cache), "RRG_PREPARED_DIR": str(prepared)}
     tree = make_tree(tmp_path / "tree", 5)
     out = run(q("needle", "needle"), tree, env)
     assert out.returncode == 0

@@ -96,6 +96,20 @@ def _shared_session(encoder: Encoder) -> tuple[InferenceSession, int]:
         return _SESSIONS[key]
 
 
+def _forget_older_graphs(spec: ModelSpec) -> None:
+    """Remove the copies earlier rrg versions kept of this model's graph: in the cache dir
+    (version 3: a float copy of 90 MB beside the int8 graph, in every cache dir) and a
+    version 1 file or version 2 folder."""
+    from rrg.cachedir import models_dir
+
+    with contextlib.suppress(OSError, RrgError):
+        old = models_dir()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(old / f"optimised-v1-{spec.key}.onnx")
+        for version in (2, 3):
+            discard(old / f"optimised-v{version}-{spec.key}")
+
+
 class Encoder:
     """One embedding model, loaded on first use."""
 
@@ -165,22 +179,27 @@ class Encoder:
         # once, and the model as installed serves where that fails too. Left alone, every
         # later query would lose the transformer stage to a file rrg wrote.
         for _ in range(2):
-            graph = self._optimised_graph()
-            if graph is None:
+            folder = self._optimised_graph()
+            if folder is None:
                 break
             level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            graph = folder / "model.onnx"
             # A GPU runs the float graph: the int8 products are CPU kernels.
-            if self.quantized and on_cpu and (graph.parent / QUANTIZED_GRAPH).is_file():
+            if self.quantized and on_cpu and (folder / QUANTIZED_GRAPH).is_file():
                 # Fusing the quantised kernels in memory at load (about 10 ms) makes a run
                 # 15% faster; they are not saved so, since they may name this processor's.
                 graph, level = (
-                    graph.parent / QUANTIZED_GRAPH,
+                    folder / QUANTIZED_GRAPH,
                     ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
                 )
+            elif not graph.is_file():
+                # The folder holds the int8 graph alone: the float one, wanted only to
+                # distil the static table (once a machine) or on a GPU, is folded in memory.
+                break
             try:
                 return ort.InferenceSession(str(graph), options(level), providers=chosen)
             except Exception:  # noqa: BLE001 - onnxruntime raises its own Fail types
-                discard(graph.parent)
+                discard(folder)
         try:
             return ort.InferenceSession(
                 str(self.spec.onnx_path),
@@ -192,39 +211,36 @@ class Encoder:
             raise ModelError(f"cannot load model {self.spec.onnx_path}: {first}") from err
 
     def _optimised_graph(self) -> Path | None:
-        """The model's graph with its weights already folded, kept in the cache dir.
+        """The folder of the graphs this model runs, made once a machine
+        (``rrg.cachedir.prepared_dir``); None when it cannot be made.
 
         Weight-quantised models (the default one) turn every int8 weight back into floats on
         each run, or once when onnxruntime folds constants at load, which peaks at 260 MB.
-        Folded once and saved, the graph runs as fast. The weights go to a file of their own
-        beside the graph, which onnxruntime memory-maps at load instead of copying out of the
-        graph's protobuf: the default model's session then peaks at 122 MB instead of 192
-        (the same vectors, the same speed). The graph and its weights are written in a
-        temporary folder renamed into place, so a reader sees both or neither. None when it
-        cannot be written (then the original is optimised in memory).
+        Folded once and saved, the graph runs as fast, its weights in a file of their own
+        that onnxruntime memory-maps at load: the default model's session then peaks at
+        122 MB instead of 192.
 
-        Beside it, for a model run quantised, the same graph with int8 weights (per output
-        channel) whose activations are quantised at run time (``QUANTIZED_GRAPH``): its
-        matrix products run as int8 ones, 1.5x faster on 2 cores, where the installed
-        model's int8 weights only save disk (they are turned back into floats). Absent
-        where onnxruntime cannot quantise the graph; the float graph then serves.
+        For a model run quantised, the folder keeps only the folded graph with int8 weights
+        (per output channel) whose activations are quantised at run time
+        (``QUANTIZED_GRAPH``, 23 MB): its products run as int8 ones, 1.5x faster on 2 cores.
+        The float copy it is made from (90 MB of weights) is not kept: only the static
+        table's distillation (once a machine) and a GPU read float weights, and they fold
+        the installed graph in memory. Where onnxruntime cannot quantise the graph the float
+        copy is kept and serves. Everything is written in a temporary folder renamed into
+        place, so a reader sees the whole folder or none.
         """
         import onnxruntime as ort
 
-        from rrg.cachedir import models_dir
+        from rrg.cachedir import prepared_dir
 
         try:
-            target = models_dir() / f"optimised-v3-{self.spec.key}"
-            graph = target / "model.onnx"
-            if graph.is_file():
-                return graph
-            with contextlib.suppress(FileNotFoundError):
-                # Version 1: weights inside the graph (90 MB for the default model).
-                os.unlink(models_dir() / f"optimised-v1-{self.spec.key}.onnx")
-            # Version 2: the float graph alone.
-            discard(models_dir() / f"optimised-v2-{self.spec.key}")
-            sweep_leftovers(target.parent)
-            staging = Path(tempfile.mkdtemp(prefix=".optimising-", dir=target.parent))
+            models = prepared_dir()
+            target = models / f"optimised-v4-{self.spec.key}"
+            if (target / QUANTIZED_GRAPH).is_file() or (target / "model.onnx").is_file():
+                return target
+            _forget_older_graphs(self.spec)
+            sweep_leftovers(models)
+            staging = Path(tempfile.mkdtemp(prefix=".optimising-", dir=models))
             try:
                 options = ort.SessionOptions()
                 # Basic rewrites only: they hold on any machine, where the extended ones
@@ -242,11 +258,14 @@ class Encoder:
                 )
                 if self.spec.quantize:
                     quantize_graph(staging / "model.onnx", staging / QUANTIZED_GRAPH)
+                    if (staging / QUANTIZED_GRAPH).is_file():
+                        os.unlink(staging / "model.onnx")
+                        os.unlink(staging / "model.data")
                 with contextlib.suppress(OSError):  # another process renamed its copy first
                     os.rename(staging, target)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
-            return graph if graph.is_file() else None
+            return target if target.is_dir() else None
         except (OSError, RrgError):
             return None
         except Exception:  # noqa: BLE001 - a model onnxruntime cannot save is loaded as is

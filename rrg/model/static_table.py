@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.errors import RrgError
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 
@@ -19,9 +20,10 @@ _TABLES: dict[str, np.ndarray] = {}
 
 
 def static_table_path(spec: ModelSpec) -> Path:
-    from rrg.cachedir import models_dir
+    """The table's file, one a machine (``rrg.cachedir.prepared_dir``)."""
+    from rrg.cachedir import prepared_dir
 
-    return models_dir() / f"static-v{_STATIC_VERSION}-{spec.key}.npy"
+    return prepared_dir() / f"static-v{_STATIC_VERSION}-{spec.key}.npy"
 
 
 def static_table(
@@ -30,8 +32,8 @@ def static_table(
     """A vector per vocabulary token, distilled from the model and reduced by PCA.
 
     Each token runs through the model alone (``[CLS] token [SEP]``) and keeps its output at
-    its own position; the table is centred and reduced by PCA. Computed once per model (about
-    15 s on 2 cores for MiniLM) and kept in the cache dir.
+    its own position; the table is centred and reduced by PCA. Computed once per model and
+    machine (about 15 s on 2 cores for MiniLM) and kept where every cache dir reads it.
     """
     from rrg.atomic import atomic_write_bytes
 
@@ -50,6 +52,10 @@ def static_table(
                 return table
         except (OSError, ValueError):
             pass  # a damaged cache is recomputed below
+    table = _moved_from_cache_dir(encoder.spec, cache)
+    if table is not None:
+        _TABLES[str(cache)] = table
+        return table
     if encoder.quantized:
         encoder = Encoder(encoder.spec, exact=True)
     tok = encoder.tokenizer
@@ -85,6 +91,26 @@ def static_table(
     atomic_write_bytes(cache, buf.getvalue())
     _TABLES[str(cache)] = table
     return table
+
+
+def _moved_from_cache_dir(spec: ModelSpec, target: Path) -> np.ndarray | None:
+    """The table an earlier rrg distilled into the cache dir (before tables were kept one a
+    machine), moved to where every cache dir reads it: the same bytes, not 15 s again."""
+    from rrg.atomic import atomic_write_bytes
+    from rrg.cachedir import models_dir
+
+    try:
+        legacy = models_dir() / target.name
+        if not legacy.is_file():
+            return None
+        table = np.load(legacy, allow_pickle=False)
+        if not (table.ndim == 2 and table.dtype == np.float16 and table.shape[1] <= STATIC_DIMS):
+            return None
+        atomic_write_bytes(target, legacy.read_bytes())
+        legacy.unlink()
+        return np.load(target, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, RrgError):
+        return None
 
 
 def static_vectors(

@@ -79,6 +79,22 @@ def serving_root(root: bytes, spec: ModelSpec) -> bytes:
         at = parent
 
 
+def prepare_model(encoder: Encoder, show_progress: bool) -> bool:
+    """Distil the model's static table where this machine has none yet (once a machine:
+    ``rrg.cachedir.prepared_dir``); whether it was distilled now."""
+    if static_table_path(encoder.spec).is_file():
+        static_table(encoder)
+        return False
+    preparing = Progress(
+        "rrg: preparing the model's static table (once a machine)", show_progress, "tokens"
+    )
+    try:
+        static_table(encoder, preparing)
+    finally:
+        preparing.close()
+    return True
+
+
 def refresh_index(
     root: bytes,
     rel: list[bytes],
@@ -89,11 +105,7 @@ def refresh_index(
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
     """The root's index brought up to date for rel; ``encoder`` is the caller's own, so
     that a query loads its tokenizer once."""
-    preparing = Progress("rrg: preparing the model's static table (once)", show_progress, "tokens")
-    try:
-        static_table(encoder, preparing)
-    finally:
-        preparing.close()
+    prepare_model(encoder, show_progress)
     bar = Progress("rrg: indexing", show_progress)
     try:
         path = index_path_for(root, encoder.spec)
