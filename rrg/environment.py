@@ -5,6 +5,9 @@ this process may run on).
 ``RRG_INDEX_BUSY_S``: seconds rrg waits for another rrg's lock on an index (``INDEX_BUSY_S``):
 every wait on a root's files honours it; past it a search answers from what the index
 holds, and ``--index`` stops with one line.
+``RRG_INDEX_WAIT_S``: seconds a search spends at most indexing (3; 0: no bound); past it
+the search ranks what is indexed, the rest follows in rg's order, and the index is
+finished in the background (``INDEX_WAIT_S``).
 ``RRG_EMBED``: 1 makes every ``rrg --index`` embed its root's passages too (``--embed``).
 ``RRG_EMBED_BATCH``: passages embedded between two saved parts (256): what an interrupted
 ``--embed`` loses at most.
@@ -45,10 +48,24 @@ def index_busy_s() -> float:
     return env_number("RRG_INDEX_BUSY_S", INDEX_BUSY_S)
 
 
+#: The default of ``RRG_INDEX_WAIT_S``: what a search spends at most bringing an index up
+#: to date before it answers (a first index of a large tree takes minutes; agents' tools
+#: and MCP hosts give up long before).
+INDEX_WAIT_S = 3.0
+
+
+def index_wait_s() -> float | None:
+    """Seconds a search spends at most indexing before it answers; None: no bound
+    (``RRG_INDEX_WAIT_S=0``, every search waits for the whole index as ``--index`` does)."""
+    wait = env_number("RRG_INDEX_WAIT_S", INDEX_WAIT_S)
+    return wait or None
+
+
 def check_environment() -> None:
     """Every numeric variable read once, so that a bad one stops rrg before any work."""
     env_number("RRG_THREADS", 0, whole=True)
     index_busy_s()
+    index_wait_s()
     embed_always()
     env_number("RRG_EMBED_BATCH", 0, whole=True)
 

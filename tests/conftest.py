@@ -31,6 +31,9 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def env(cache_dir: Path) -> dict[str, str]:
     out = dict(os.environ)
     out["RRG_CACHE_DIR"] = str(cache_dir)
+    # Every search waits for its whole index: a loaded machine must not turn a first
+    # search into a partial ranking (test_first_use tests the bound itself).
+    out["RRG_INDEX_WAIT_S"] = "0"
     out.pop("RIPGREP_CONFIG_PATH", None)
     return out
 

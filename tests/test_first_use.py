@@ -6,13 +6,14 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from test_reliability import make_tree, q
 
 from conftest import rrg_cmd, run
-from rrg.index.store import IndexStore
+from rrg.index.store import IndexStore, builder_running
 from rrg.model.registry import default_model
 from rrg.rank.root_cache import index_path_for
 
@@ -180,3 +181,86 @@ def test_index_says_the_preparation_apart_from_the_indexing(
     assert second.startswith("indexed ") and ": 10 files, 10 read" in second
     again = run([*rrg_cmd(), "--index", "."], tree, {**env, "RRG_PREPARED_DIR": str(prepared)})
     assert again.stdout.decode().startswith("indexed ") and b"prepared" not in again.stdout
+
+
+def _wordy_tree(root: Path, files: int) -> Path:
+    """Files long enough that indexing them takes seconds on any machine."""
+    words = ["water", "quality", "river", "basin", "nitrogen", "station", "sample", "pump"]
+    root.mkdir(parents=True)
+    for k in range(files):
+        text = " ".join(words[(k * 7 + i * 3) % len(words)] + str(i % 97) for i in range(500))
+        (root / f"f{k:05d}.txt").write_text(f"{text}\nneedle {k}\n")
+    return root
+
+
+def _status(tree: Path, env: dict[str, str]) -> str:
+    return run([*rrg_cmd(), "--index-status", "."], tree, env).stdout.decode()
+
+
+def _indexed(tree: Path, env: dict[str, str]) -> int:
+    """Files the index holds now (0 before its first chunk is registered)."""
+    status = _status(tree, env)
+    return int(status.split("files indexed: ")[1].split()[0]) if "files indexed" in status else 0
+
+
+@pytest.mark.slow
+def test_an_interrupted_first_build_keeps_what_it_did_before_a_full_chunk(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 34, item 8: a build registered a segment every 4,096 files only; Ctrl-C before
+    kept nothing. It registers one every few seconds of work too."""
+    import signal
+
+    from test_reliability import _start_build_and_wait
+
+    from rrg.index.refresh import CHUNK_FILES
+
+    total = CHUNK_FILES - 96
+    tree = _wordy_tree(tmp_path / "tree", total)
+    proc = _start_build_and_wait(tree, env, 1)  # a first chunk registered, still going
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert 0 < _indexed(tree, env) < total
+
+
+@pytest.mark.slow
+def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Issue 34, item 9: a first search on a big tree waited for the whole index (41 s on
+    20,000 files). It indexes for RRG_INDEX_WAIT_S, answers with every file rg would
+    search (the unindexed in rg's order), says so once; the index is finished by a
+    background build, and a search after it is ranked in full."""
+    tree = _wordy_tree(tmp_path / "tree", 3000)
+    want = sorted(run([rg, "-l", "needle"], tree, env).stdout.splitlines())
+    bounded = {**env, "RRG_INDEX_WAIT_S": "0.3", "RRG_INDEX_BACKGROUND": "0"}
+    first = run(q("water quality", "-l", "--limit", "0", "needle"), tree, bounded)
+    assert first.returncode == 0, first.stderr
+    assert sorted(first.stdout.splitlines()) == want
+    notice = first.stderr.decode()
+    assert notice.count("\n") == 1 and "RRG_INDEX_WAIT_S" in notice, notice
+    assert "of 3,000 files" in notice and "each search indexes more" in notice
+    # Without a background build, each search goes on where the last one stopped.
+    second = run(q("water quality", "-l", "--limit", "0", "needle"), tree, bounded)
+    done = [
+        int(t.split(" of")[0].split()[-1].replace(",", ""))
+        for t in (notice, second.stderr.decode())
+    ]
+    assert done[0] < done[1] or b"indexed" not in second.stderr
+
+    background = {**env, "RRG_INDEX_WAIT_S": "0.3"}
+    third = run(q("water quality", "-l", "--limit", "0", "needle"), tree, background)
+    assert sorted(third.stdout.splitlines()) == want
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _indexed(tree, env) < 3000:
+        time.sleep(0.2)
+    while time.monotonic() < deadline and _background_build_running(tree, env):
+        time.sleep(0.1)
+    full = run(q("water quality", "-l", "--limit", "0", "needle"), tree, background)
+    assert full.returncode == 0 and full.stderr == b"", full.stderr
+    assert sorted(full.stdout.splitlines()) == want
+
+
+def _background_build_running(tree: Path, env: dict[str, str]) -> bool:
+    return builder_running(Path(_status(tree, env).split("file: ")[1].splitlines()[0]))

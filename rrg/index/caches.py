@@ -12,7 +12,13 @@ from pathlib import Path
 from rrg.errors import RrgError
 from rrg.index.embedded import embed_dir
 from rrg.index.scopes import scope_files
-from rrg.index.store import IndexStore, busy_reason, segments_dir, writer_lock
+from rrg.index.store import (
+    IndexStore,
+    builder_lock_path,
+    busy_reason,
+    segments_dir,
+    writer_lock,
+)
 from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
 
 
@@ -30,6 +36,7 @@ def root_files(index_path: Path) -> list[Path]:
         Path(f"{vectors}-shm"),
         embed_dir(index_path),
         Path(f"{embed_dir(index_path)}.lock"),
+        builder_lock_path(index_path),
         Path(f"{index_path}.lock"),
     ]
     return [p for p in names if p.exists()]

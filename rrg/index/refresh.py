@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import array
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import numpy as np
 import xxhash
 
 from rrg import timings
+from rrg.environment import index_busy_s
 from rrg.index.compact import compact
 from rrg.index.definitions import defined_names, definition_terms
 from rrg.index.heap import release_free_memory
@@ -30,6 +32,7 @@ from rrg.index.store import (
     IndexCorrupt,
     IndexStore,
     IndexUnavailable,
+    builder_running,
     busy_reason,
     open_store,
     remove_index,
@@ -48,6 +51,13 @@ PIECE_LIMIT = 1024
 #: keeps every finished chunk. Static vectors weigh tokens by the idf of the files indexed
 #: so far, chunk included, so the first chunk is large enough to make that idf stable.
 CHUNK_FILES = 4096
+#: Seconds of reading and tokenising after which a chunk is registered even short of
+#: CHUNK_FILES: Ctrl-C on a first build keeps all but the last few seconds of it, and a
+#: search bounded by ``RRG_INDEX_WAIT_S`` has a chunk registered by its deadline. About
+#: 1,000 files of source here, enough for a stable first idf.
+CHUNK_SECONDS = 2.0
+#: Files read and tokenised at once, between two looks at the clock.
+READ_BATCH = 256
 #: Files that vanished from rg's listing checked for deletion per query at most; past it
 #: (a search of one folder of a large indexed root) they stay until a wider search sees
 #: them gone. Such rows only weigh in the corpus statistics: rows are looked up by path.
@@ -63,6 +73,8 @@ class RefreshReport:
     read: int = 0
     touched: int = 0
     deleted: int = 0
+    #: New or changed files left for later: the refresh's deadline came first.
+    left: int = 0
 
 
 def content_hash(data: bytes) -> int:
@@ -249,13 +261,16 @@ def refresh(
     encoder: Encoder,
     warn: Warn,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
     """Bring the index up to date for the listed files (relative to root, stat-ed: see
     ``StatPass``); returns the view, each path's row in it (-1: not indexed) and what was
     done.
 
-    A process that cannot get the writer lock in time gets ``IndexBusy``, which holds the
-    index as it stands.
+    With a ``deadline`` (``time.monotonic()``), the refresh registers what it has read by
+    then and stops; the files left have no row, and ``report.left`` counts them. A process
+    that cannot get the writer lock in time (``RRG_INDEX_BUSY_S``, or the deadline where
+    it comes first) gets ``IndexBusy``, which holds the index as it stands.
     """
     report = RefreshReport(listed=len(listing.paths))
     table = static_table(encoder)
@@ -267,9 +282,16 @@ def refresh(
             changes = find_changes(view, root, listing)
         if not len(changes.stale) and not changes.gone:
             return view, changes.rows, report
-    with writer_lock(index_path) as got_lock:
+    wait = None
+    if deadline is not None:
+        # A background build holds the writer lock for minutes: rank from what it has
+        # registered so far, at once.
+        left = 0.0 if builder_running(index_path) else deadline - time.monotonic()
+        wait = min(index_busy_s(), max(0.0, left))
+    with writer_lock(index_path, wait) as got_lock:
         if not got_lock:
-            raise IndexBusy(busy_reason(index_path), view, changes.rows if view else None, report)
+            reason = busy_reason(index_path, wait)
+            raise IndexBusy(reason, view, changes.rows if view else None, report)
         store = open_store(index_path, warn)
         try:
             try:
@@ -286,10 +308,11 @@ def refresh(
             changes = find_changes(view, root, listing)
             if len(changes.stale) or changes.gone:
                 with timings.phase("write"):
-                    writer = _Writer(store, root, encoder, table, report, progress)
+                    writer = _Writer(store, root, encoder, table, report, progress, deadline)
                     _apply_changes(writer, view, listing, changes)
-                with timings.phase("merge"):
-                    compact(store)
+                if not report.left:  # a refresh out of time leaves merging to a later one
+                    with timings.phase("merge"):
+                        compact(store)
                 view = load_view(store, vocab)
                 changes = find_changes(view, root, listing)
             # Fold the write-ahead log back into the file now, while holding the lock.
@@ -310,56 +333,108 @@ class _Writer:
     table: np.ndarray
     report: RefreshReport
     progress: Progress | None
+    deadline: float | None = None  # time.monotonic() past which no chunk is begun
+    # The WordPiece document frequencies and text count of the index so far, grown with
+    # each chunk registered (the next one's idf).
+    df: np.ndarray | None = None
+    n_text: int = 0
 
 
 def _apply_changes(writer: _Writer, view: IndexView, listing: Listing, changes: Changes) -> None:
-    store, root, encoder, table = writer.store, writer.root, writer.encoder, writer.table
-    report, progress = writer.report, writer.progress
-    hashes = view.column("hash")
+    """Read, tokenise and register the stale files a chunk at a time: a chunk ends at
+    CHUNK_FILES files, after CHUNK_SECONDS of work, or at the deadline, past which no
+    chunk begins (``report.left`` then counts the files not read)."""
     stale = changes.stale
-    df = view.piece_df.copy()  # grows with each chunk written, for the next one's idf
-    n_text = view.n_text
-    chunk = min(CHUNK_FILES, SEGMENT_DOCS)
-    for start in range(0, max(len(stale), 1), chunk):
-        items: list[tuple[bytes, int, int, bytes | None]] = []
+    limit = min(CHUNK_FILES, SEGMENT_DOCS)
+    start, first = 0, True
+    while first or start < len(stale):
+        began = time.monotonic()
+        if not first and writer.deadline is not None and began >= writer.deadline:
+            break
+        docs: list[Doc] = []
         row_of: dict[bytes, int] = {}  # each changed file's old row, where it had one
-        for offset, i in enumerate(stale[start : start + chunk].tolist()):
-            if progress:
-                progress(start + offset, len(stale))
-            rel = listing.paths[i]
-            size, mtime_ns = int(listing.size[i]), int(listing.mtime[i])
-            items.append((rel, size, mtime_ns, read_head(root, rel)))
-            if changes.rows[i] >= 0:
-                row_of[rel] = int(changes.rows[i])
-        docs = tokenize(items, encoder)
-        for doc in docs:
-            old = row_of.get(doc.path, -1)
-            if old >= 0 and doc.kind != KIND_UNREADABLE and int(hashes[old]) == doc.hash:
-                # Same bytes, new mtime: reported as such, but written again all the same,
-                # since a row's size and mtime live in an immutable segment.
-                report.touched += 1
-            else:
-                report.read += 1
-        add_vectors(docs, df, n_text, table)
-        replaced = [row_of[d.path] for d in docs if d.path in row_of]
-        dead = replaced + (changes.gone if start == 0 else [])
-        with store.transaction():
-            if docs:
-                seq = store.next_seq()
-                name = write_segment(
-                    store.segment_dir, seq, build_arrays(docs, table.shape[1], len(df))
-                )
-                store.add_segment(name, seq, len(docs))
-            store.mark_dead([_segment_row(view, row) for row in dead])
-        report.deleted += len(changes.gone) if start == 0 else 0
-        for doc in docs:
-            if doc.kind == KIND_TEXT and doc.pieces is not None:
-                df[doc.pieces] += 1
-                n_text += 1
-        del docs, items
+        end = start
+        while end < len(stale) and end - start < limit:
+            batch = stale[end : min(end + READ_BATCH, start + limit)].tolist()
+            docs.extend(_read(writer, listing, changes, batch, row_of, (end, len(stale))))
+            end += len(batch)
+            now = time.monotonic()
+            if now - began >= CHUNK_SECONDS or (
+                writer.deadline is not None and now >= writer.deadline
+            ):
+                break
+        _register(writer, view, changes, docs, row_of, first)
+        del docs
         release_free_memory()
-        if progress:
-            progress(min(start + chunk, len(stale)), len(stale))
+        start, first = end, False
+    writer.report.left = len(stale) - start
+
+
+def _read(
+    writer: _Writer,
+    listing: Listing,
+    changes: Changes,
+    batch: list[int],
+    row_of: dict[bytes, int],
+    at: tuple[int, int],
+) -> list[Doc]:
+    """The documents of a batch of listed files (indices into the listing), read and
+    tokenised; ``at``: how many stale files came before the batch, and of how many."""
+    items: list[tuple[bytes, int, int, bytes | None]] = []
+    done, total = at
+    for offset, i in enumerate(batch):
+        if writer.progress:
+            writer.progress(done + offset, total)
+        rel = listing.paths[i]
+        size, mtime_ns = int(listing.size[i]), int(listing.mtime[i])
+        items.append((rel, size, mtime_ns, read_head(writer.root, rel)))
+        if changes.rows[i] >= 0:
+            row_of[rel] = int(changes.rows[i])
+    if writer.progress:
+        writer.progress(done + len(batch), total)
+    return tokenize(items, writer.encoder)
+
+
+def _register(
+    writer: _Writer,
+    view: IndexView,
+    changes: Changes,
+    docs: list[Doc],
+    row_of: dict[bytes, int],
+    first: bool,
+) -> None:
+    """One chunk's files written as a segment and registered, with the rows they replace
+    (and, with the first chunk, the rows of files gone) marked dead, in one transaction."""
+    store, report = writer.store, writer.report
+    hashes = view.column("hash")
+    if writer.df is None:
+        writer.df, writer.n_text = view.piece_df.copy(), view.n_text
+    df = writer.df
+    for doc in docs:
+        old = row_of.get(doc.path, -1)
+        if old >= 0 and doc.kind != KIND_UNREADABLE and int(hashes[old]) == doc.hash:
+            # Same bytes, new mtime: reported as such, but written again all the same,
+            # since a row's size and mtime live in an immutable segment.
+            report.touched += 1
+        else:
+            report.read += 1
+    add_vectors(docs, df, writer.n_text, writer.table)
+    replaced = [row_of[d.path] for d in docs if d.path in row_of]
+    dead = replaced + (changes.gone if first else [])
+    with store.transaction():
+        if docs:
+            seq = store.next_seq()
+            name = write_segment(
+                store.segment_dir, seq, build_arrays(docs, writer.table.shape[1], len(df))
+            )
+            store.add_segment(name, seq, len(docs))
+        store.mark_dead([_segment_row(view, row) for row in dead])
+    report.deleted += len(changes.gone) if first else 0
+    # The next chunk's idf counts this one's files.
+    for doc in docs:
+        if doc.kind == KIND_TEXT and doc.pieces is not None:
+            df[doc.pieces] += 1
+            writer.n_text += 1
 
 
 def _segment_row(view: IndexView, row: int) -> tuple[str, int]:

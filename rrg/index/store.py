@@ -148,8 +148,16 @@ class IndexUnavailable(Exception):
     nothing is wrong with it, so it is kept and the search runs in rg's order."""
 
 
-def busy_reason(path: Path) -> str:
-    """Why the lock on index ``path`` could not be had, and what sets the wait."""
+def busy_reason(path: Path, waited: float | None = None) -> str:
+    """Why the lock on index ``path`` could not be had, and what sets the wait (``waited``:
+    a search's shorter wait, bounded by ``RRG_INDEX_WAIT_S``)."""
+    if waited == 0:
+        return f"index {path.name} is being built in the background"
+    if waited is not None and waited < index_busy_s():
+        return (
+            f"index {path.name} is being written by another rrg (waited {waited:.1f} s; "
+            "RRG_INDEX_WAIT_S sets the wait)"
+        )
     return (
         f"index {path.name} is locked by another rrg (waited {index_busy_s():g} s; "
         "RRG_INDEX_BUSY_S sets the wait)"
@@ -233,3 +241,41 @@ def writer_lock(path: Path, wait_s: float | None = None) -> Iterator[bool]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def builder_lock_path(path: Path) -> Path:
+    """The lock a background build of index ``path`` holds for its whole run."""
+    return Path(f"{path}.builder")
+
+
+@contextmanager
+def builder_lock(path: Path) -> Iterator[bool]:
+    """Hold the lock of the one background build of index ``path``; yields False at once
+    where another process holds it (several searches of a new tree each start a build,
+    and all but one leave). Apart from the writer lock, which the build takes only once
+    the build before it (a search's) let go of it."""
+    fd = os.open(builder_lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def builder_running(path: Path) -> bool:
+    """Whether a background build of index ``path`` holds its lock now."""
+    try:
+        fd = os.open(builder_lock_path(path), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # which lets go of a lock it took
+    return False

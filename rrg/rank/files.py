@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -102,9 +103,11 @@ def refresh_index(
     warn: Callable[[str], None],
     show_progress: bool,
     listing: Listing | None = None,
+    deadline: float | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
-    """The root's index brought up to date for rel; ``encoder`` is the caller's own, so
-    that a query loads its tokenizer once."""
+    """The root's index brought up to date for rel (by ``deadline``, where one is given:
+    see ``refresh``); ``encoder`` is the caller's own, so that a query loads its
+    tokenizer once."""
     prepare_model(encoder, show_progress)
     bar = Progress("rrg: indexing", show_progress)
     try:
@@ -113,7 +116,7 @@ def refresh_index(
         if listing is None:
             with timings.phase("stat"):
                 listing = stat_listing(at, rel)
-        return refresh(path, at, listing, encoder, warn, bar)
+        return refresh(path, at, listing, encoder, warn, bar, deadline)
     finally:
         bar.close()
 
@@ -178,6 +181,9 @@ class RankSettings:
     warn: Callable[[str], None]
     show_progress: bool = False
     checkpoint: Callable[[], None] = lambda: None
+    #: Seconds the refresh may take before the ranking goes on with what is indexed
+    #: (``RRG_INDEX_WAIT_S``); None: the whole index first.
+    index_wait: float | None = None
 
 
 def rank_files(
@@ -207,9 +213,12 @@ def rank_files(
     if stage_files > 0 and not symbol and model_ready(spec) and not query_seen(query, root, spec):
         encoder.preload()
     rel = listing.paths if listing is not None else relative_to(root, printed)
+    prepare_model(encoder, settings.show_progress)  # once a machine: not the index's time
+    wait = settings.index_wait
+    deadline = None if wait is None else time.monotonic() + wait
     try:
         view, rows, report = refresh_index(
-            root, rel, encoder, warn, settings.show_progress, listing
+            root, rel, encoder, warn, settings.show_progress, listing, deadline
         )
     except ModelError:
         raise
@@ -220,14 +229,21 @@ def rank_files(
             return Ranking(list(printed), set(), 0, None, None, root)
         # Files changed or added since are still searched: their rows are -1, so they
         # follow the ranked ones in rg's order.
-        warn(f"{busy}; ranking from its last state")
         view, rows, report = busy.view, busy.rows, busy.report
+        indexed = int((rows >= 0).sum())
+        if indexed < len(rows):
+            warn(
+                f"{busy}; ranking from its last state: {indexed:,} of {len(rows):,} files "
+                "indexed, the others follow in rg's order"
+            )
+        else:
+            warn(f"{busy}; ranking from its last state")
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return Ranking(list(printed), set(), 0, None, None, root)
     kinds = np.full(len(rows), -1, np.int64)
-    indexed = rows >= 0
-    kinds[indexed] = view.kinds[rows[indexed]]
+    has_row = rows >= 0
+    kinds[has_row] = view.kinds[rows[has_row]]
     binary = {printed[i] for i in np.nonzero(kinds == KIND_BINARY)[0]}
     # Scored in the index's row order: rg lists files in thread order, and one query must
     # give one order (ties, and even float sums, would follow the listing otherwise).

@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rrg import timings
+from rrg.environment import index_wait_s
 from rrg.model.registry import ModelSpec, resolve_model
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates
 from rrg.rg.decoded import binary_once_decoded
 from rrg.rg.walk import CountWalk
+from rrg.search.background import finish_in_background
 from rrg.search.plan import QueryPlan
 
 if TYPE_CHECKING:
@@ -44,9 +46,27 @@ def rank_candidates(
     with timings.phase("list+stat"):
         candidates, root, listing = list_and_stat(plan.rg, plan.args, spec)
     settings = RankSettings(
-        spec, request.stage_files, warn, request.show_progress, checkpoint=check_walk
+        spec,
+        request.stage_files,
+        warn,
+        request.show_progress,
+        checkpoint=check_walk,
+        index_wait=index_wait_s(),
     )
     ranking = rank_files(request.query, root, candidates.paths, settings, listing)
+    report = ranking.report
+    if report is not None and report.left:
+        started = finish_in_background(ranking.root, request.model)
+        then = (
+            "while the index is finished in the background"
+            if started
+            else "(each search indexes more; rrg --index builds it all)"
+        )
+        warn(
+            f"indexed {report.listed - report.left:,} of {report.listed:,} files in the "
+            f"{settings.index_wait or 0:g} s a search waits for its index (RRG_INDEX_WAIT_S); "
+            f"the others follow in rg's order {then}"
+        )
     return candidates, ranking, spec
 
 

@@ -228,13 +228,13 @@ def index_command(
 ) -> int:
     """``--index`` (``action`` "build"), ``--index-status`` ("status"), ``--index-clear``
     ("clear") for the root that serves the given PATH."""
-    from rrg.environment import embed_always
     from rrg.index import caches
-    from rrg.index.store import IndexUnavailable
+    from rrg.index.store import builder_lock
     from rrg.model.encoder import Encoder
-    from rrg.rank.embedding import embed_root, embed_status, is_embedded
-    from rrg.rank.files import prepare_model, refresh_index, serving_root
+    from rrg.rank.embedding import embed_status
+    from rrg.rank.files import serving_root
     from rrg.rank.root_cache import index_path_for
+    from rrg.search.background import is_background_build
 
     args = _listing_args(rg_args, "--index, --index-status and --index-clear")
     # A PATH that is not there would stand for its parent folder: a typo would then clear,
@@ -265,6 +265,27 @@ def index_command(
         status = embed_status(root, Encoder(spec))
         stdout.say(caches.status_text(where + served, path, spec.name, status))
         return EXIT_MATCH
+    if is_background_build():
+        # Started by a search (rrg.search.background): one such build a root at a time.
+        with builder_lock(path) as first:
+            if not first:
+                return EXIT_MATCH
+            return _build(rg, args, request, root, where + served, warn)
+    return _build(rg, args, request, root, where + served, warn)
+
+
+def _build(
+    rg: str, args: RgArgs, request: SearchRequest, root: bytes, where: str, warn: Warn
+) -> int:
+    """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
+    then embedded where the root is (or is to be)."""
+    from rrg.environment import embed_always
+    from rrg.index.store import IndexUnavailable
+    from rrg.model.encoder import Encoder
+    from rrg.rank.embedding import embed_root, is_embedded
+    from rrg.rank.files import prepare_model, refresh_index
+
+    spec = resolve_model(request.model)
     candidates = list_candidates(rg, args)
     encoder = Encoder(spec)
     start = time.monotonic()
@@ -279,7 +300,7 @@ def index_command(
     except IndexUnavailable as err:
         raise RrgError(f"cannot update the index of {where}: {err}") from err
     stdout.say(
-        f"indexed {where}{served}: {report.listed} files, {report.read} read, "
+        f"indexed {where}: {report.listed} files, {report.read} read, "
         f"{report.touched} unchanged content, {report.deleted} removed "
         f"in {time.monotonic() - start:.2f} s"
     )
@@ -287,7 +308,7 @@ def index_command(
         embedded = embed_root(root, view, rows, encoder, request.show_progress)
         rate = embedded.passages / embedded.seconds if embedded.seconds else 0.0
         stdout.say(
-            f"embedded {where}{served}: {embedded.files} files ({embedded.passages} "
+            f"embedded {where}: {embedded.files} files ({embedded.passages} "
             f"passages, {rate:.1f} a second), {embedded.kept} already embedded, "
             f"in {embedded.seconds:.2f} s"
         )

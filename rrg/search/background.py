@@ -1,0 +1,58 @@
+"""Finishing a first index in the background, after a search answered from part of it.
+
+A search waits at most ``RRG_INDEX_WAIT_S`` for indexing (``rrg.environment``): a first
+index of a large tree takes minutes, and the bash tools of agents and MCP hosts give up
+long before. What it registered by then is ranked, the rest follows in rg's order, and
+``rrg --index`` of the root, started here on its own (its own session, lower priority,
+nothing printed), finishes the index, so that the searches after it are ranked in full.
+Searches beside it rank from what it has registered so far; one build runs a root at a
+time (``rrg.index.store.builder_lock``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+#: Set in the environment of the build started here: ``--index`` then leaves at once where
+#: another such build of the root is running.
+BACKGROUND_ENV = "RRG_BACKGROUND_BUILD"
+
+
+def background_allowed() -> bool:
+    """``RRG_INDEX_BACKGROUND=0`` keeps searches from starting builds: each search then
+    indexes for its own wait and the index fills over the next searches."""
+    return os.environ.get("RRG_INDEX_BACKGROUND", "1").strip() != "0"
+
+
+def is_background_build() -> bool:
+    return os.environ.get(BACKGROUND_ENV) == "1"
+
+
+def finish_in_background(root: bytes, model: str | None) -> bool:
+    """Start ``rrg --index ROOT`` detached from this process and its terminal; whether it
+    was started."""
+    if not background_allowed():
+        return False
+    cmd = [sys.executable, "-m", "rrg", "--index", "--no-progress"]
+    if model:
+        cmd += ["--model", model]
+    cmd += ["--", os.fsdecode(root)]
+    nice = shutil.which("nice")
+    if nice:  # the user's next searches come first
+        cmd = [nice, "-n", "10", *cmd]
+    try:
+        subprocess.Popen(
+            cmd,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a Ctrl-C meant for the search does not stop it
+            env={**os.environ, BACKGROUND_ENV: "1"},
+        )
+    except OSError:
+        return False  # the next search indexes for its own wait, as without one
+    return True
