@@ -71,7 +71,8 @@ def static_table(
         seq = np.stack([np.full_like(ids, cls_id), ids, np.full_like(ids, sep_id)], 1)
         # The token's own output position: measured on scifact, it beats the pooled
         # sentence vector of the same input (nDCG@10 .484 against .425, tf-idf weighted).
-        hidden = encoder.hidden_states(seq, np.ones_like(seq))[:, 1]
+        # A copy: the view would keep the run's whole output (three tokens) alive.
+        hidden = encoder.hidden_states(seq, np.ones_like(seq))[:, 1].copy()
         with progress_lock:
             done += len(ids)
             if on_progress:
@@ -81,9 +82,14 @@ def static_table(
     progress_lock = threading.Lock()
     full = np.concatenate(encoder.map_runs(run, range(0, vocab, batch)))
     centred = full - full.mean(0)
+    del full
+    # An SVD, as every table before: the indexes and vector caches built with a table hold
+    # its axes, signs included, and another decomposition may turn an axis over. Its
+    # workspace (280 MB here) is freed before the model's graphs are made.
     _, _, vt = np.linalg.svd(centred[:: max(1, vocab // 20000)], full_matrices=False)
     # float16 as stored, so the process that distils ranks exactly as later ones.
     table = (centred @ vt[:STATIC_DIMS].T).astype(np.float16)
+    del centred, vt
     import io
 
     buf = io.BytesIO()
