@@ -13,7 +13,7 @@ import pytest
 from test_reliability import make_tree, q
 
 from conftest import rrg_cmd, run
-from rrg.index.store import IndexStore, builder_running
+from rrg.index.store import IndexStore
 from rrg.model.registry import default_model
 from rrg.rank.root_cache import index_path_for
 
@@ -216,7 +216,8 @@ def test_an_interrupted_first_build_keeps_what_it_did_before_a_full_chunk(
     from rrg.index.refresh import CHUNK_FILES
 
     total = CHUNK_FILES - 96
-    tree = _wordy_tree(tmp_path / "tree", total)
+    # A name of its own: the build is watched through the index files named after it.
+    tree = _wordy_tree(tmp_path / "interrupted-first-build", total)
     proc = _start_build_and_wait(tree, env, 1)  # a first chunk registered, still going
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
@@ -263,4 +264,6 @@ def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
 
 
 def _background_build_running(tree: Path, env: dict[str, str]) -> bool:
+    from rrg.index.store import builder_running
+
     return builder_running(Path(_status(tree, env).split("file: ")[1].splitlines()[0]))

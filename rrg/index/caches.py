@@ -15,6 +15,7 @@ from rrg.index.scopes import scope_files
 from rrg.index.store import (
     IndexStore,
     builder_lock_path,
+    builder_running,
     busy_reason,
     segments_dir,
     writer_lock,
@@ -92,6 +93,8 @@ def status_text(where: str, index_path: Path, model: str, embedded: str | None =
         )
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
         vectors = f"unreadable ({err}); the next search makes it anew"
+    if builder_running(index_path):
+        files += " (a background build started by a search is adding the rest)"
     lines = [
         where,
         f"  files indexed: {files}",

@@ -135,22 +135,6 @@ class OrderedSearch:
             *files,
         ]
 
-    def preflight(self) -> bool:
-        """Run rg once on an empty file so that a bad pattern or flag is reported once, in
-        rg's own words, rather than once per batch. True when rg accepts them."""
-        # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault
-        # of the pattern; it runs on the real files, where rg reports its failures.
-        no_pre = ["--no-pre"] if self.args.has("--pre") else []
-        cmd = [self.rg, *self.user_flags, *self.patterns, *no_pre, "--", os.devnull]
-        if not streams.capturing():
-            done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-            return done.returncode != 2
-        done = subprocess.run(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        streams.err(done.stderr)
-        return done.returncode != 2
-
     # ---- lines mode --------------------------------------------------------------------
     def run_lines(self, paths: list[bytes]) -> StreamResult:
         result = StreamResult()

@@ -33,12 +33,15 @@ def _over(rg: str, args: RgArgs, paths: list[str]) -> list[str]:
 
 def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
     """rg's error for the pattern and flags (a bad regex, a missing -f file, a bad flag
-    value), or None where rg accepts them. Not tried where a preprocessor (``--pre``) would
-    be run on the empty file: the user's command is not run for a check."""
-    if not args.has_pattern or args.files_mode or args.has("--pre"):
+    value), or None where rg accepts them."""
+    if not args.has_pattern or args.files_mode:
         return None
+    # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault of the
+    # pattern; it runs on the real files, where rg reports its failures.
+    no_pre = ["--no-pre"] if args.has("--pre") else []
+    cmd = _over(rg, args, [os.devnull])
     done = subprocess.run(
-        _over(rg, args, [os.devnull]),
+        [*cmd[:-2], *no_pre, *cmd[-2:]],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -139,8 +139,6 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     run = OrderedRun(plan, files, request.query, ranking.root, plan.filenames, True, walk)
     with timings.phase("search"):
         result = search_in_order(run)
-    if result is None:
-        return EXIT_ERROR
     report_facts(result.facts, args.output_mode == "--json")
     result.error |= candidates.error
     return result.exit_code
@@ -202,9 +200,11 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
         raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
     files = [p for p in scope.paths if os.path.lexists(p)]
     root = os.fsencode(scope.cwd or os.getcwd())
+    refused = pattern_refusal(rg, args)
+    if refused is not None:
+        streams.err(refused.messages)
+        return refused.code
     result = search_in_order(OrderedRun(plan, files, query, root, with_filename=True))
-    if result is None:
-        return EXIT_ERROR
     if len(files) < len(scope.paths):
         result.facts.insert(
             0,

@@ -25,8 +25,9 @@ class OrderedRun:
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
 
 
-def search_in_order(run: OrderedRun) -> StreamResult | None:
-    """Run rg over files in this order with the cap; None when rg refused the pattern."""
+def search_in_order(run: OrderedRun) -> StreamResult:
+    """Run rg over files in this order with the cap (the pattern checked before: see
+    ``rrg.rg.preflight``)."""
     plan = run.plan
     args, cap, excerpt = plan.args, plan.request.line_cap, plan.excerpt
     settings = StreamSettings(
@@ -38,8 +39,6 @@ def search_in_order(run: OrderedRun) -> StreamResult | None:
         run.early_walk,
     )
     search = OrderedSearch(plan.rg, args, settings, stdout.write)
-    if not search.preflight():
-        return None
     if plan.request.rerank:
         from rrg.search.reranked import rerank
 
