@@ -329,6 +329,30 @@ def test_no_pattern_prints_paragraphs(topical: Path, env: dict[str, str]) -> Non
     assert first == b"zz_db.txt:1-3:", out.stdout[:300]
 
 
+def test_no_pattern_limit_counts_passages_and_0_prints_all(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 35, item 4: --limit 0 printed 30 passages, and a cap held passages back
+    without a word."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    for k in range(20):
+        # Paragraphs of about 900 characters: one passage each.
+        paragraphs = [
+            " ".join(f"Note {k}.{p} on river water quality, sample {k * 3 + p}." for _ in range(18))
+            for p in range(3)
+        ]
+        (root / f"n{k:02d}.txt").write_text("\n\n".join(paragraphs) + "\n")
+    every = run(q("river water quality", "--limit", "0"), root, env)
+    assert every.returncode == 0 and every.stderr == b"", every.stderr
+    headings = [line for line in every.stdout.splitlines() if line.endswith(b":")]
+    assert len(headings) > 30, len(headings)
+    two = run(q("river water quality", "--limit", "2"), root, env)
+    assert len([line for line in two.stdout.splitlines() if line.endswith(b":")]) == 2
+    assert two.stderr.decode().startswith("[rrg: stopped at --limit 2 passages")
+    assert two.stdout == b"".join(every.stdout.splitlines(keepends=True)[:4])
+
+
 def test_incremental_refresh(topical: Path, env: dict[str, str]) -> None:
     def index() -> str:
         out = run([*rrg_cmd(), "--index", "."], topical, env)

@@ -95,8 +95,9 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     _number(
         "--limit",
-        "Stop after N matching lines, or N files with -l or -c (default {default}; "
-        "0 = no cap); with --files, print the N best files (default all).",
+        "Stop after N matching lines, or N files with -l or -c, or N passages without a "
+        "PATTERN (default {default}; 0 = no cap); with --files, print the N best files "
+        "(default all).",
         30,
         0,
         _SEARCHES,

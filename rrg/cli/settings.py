@@ -78,7 +78,7 @@ class Options:
             query=self.query if self.query is not None else (self.recall or ""),
             line_cap=self.line_cap,
             file_limit=self.limit,
-            passage_limit=self.line_cap or _default("--limit"),
+            passage_limit=self.line_cap,
             stage_files=self.stage_files,
             excerpt=self.excerpt,
             pipe_excerpt=_default("--excerpt"),

@@ -26,6 +26,8 @@ from rrg.search.plan import QueryPlan, SearchRequest
 from rrg.search.stream import OrderedRun, search_in_order
 
 Warn = Callable[[str], None]
+#: Every passage the stage read (``--limit 0`` without a pattern).
+ALL = 1 << 30
 
 
 def _refuse_order_breakers(args: RgArgs, what: str) -> None:
@@ -130,9 +132,16 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         from rrg.output.passages import passage_blocks
         from rrg.rank.entry_points import best_paragraphs
 
+        limit = request.passage_limit
         with timings.phase("passages"):
-            found = best_paragraphs(request.query, ranking, spec, request.passage_limit)
-            stdout.write(passage_blocks(found))
+            # One more than printed: whether the cap held any back.
+            found = best_paragraphs(request.query, ranking, spec, limit + 1 if limit else ALL)
+            stdout.write(passage_blocks(found[:limit] if limit else found))
+        if limit and len(found) > limit:
+            report_facts(
+                [f"stopped at --limit {limit} passages; more follow: raise --limit (0 = all)"],
+                False,
+            )
         return EXIT_MATCH if found else EXIT_NO_MATCH
     files = searched_files(plan.rg, args, ranking)
     # The files are all that rg lists (binary ones aside): one walk may count them.

@@ -18,7 +18,7 @@ class SearchRequest:
     query: str
     line_cap: int  # matching lines (or records) printed before rrg stops rg; 0 = no cap
     file_limit: int | None  # --limit as given: --files lists every file without it
-    passage_limit: int  # passages the no-pattern mode prints
+    passage_limit: int  # passages the no-pattern mode prints; 0 = every one the stage read
     stage_files: int  # files the transformer stage re-orders; 0 with --fast
     excerpt: int | None  # None: ``pipe_excerpt`` in a pipe, lines whole on a terminal
     pipe_excerpt: int
