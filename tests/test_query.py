@@ -349,7 +349,7 @@ def test_no_pattern_limit_counts_passages_and_0_prints_all(
     assert len(headings) > 30, len(headings)
     two = run(q("river water quality", "--limit", "2"), root, env)
     assert len([line for line in two.stdout.splitlines() if line.endswith(b":")]) == 2
-    assert two.stderr.decode().startswith("[rrg: stopped at --limit 2 passages")
+    assert two.stderr.decode().startswith("[rrg: printed the 2 most relevant passages")
     assert two.stdout == b"".join(every.stdout.splitlines(keepends=True)[:4])
 
 

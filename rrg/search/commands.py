@@ -139,7 +139,10 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             stdout.write(passage_blocks(found[:limit] if limit else found))
         if limit and len(found) > limit:
             report_facts(
-                [f"stopped at --limit {limit} passages; more follow: raise --limit (0 = all)"],
+                [
+                    f"printed the {limit} most relevant passages (--limit); more follow: "
+                    "raise --limit (0 = all)"
+                ],
                 False,
             )
         return EXIT_MATCH if found else EXIT_NO_MATCH
