@@ -646,7 +646,11 @@ def test_scope_file_search_keeps_the_file_order(
     assert out.stdout.split() == [b"note07.txt", b"zz_db.txt", b"note01.txt"]
     assert out.stderr == b"[rrg: 1 paths of my-scope.txt no longer exist; skipped]\n"
     capped = run([*rrg_cmd(), "--scope-file", str(scope), "--limit", "2", "error"], topical, env)
-    assert [line.split(b":")[0] for line in capped.stdout.splitlines()] == [b"note07.txt"] * 2
+    # The scope's order, each file its share of the cap first (one line a file at --limit 2).
+    assert [line.split(b":")[0] for line in capped.stdout.splitlines()] == [
+        b"note07.txt",
+        b"zz_db.txt",
+    ]
 
 
 @pytest.mark.parametrize("content", [None, b"a\0binary\0file"])
@@ -723,3 +727,53 @@ def test_fast_is_the_cheap_order_and_runs_no_model(tmp_path: Path, env: dict[str
     assert sorted(staged.stdout.split()) == sorted(fast.stdout.split())
     status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
     assert "vector cache: 0 model vectors" not in status
+
+
+def _dense_tree(root: Path, files: int, lines: int) -> Path:
+    root.mkdir()
+    for k in range(files):
+        body = "".join(f"needle {k}-{n} river water\n" for n in range(lines))
+        (root / f"f{k:02d}.txt").write_text(f"river water quality report {k}\n" + body)
+    return root
+
+
+def test_the_cap_is_shared_between_files_and_every_line_is_rgs(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Issue 35, item 3: the first files took the whole cap (30 lines from one or two
+    files); now each prints its share first (3 lines at --limit 30), each file's lines
+    exactly what ``rg -m 3`` prints of it, the files in relevance order, and the notice
+    says what was held back."""
+    tree = _dense_tree(tmp_path / "dense", 15, 10)
+    order = run(q("river water", "-l", "--limit", "0", "needle"), tree, env).stdout.split()
+    out = run(q("river water", "needle"), tree, env)
+    assert out.returncode == 0, out.stderr
+    want = b"".join(run([rg, "-H", "-m", "3", "needle", f], tree, env).stdout for f in order[:10])
+    assert out.stdout == want
+    notice = out.stderr.decode()
+    assert notice.count("\n") == 1 and "at most 3 lines a file" in notice, notice
+    assert "70 matching lines held back in 10 files" in notice, notice
+    # -m given by the user wins: its count a file, the cap as before.
+    own = run(q("river water", "-m", "5", "needle"), tree, env)
+    assert [line.split(b":")[0] for line in own.stdout.splitlines()] == [
+        f for f in order[:6] for _ in range(5)
+    ]
+    assert b"held back" not in own.stderr
+
+
+def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Few files: each prints its share, then what is left of the cap goes to the best
+    files first; every file still prints once, its lines rg's own."""
+    tree = _dense_tree(tmp_path / "sparse", 3, 20)
+    order = run(q("river water", "-l", "--limit", "0", "needle"), tree, env).stdout.split()
+    out = run(q("river water", "--json", "needle"), tree, env)
+    files = [
+        json.loads(line)["data"]["path"]["text"]
+        for line in out.stdout.splitlines()
+        if b'"type":"match"' in line
+    ]
+    # 3 + 3 + 3 shares, the 21 left: 17 more to the best file, 4 to the second.
+    assert files == [order[0].decode()] * 20 + [order[1].decode()] * 7 + [order[2].decode()] * 3
+    assert b"held back in 2 files" in out.stdout.splitlines()[-1]

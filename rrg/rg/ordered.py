@@ -46,6 +46,10 @@ _FIRST_BATCH = 32  # small at first so the best files print at once
 NAMED_COST = 1.5
 #: Files with matches handed to one print run once the walk found them.
 _PRINT_GROUP = 4096
+#: The share of the cap a file prints before later files print theirs: at the default
+#: --limit 30, 3 lines a file, so the cap shows at least 10 files where the first ones
+#: match often (the whole-repository dev half of semble-code: see docs/benchmarks.md).
+FILE_SHARE = 0.1
 
 
 @dataclass
@@ -54,6 +58,8 @@ class StreamResult:
     matched: bool = False
     error: bool = False
     capped: bool = False  # the cap stopped the search with matches left
+    # Matching lines left unprinted by the per-file share, in how many files, and the share.
+    held: tuple[int, int, int] | None = None
     facts: list[str] = field(default_factory=list)
 
     @property
@@ -142,20 +148,85 @@ class OrderedSearch:
         separator = b"" if json_mode else self._file_separator()
         self.summary = None
         first_output = True
-        for group, last_cut in self._counted_groups(paths, result):
-            runs: list[tuple[list[bytes], list[str]]] = [(group, [])]
-            if last_cut is not None:
-                runs = [(group[:-1], []), (group[-1:], ["--max-count", str(last_cut)])]
-            for files, extra in runs:
-                if not files:
-                    continue
-                if not first_output and separator:
-                    self.write(separator)
-                first_output = False
-                result.error |= self._print(files, extra, json_mode)
+        for files, extra in self._print_runs(paths, result):
+            if not files:
+                continue
+            if not first_output and separator:
+                self.write(separator)
+            first_output = False
+            result.error |= self._print(files, extra, json_mode)
         if json_mode:
             self.write(summary_message(self.summary))
         return result
+
+    def _print_runs(
+        self, paths: list[bytes], result: StreamResult
+    ) -> Iterator[tuple[list[bytes], list[str]]]:
+        """The print runs of a lines search: files with matches in order, each run with
+        the ``--max-count`` its files are cut at (none: every matching line)."""
+        share = self.file_share()
+        if share is None:
+            for group, last_cut in self._counted_groups(paths, result):
+                if last_cut is None:
+                    yield group, []
+                else:
+                    yield group[:-1], []
+                    yield group[-1:], ["--max-count", str(last_cut)]
+            return
+        runs: list[tuple[list[bytes], list[str]]] = []
+        for path, cut in self._shared_cuts(paths, result, share):
+            extra = [] if cut is None else ["--max-count", str(cut)]
+            if runs and runs[-1][1] == extra:
+                runs[-1][0].append(path)
+            else:
+                runs.append(([path], extra))
+        yield from runs
+
+    def file_share(self) -> int | None:
+        """Matching lines a file prints at first under the cap (``FILE_SHARE`` of it), so
+        that the first files do not take the whole cap; None where there is no cap, or the
+        user set a count a file (``-m``)."""
+        if not self.cap or self.args.has("--max-count", "--passthru"):
+            return None
+        return max(1, round(self.cap * FILE_SHARE))
+
+    def _shared_cuts(
+        self, paths: list[bytes], result: StreamResult, share: int
+    ) -> Iterator[tuple[bytes, int | None]]:
+        """Each file with matches, in order, with the lines it prints (None: all of them).
+        Counted until the files' shares fill the cap (then each prints its share, the last
+        one what is left of the cap), or to the end (then what the shares left of the cap
+        goes to the best files first): output waits for that, so every file prints once."""
+        found: list[tuple[bytes, int]] = []
+        shown = 0
+        counts = self._counts_in_order(paths, result)
+        for path, count in counts:
+            if path is None:
+                continue
+            result.matched = True
+            found.append((path, count))
+            shown += min(count, share)
+            result.printed = min(shown, self.cap)  # the walk's estimate reads it
+            if shown >= self.cap:
+                counts.close()  # kills the count run still going
+                result.capped = True
+                break
+        lines = [min(count, share) for _, count in found]
+        if shown > self.cap:
+            lines[-1] -= shown - self.cap
+        left = self.cap - sum(lines)
+        for k, (_, count) in enumerate(found):
+            extra = min(count - lines[k], left)
+            lines[k] += extra
+            left -= extra
+        held = [(count - n) for (_, count), n in zip(found, lines, strict=True) if count > n]
+        if held and not result.capped:
+            result.capped = True
+        if held:
+            result.held = (sum(held), len(held), share)
+        result.printed = sum(lines)
+        for (path, count), n in zip(found, lines, strict=True):
+            yield path, None if n >= count else n
 
     def _print(self, files: list[bytes], extra: list[str], json_mode: bool) -> bool:
         """The print pass over files with matches; True when rg reported an error that

@@ -54,9 +54,17 @@ def search_in_order(run: OrderedRun) -> StreamResult:
         result = search.run_lines(run.files)
     search.write_stats()
     if result.capped:
+        spread = ""
+        if result.held is not None:
+            lines, files, share = result.held
+            spread = (
+                f", at most {share} line{'s' * (share > 1)} a file so that more files show "
+                f"({lines} matching lines held back in {files} files; -m N sets your own "
+                "count a file)"
+            )
         result.facts.append(
-            f"stopped at --limit {cap}; more matches may follow: raise --limit (0 = no cap) "
-            "or narrow the pattern"
+            f"stopped at --limit {cap}{spread}; more matches may follow: raise --limit "
+            "(0 = no cap) or narrow the pattern"
         )
     if search.lines_cut:
         result.facts.append(
