@@ -741,18 +741,18 @@ def test_the_cap_is_shared_between_files_and_every_line_is_rgs(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
     """Issue 35, item 3: the first files took the whole cap (30 lines from one or two
-    files); now each prints its share first (2 lines at --limit 30), each file's lines
-    exactly what ``rg -m 2`` prints of it, the files in relevance order, and the notice
+    files); now each prints its share first (1 line at --limit 30), each file's lines
+    exactly what ``rg -m 1`` prints of it, the files in relevance order, and the notice
     says what was held back."""
-    tree = _dense_tree(tmp_path / "dense", 15, 10)
+    tree = _dense_tree(tmp_path / "dense", 40, 10)
     order = run(q("river water", "-l", "--limit", "0", "needle"), tree, env).stdout.split()
     out = run(q("river water", "needle"), tree, env)
     assert out.returncode == 0, out.stderr
-    want = b"".join(run([rg, "-H", "-m", "2", "needle", f], tree, env).stdout for f in order)
+    want = b"".join(run([rg, "-H", "-m", "1", "needle", f], tree, env).stdout for f in order[:30])
     assert out.stdout == want
     notice = out.stderr.decode()
-    assert notice.count("\n") == 1 and "at most 2 lines a file" in notice, notice
-    assert "120 matching lines held back in 15 files" in notice, notice
+    assert notice.count("\n") == 1 and "at most 1 line a file" in notice, notice
+    assert "270 matching lines held back in 30 files" in notice, notice
     # -m given by the user wins: its count a file, the cap as before.
     own = run(q("river water", "-m", "5", "needle"), tree, env)
     assert [line.split(b":")[0] for line in own.stdout.splitlines()] == [
@@ -774,6 +774,6 @@ def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
         for line in out.stdout.splitlines()
         if b'"type":"match"' in line
     ]
-    # 2 + 2 + 2 shares, the 24 left: 18 more to the best file, 6 to the second.
-    assert files == [order[0].decode()] * 20 + [order[1].decode()] * 8 + [order[2].decode()] * 2
+    # 1 + 1 + 1 shares, the 27 left: 19 more to the best file, 8 to the second.
+    assert files == [order[0].decode()] * 20 + [order[1].decode()] * 9 + [order[2].decode()] * 1
     assert b"held back in 2 files" in out.stdout.splitlines()[-1]

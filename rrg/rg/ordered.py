@@ -46,12 +46,13 @@ _FIRST_BATCH = 32  # small at first so the best files print at once
 NAMED_COST = 1.5
 #: Files with matches handed to one print run once the walk found them.
 _PRINT_GROUP = 4096
-#: The share of the cap a file prints before later files print theirs: at the default
-#: --limit 30, 2 lines a file, so the cap shows up to 15 files where the first ones match
-#: often. Chosen on the whole-repository dev half of semble-code (a labelled file's line
-#: within the cap, the query's words as the pattern): no share .629, 5 lines, 3 lines .918,
-#: 2 lines .938 (docs/benchmarks.md, "A cap that reaches the answer").
-FILE_SHARE = 1 / 15
+#: The share of the cap a file prints before later files print theirs (what the shares
+#: leave goes to the best files): at the default --limit 30, 1 line a file, so the cap
+#: shows up to 30 files where the first ones match often. Chosen on the whole-repository
+#: dev half of semble-code (a labelled file's line within the cap, the query's words as
+#: the pattern): no share .629, 5 lines .862, 3 .918, 2 .938, 1 .969
+#: (docs/benchmarks.md, "A cap that reaches the answer").
+FILE_SHARE = 1 / 30
 
 
 @dataclass
