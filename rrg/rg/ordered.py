@@ -222,10 +222,9 @@ class OrderedSearch:
             extra = min(count - lines[k], left)
             lines[k] += extra
             left -= extra
-        held = [(count - n) for (_, count), n in zip(found, lines, strict=True) if count > n]
-        if held and not result.capped:
+        held = [count - n for (_, count), n in zip(found, lines, strict=True) if count > n]
+        if held:  # matches left unprinted: the cap stopped the search
             result.capped = True
-        if held:
             result.held = (sum(held), len(held), share)
         result.printed = sum(lines)
         for (path, count), n in zip(found, lines, strict=True):
