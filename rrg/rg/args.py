@@ -89,6 +89,12 @@ class RgArgs:
             return list(self.positionals)
         return list(self.positionals[1:])
 
+    @property
+    def pattern_args(self) -> list[str]:
+        """The positional pattern as a flag (``--regexp``), for runs whose positionals are
+        files; empty where -e/-f gave the patterns (they are among the flags)."""
+        return ["--regexp", self.pattern] if self.pattern is not None else []
+
     def with_paths(self, paths: list[str]) -> RgArgs:
         """The same command line searching ``paths`` instead of its own PATHs."""
         kept = len(self.positionals) - len(self.paths)

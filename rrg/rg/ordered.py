@@ -123,14 +123,10 @@ class OrderedSearch:
         self.args = args
         self.cap = settings.cap
         self.user_flags = args.search_args()
-        self.patterns = self._pattern_args()
+        self.patterns = args.pattern_args
         self.prefix = ["-H"] if settings.with_filename else []
         # Each run's --stats block is taken off its output; one is written at the end.
         self.stats = StatsTally() if args.stats_block else None
-
-    def _pattern_args(self) -> list[str]:
-        pattern = self.args.pattern
-        return ["--regexp", pattern] if pattern is not None else []
 
     def _cmd(self, extra: list[str], files: Sequence[str | bytes]) -> list[str | bytes]:
         return [

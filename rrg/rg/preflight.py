@@ -26,9 +26,9 @@ class Refusal:
     messages: bytes
 
 
-def _over(rg: str, args: RgArgs, paths: list[str]) -> list[str]:
-    patterns = ["--regexp", args.pattern] if args.pattern is not None else []
-    return [rg, *args.search_args(), *patterns, "--", *paths]
+def rg_over(rg: str, args: RgArgs, paths: list[str], extra: list[str] | None = None) -> list[str]:
+    """rg with the user's flags and patterns (and ``extra`` flags) over ``paths``."""
+    return [rg, *args.search_args(), *args.pattern_args, *(extra or []), "--", *paths]
 
 
 def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
@@ -39,9 +39,8 @@ def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
     # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault of the
     # pattern; it runs on the real files, where rg reports its failures.
     no_pre = ["--no-pre"] if args.has("--pre") else []
-    cmd = _over(rg, args, [os.devnull])
     done = subprocess.run(
-        [*cmd[:-2], *no_pre, *cmd[-2:]],
+        rg_over(rg, args, [os.devnull], no_pre),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -63,7 +62,7 @@ def missing_messages(rg: str, args: RgArgs, missing: list[str]) -> bytes:
     search goes on over other PATHs, so rg is given one more (the empty file)."""
     other = [] if args.has("--pre") else [os.devnull]
     done = subprocess.run(
-        _over(rg, args, [*missing, *other]),
+        rg_over(rg, args, [*missing, *other]),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -43,9 +43,8 @@ def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list
     """rg walking PATHs on one thread, counting matches per file with the user's flags and
     patterns. Line-buffered: each file's count arrives as it is found, so that a dense walk
     is stopped after a few files rather than a pipe buffer's worth."""
-    patterns = ["--regexp", args.pattern] if args.pattern is not None else []
     flags = [*COUNT_FLAGS, "--line-buffered", "-j1"]
-    return [rg, *args.search_args(), *patterns, *flags, "--", *paths]
+    return [rg, *args.search_args(), *args.pattern_args, *flags, "--", *paths]
 
 
 def walk_applies(args: RgArgs, reranking: bool) -> bool:

@@ -18,7 +18,7 @@ from rrg.rg.args import RgArgs
 from rrg.rg.candidates import list_candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
-from rrg.rg.preflight import missing_messages, missing_paths, pattern_refusal
+from rrg.rg.preflight import missing_messages, missing_paths, pattern_refusal, rg_over
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
@@ -98,10 +98,8 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
 
 def _rg_itself(plan: QueryPlan) -> int:
     """rg run over the plan's own arguments, its output and exit code passed on."""
-    args = plan.args
-    patterns = ["--regexp", args.pattern] if args.pattern is not None else []
     done = subprocess.run(
-        [plan.rg, *args.search_args(), *patterns, "--", *args.paths],
+        rg_over(plan.rg, plan.args, plan.args.paths),
         stdin=subprocess.DEVNULL,
         capture_output=True,
     )
