@@ -52,9 +52,11 @@ SHIPPED = {
         "EMBEDDED_SCALE",
         "STEM_WEIGHT",
         "PATH_PENALTY",
+        "CODE_TREE_SHARE",
     )
 }
-OFF = dict.fromkeys(SHIPPED, 0.0)
+#: The priors off: no offsets, and no tree counts as code (a share above 1).
+OFF = {**dict.fromkeys(SHIPPED, 0.0), "CODE_TREE_SHARE": 2.0}
 
 
 def sweep() -> dict[str, dict[str, float]]:
@@ -65,6 +67,8 @@ def sweep() -> dict[str, dict[str, float]]:
         "EMBEDDED_SCALE": (0.0, 0.25, 0.5, 1.0),
         "STEM_WEIGHT": (0.0, 1.0, 2.0, 3.0, 4.0),
         "PATH_PENALTY": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0),
+        # 2: prose never a secondary file (the rule off)
+        "CODE_TREE_SHARE": (0.02, 0.05, 0.1, 0.2, 0.5, 2.0),
     }
     for name, values in grid.items():
         for value in values:

@@ -89,6 +89,17 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("third_party/lib/x.c", 1),
         ("src/Latest.java", 0),  # "test" inside a word is no test
         ("src/contest/score.py", 0),
+        ("docs-v3/guide/intro.js", 1),  # a documentation folder by its name's start
+        ("documentation-website/snippets/a.kt", 1),
+        ("CHANGELOG.md", 1),
+        ("HISTORY.rst", 1),
+        ("NEWS", 1),
+        ("changes/1234.bugfix", 1),
+        ("src/release.go", 0),  # a source file named like a changelog is none
+        ("src/history.py", 0),
+        ("Cargo.lock", 1),
+        ("web/package-lock.json", 1),
+        ("go.sum", 1),
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
@@ -99,6 +110,56 @@ def test_a_query_that_asks_for_tests_does_not_push_them_down() -> None:
     asked = priors.query_form("where is routing tested").asks_for
     assert priors.secondary_kinds("tests/test_router.py", asked) == 0
     assert priors.secondary_kinds("docs/routing.md", asked) == 1
+
+
+def test_prose_is_a_secondary_file_only_in_a_repository_of_code() -> None:
+    """A README or a page of API docs sinks below the code where the tree is code; in a
+    tree of prose (a documentation site, a corpus of notes) nothing sinks, and a query that
+    asks for docs keeps them."""
+    assert priors.secondary_kinds("README.md", frozenset(), among_code=True) == 1
+    assert priors.secondary_kinds("guide/api.html", frozenset(), among_code=True) == 1
+    assert priors.secondary_kinds("README.md", frozenset(), among_code=False) == 0
+    asked = priors.query_form("where do the docs explain routing").asks_for
+    assert priors.secondary_kinds("README.md", asked, among_code=True) == 0
+    assert priors.secondary_kinds("src/router.py", frozenset(), among_code=True) == 0
+    code = [f"src/m{k}.py" for k in range(2)] + [f"api/p{k}.html" for k in range(18)]
+    assert priors.holds_code(code)  # a tenth of the files is code: a code repository
+    assert not priors.holds_code(code[1:])
+    assert not priors.holds_code([])
+
+
+def test_a_whole_repository_ranks_its_source_above_its_docs(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The same words in a changelog, a guide and the source: the source comes first, the
+    prose follows (still ranked, not dropped); in a tree of prose alone, the page that says
+    it most comes first."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "docs-site").mkdir()
+    (root / "src" / "transport.py").write_text(
+        "def send_again(request, attempts):\n"
+        '    """Retry after a timeout."""\n'
+        "    for _ in range(attempts):\n        request.send()\n"
+    )
+    words = "How to retry a request after a timeout: the request is retried. " * 4
+    (root / "CHANGELOG.md").write_text(f"## 1.2\n\n- {words}\n")
+    (root / "docs-site" / "retries.md").write_text(f"# Retries\n\n{words}\n")
+    (root / "README.md").write_text(f"# Retry\n\n{words}\n")
+    for k in range(8):
+        (root / "src" / f"util{k}.py").write_text(f"def helper_{k}(x):\n    return x + {k}\n")
+    query = "retry a request after a timeout"
+    out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], root, env)
+    assert out.returncode == 0, out.stderr
+    ranked = out.stdout.decode().splitlines()
+    assert ranked[0] == "src/transport.py", ranked
+    assert {"CHANGELOG.md", "README.md", "docs-site/retries.md"} < set(ranked), ranked
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "retries.md").write_text(f"# Retries\n\n{words}\n")
+    (notes / "other.md").write_text("# Other\n\nNothing about that here.\n")
+    out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], notes, env)
+    assert out.stdout.decode().splitlines()[0] == "retries.md", out.stdout
 
 
 def test_stem_share_counts_query_words_in_the_stem_and_folder() -> None:

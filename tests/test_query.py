@@ -329,6 +329,70 @@ def test_no_pattern_prints_paragraphs(topical: Path, env: dict[str, str]) -> Non
     assert first == b"zz_db.txt:1-3:", out.stdout[:300]
 
 
+def test_no_pattern_prints_like_rg_under_headings(topical: Path, env: dict[str, str]) -> None:
+    """Issue 35, item 4: on a terminal (``--heading``, ``-p``) each passage comes under its
+    path, its lines numbered and coloured as rg colours them; ``-N`` drops the numbers; a
+    pipe keeps the ``path:start-end:`` blocks programs read."""
+    out = run(q("database connection timeout", "--limit", "2", "--heading", "-n"), topical, env)
+    assert out.returncode == 0, out.stderr
+    head, first = out.stdout.split(b"\n")[:2]
+    assert head == b"zz_db.txt", out.stdout[:300]
+    assert first.startswith(b"1:"), out.stdout[:300]
+    assert b"\n\n" in out.stdout  # a blank line before the next file, as rg
+    plain = run(q("database connection timeout", "--limit", "2", "--heading", "-N"), topical, env)
+    assert plain.stdout.split(b"\n")[1] == first[2:], plain.stdout[:300]
+    pretty = run(q("database connection timeout", "--limit", "2", "-p"), topical, env)
+    assert pretty.stdout.startswith(b"\x1b[0m\x1b[35mzz_db.txt\x1b[0m\n\x1b[0m\x1b[32m1\x1b[0m:")
+    piped = run(q("database connection timeout", "--limit", "2"), topical, env)
+    assert piped.stdout.startswith(b"zz_db.txt:1-3:\n"), piped.stdout[:300]
+
+
+def test_passages_of_one_file_are_parted_by_a_separator(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    body = "\n\n".join(
+        f"Harbour tides note {k}: " + "the harbour tide rises. " * 40 for k in range(3)
+    )
+    (root / "tides.txt").write_text(body + "\n")
+    out = run(q("harbour tide", "--limit", "0", "--heading", "-N"), root, env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(b"tides.txt\n"), out.stdout[:200]
+    assert out.stdout.count(b"\n--\n") == 2 and out.stdout.count(b"tides.txt") == 1
+
+
+def test_a_symbol_querys_passage_starts_at_its_definition(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 35, item 4: a query that is a class's name showed its constructor's lines; it
+    shows the class from its first line (the comment and decorator above it)."""
+    root = tmp_path / "code"
+    root.mkdir()
+    methods = "".join(
+        f"    def handle_{k}(self, request):\n"
+        f"        '''Handle request kind {k} for the Dispatcher.'''\n"
+        f"        return self.routes.get({k}, request) or Dispatcher.fallback(request)\n\n"
+        for k in range(40)
+    )
+    (root / "dispatch.py").write_text(
+        "import functools\n\n\n"
+        "# The one place requests are routed.\n"
+        "@functools.total_ordering\n"
+        "class Dispatcher:\n"
+        "    '''Routes each request to its handler.'''\n\n"
+        "    def __init__(self, routes):\n"
+        "        self.routes = Dispatcher.normalise(routes)\n\n" + methods
+    )
+    (root / "app.py").write_text("from dispatch import Dispatcher\n\nd = Dispatcher({})\n")
+    out = run(q("Dispatcher", "--limit", "1"), root, env)
+    assert out.returncode == 0, out.stderr
+    title, comment, decorator, line = out.stdout.split(b"\n")[:4]
+    assert title.startswith(b"dispatch.py:4-"), out.stdout[:400]
+    assert comment == b"# The one place requests are routed.", out.stdout[:400]
+    assert (decorator, line) == (b"@functools.total_ordering", b"class Dispatcher:")
+
+
 def test_no_pattern_limit_counts_passages_and_0_prints_all(
     tmp_path: Path, env: dict[str, str]
 ) -> None:

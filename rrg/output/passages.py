@@ -1,20 +1,68 @@
-"""Passages as the user reads them: the no-pattern mode's ``path:start-end:`` blocks and
-``--recall``'s entry points grouped by file (RARG+)."""
+"""Passages as the user reads them: the no-pattern mode's passages (as rg prints lines
+under a heading on a terminal, as ``path:start-end:`` blocks in a pipe) and ``--recall``'s
+entry points grouped by file (RARG+)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rrg.rank.paragraphs import Paragraph
+
+# rg's default colours (``rg --color=always``): paths magenta, line numbers green, each
+# span reset before and after as rg writes it.
+_PATH_COLOUR = b"\x1b[0m\x1b[35m"
+_NUMBER_COLOUR = b"\x1b[0m\x1b[32m"
+_RESET = b"\x1b[0m"
+
+
+@dataclass(frozen=True)
+class PassageStyle:
+    """How rg would print lines here: under a heading, numbered, in colour."""
+
+    heading: bool
+    numbers: bool
+    colour: bool
 
 
 def _text(passage: Paragraph) -> bytes:
     return passage.text.encode("utf-8", "surrogateescape")
 
 
-def passage_blocks(found: list[tuple[bytes, Paragraph]]) -> bytes:
-    """Best first, each as ``path:start-end:`` then its text."""
-    return b"".join(
-        path + f":{p.start}-{p.end}:".encode() + b"\n" + _text(p) + b"\n" for path, p in found
-    )
+def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) -> bytes:
+    """Best first. Under headings (a terminal, ``--heading``): the path above its passage,
+    as rg prints a file's path above its lines, each line numbered (unless ``-N``), ``--``
+    between passages of one file, a blank line before the next file. Else, for pipes and
+    the programs reading them, each as ``path:start-end:`` then its text."""
+    if not style.heading:
+        return b"".join(
+            path + f":{p.start}-{p.end}:".encode() + b"\n" + _text(p) + b"\n" for path, p in found
+        )
+    out: list[bytes] = []
+    previous: bytes | None = None
+    for path, passage in found:
+        if path == previous:
+            out.append(b"--\n")
+        else:
+            if previous is not None:
+                out.append(b"\n")
+            out.append(_PATH_COLOUR + path + _RESET + b"\n" if style.colour else path + b"\n")
+        previous = path
+        out.append(_numbered(passage, style))
+    return b"".join(out)
+
+
+def _numbered(passage: Paragraph, style: PassageStyle) -> bytes:
+    lines = _text(passage).split(b"\n")
+    if not style.numbers:
+        return b"".join(line + b"\n" for line in lines)
+    out = []
+    for k, line in enumerate(lines):
+        # The pieces of one long line, cut apart, share its number.
+        number = str(min(passage.start + k, passage.end)).encode()
+        if style.colour:
+            number = _NUMBER_COLOUR + number + _RESET
+        out.append(number + b":" + line + b"\n")
+    return b"".join(out)
 
 
 def entry_points(found: list[tuple[bytes, Paragraph]]) -> bytes:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rrg.index.definitions import is_code
+
 # Chosen on the dev half of semble-code's repositories (the cheap order): one constant at a
 # time around the others, then the best dev mean of the candidate points (this one .787;
 # each line's smallest weight within .005 of its best, together, .782).
@@ -131,8 +133,19 @@ _KINDS = {
         r"|[a-z0-9](?:Tests?|Spec|Suite)\.[A-Za-z]+$"
     ),
     "example": re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|tutorials?)(?:/|$)"),
-    # Folders only: a corpus of prose is all .md or .txt, and its files must not all sink.
-    "doc": re.compile(r"(?:^|/)(?:docs?|docs_src|documentation)(?:/|$)"),
+    # A documentation folder, by name (docs, docs_src, docs-v3, documentation-website); its
+    # prose by extension is the "prose" kind below, weighed only in a repository of code.
+    "doc": re.compile(r"(?:^|/)(?:docs?|documentation)(?:[-_][A-Za-z0-9]+)*(?:/|$)"),
+    "changelog": re.compile(
+        r"(?:^|/)(?:change[-_]?log|changes|history|news|releases?|release[-_]notes)"
+        r"(?:\.(?:md|markdown|rst|txt|adoc))?$"
+        r"|(?:^|/)(?:changelogs?|changelog\.d|changes|newsfragments|release[-_]notes)/",
+        re.IGNORECASE,
+    ),
+    "lock": re.compile(
+        r"(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|go\.sum|[^/]*\.lock"
+        r"|pnpm-lock\.yaml)$"
+    ),
     "benchmark": re.compile(r"(?:^|/)(?:benches|benchmarks?|bench|perf)(?:/|$)"),
     "compat": re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated)(?:/|$)"),
     "vendored": re.compile(
@@ -147,6 +160,10 @@ _ASKING = {
     ),
     "example": frozenset({"example", "examples", "sample", "samples", "demo", "tutorial"}),
     "doc": frozenset({"doc", "docs", "documentation", "readme", "guide"}),
+    "changelog": frozenset(
+        {"changelog", "changes", "history", "news", "release", "releases", "notes"}
+    ),
+    "lock": frozenset({"lock", "lockfile", "locked", "pinned"}),
     "benchmark": frozenset({"benchmark", "benchmarks", "bench", "perf", "performance"}),
     "compat": frozenset({"compat", "compatibility", "legacy", "deprecated"}),
     "vendored": frozenset({"vendor", "vendored", "third", "amalgamated"}),
@@ -155,9 +172,40 @@ _ASKING = {
 }
 
 
-def secondary_kinds(path: str, asks_for: frozenset[str]) -> int:
-    """How many kinds of secondary file the path shows that the query does not ask for."""
+def secondary_kinds(path: str, asks_for: frozenset[str], among_code: bool = False) -> int:
+    """How many kinds of secondary file the path shows that the query does not ask for;
+    ``among_code``: the tree is a repository of code (``holds_code``), where a file of prose
+    (README, guides, API pages) is one more kind."""
     normal = path.replace("\\", "/")
-    return sum(
+    kinds = sum(
         1 for kind, pattern in _KINDS.items() if kind not in asks_for and pattern.search(normal)
     )
+    if among_code and "doc" not in asks_for and is_prose(normal):
+        kinds += 1
+    return kinds
+
+
+#: Files a person reads rather than runs: documentation pages and their markup.
+PROSE_EXTENSIONS = frozenset(
+    ".md .mdx .markdown .rst .txt .adoc .asciidoc .org .rdoc .pod .tex .topic .html .htm".split()
+)
+#: A tree where at least this share of files is code is a repository of code, where a
+#: page of prose is a secondary file. Below it (a documentation site, a corpus of notes)
+#: prose is what is searched for and nothing sinks.
+CODE_TREE_SHARE = 0.1
+
+
+def _extension(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].lower()
+    dot = name.rfind(".")
+    return name[dot:] if dot > 0 else ""
+
+
+def is_prose(path: str) -> bool:
+    return _extension(path) in PROSE_EXTENSIONS
+
+
+def holds_code(paths: list[str]) -> bool:
+    """Whether a tree (a sample of its paths) is a repository of code (``CODE_TREE_SHARE``)."""
+    code = sum(map(is_code, paths))
+    return bool(paths) and code >= CODE_TREE_SHARE * len(paths)

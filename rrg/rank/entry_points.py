@@ -12,8 +12,10 @@ import os
 
 import numpy as np
 
+from rrg.index.definitions import defined_names
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
+from rrg.rank.code_priors import query_form
 from rrg.rank.files import STAGE_PASSAGES, Ranking, passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.scoring import order_by
@@ -46,12 +48,34 @@ def best_paragraphs(
     read = ~np.isnan(scored.cosine)
     keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
     best = order_by(np.round(keys, 6)).tolist()
+    form = query_form(query)
+    if form.symbol:
+        best = definitions_first(
+            best, form.names, scored.paragraphs, [paths[o] for o in scored.owners]
+        )
     place = {path: k for k, path in enumerate(ranking.ordered)}
     file_rank = [place.get(path, len(place)) for path in paths]
     return [
         (paths[scored.owners[k]], scored.paragraphs[k])
         for k in spread(best, scored.owners, file_rank, limit)
     ]
+
+
+def definitions_first(
+    best: list[int], names: tuple[str, ...], passages: list[Paragraph], paths: list[bytes]
+) -> list[int]:
+    """``best`` with the passages that define one of the names first (in its order): a
+    symbol query asks for the definition, which starts at its first line (its comments and
+    decorators above it, as the passages are cut), not for the method that scored best."""
+    wanted = set(names)
+
+    def defines(k: int) -> bool:
+        found = defined_names(passages[k].text, os.fsdecode(paths[k]))
+        return not wanted.isdisjoint(found)
+
+    first = [k for k in best if defines(k)]
+    taken = set(first)
+    return first + [k for k in best if k not in taken]
 
 
 def spread(best: list[int], owners: list[int], file_rank: list[int], limit: int) -> list[int]:

@@ -222,6 +222,28 @@ class RgArgs:
                 wanted = True
         return wanted
 
+    def heading(self, stdout_is_tty: bool) -> bool:
+        """Whether rg would print each file's path above its lines (``--heading``, ``-p``,
+        else a terminal)."""
+        heading = stdout_is_tty
+        for name, _ in self.flags:
+            if name in ("--heading", "--pretty"):
+                heading = True
+            elif name in ("--no-heading", "--vimgrep"):
+                heading = False
+        return heading
+
+    def line_numbers(self, stdout_is_tty: bool) -> bool:
+        """Whether rg would number its lines (``-n``, ``-p``, ``--vimgrep``, else a
+        terminal; ``-N`` turns them off)."""
+        numbers = stdout_is_tty
+        for name, _ in self.flags:
+            if name in ("--line-number", "--pretty", "--vimgrep"):
+                numbers = True
+            elif name == "--no-line-number":
+                numbers = False
+        return numbers
+
     def file_selection_args(self) -> list[str]:
         """The flags that shape which files rg searches, and whether it says what it cannot
         read (``--no-messages``), for ``rg --files``."""

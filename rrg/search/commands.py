@@ -127,14 +127,17 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
     if not args.has_pattern:
-        from rrg.output.passages import passage_blocks
+        from rrg.output.passages import PassageStyle, passage_blocks
         from rrg.rank.entry_points import best_paragraphs
 
         limit = request.passage_limit
         with timings.phase("passages"):
             # One more than printed: whether the cap held any back.
             found = best_paragraphs(request.query, ranking, spec, limit + 1 if limit else ALL)
-            stdout.write(passage_blocks(found[:limit] if limit else found))
+            style = PassageStyle(
+                args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
+            )
+            stdout.write(passage_blocks(found[:limit] if limit else found, style))
         if limit and len(found) > limit:
             report_facts(
                 [
