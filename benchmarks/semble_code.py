@@ -53,6 +53,7 @@ SHIPPED = {
         "STEM_WEIGHT",
         "PATH_PENALTY",
         "CODE_TREE_SHARE",
+        "PROSE_PENALTY",
     )
 }
 #: The priors off: no offsets, and no tree counts as code (a share above 1).
@@ -69,6 +70,7 @@ def sweep() -> dict[str, dict[str, float]]:
         "PATH_PENALTY": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0),
         # 2: prose never a secondary file (the rule off)
         "CODE_TREE_SHARE": (0.02, 0.05, 0.1, 0.2, 0.5, 2.0),
+        "PROSE_PENALTY": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0),
     }
     for name, values in grid.items():
         for value in values:

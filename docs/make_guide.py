@@ -48,6 +48,10 @@ SESSIONS = [
         'rrg -q "what to do after a timeout" --rerank --limit 2 -i "timeout|retry|error"',
     ),
     ("Without a pattern: the most relevant paragraphs.", 'rrg -q "sourdough starter" --limit 1'),
+    (
+        "As a terminal shows them: under their paths, lines numbered (--heading, -n; colour too).",
+        'rrg -q "connection timeout" --limit 2 --heading -n',
+    ),
     ("No rrg option: plain rg, byte for byte.", "rrg --sort path -c error notes"),
 ]
 

@@ -116,12 +116,13 @@ def test_prose_is_a_secondary_file_only_in_a_repository_of_code() -> None:
     """A README or a page of API docs sinks below the code where the tree is code; in a
     tree of prose (a documentation site, a corpus of notes) nothing sinks, and a query that
     asks for docs keeps them."""
-    assert priors.secondary_kinds("README.md", frozenset(), among_code=True) == 1
-    assert priors.secondary_kinds("guide/api.html", frozenset(), among_code=True) == 1
-    assert priors.secondary_kinds("README.md", frozenset(), among_code=False) == 0
+    sink = -priors.PROSE_PENALTY
+    assert priors.prose_offset("README.md", frozenset(), among_code=True) == sink
+    assert priors.prose_offset("guide/api.html", frozenset(), among_code=True) == sink
+    assert priors.prose_offset("README.md", frozenset(), among_code=False) == 0
     asked = priors.query_form("where do the docs explain routing").asks_for
-    assert priors.secondary_kinds("README.md", asked, among_code=True) == 0
-    assert priors.secondary_kinds("src/router.py", frozenset(), among_code=True) == 0
+    assert priors.prose_offset("README.md", asked, among_code=True) == 0
+    assert priors.prose_offset("src/router.py", frozenset(), among_code=True) == 0
     code = [f"src/m{k}.py" for k in range(2)] + [f"api/p{k}.html" for k in range(18)]
     assert priors.holds_code(code)  # a tenth of the files is code: a code repository
     assert not priors.holds_code(code[1:])

@@ -39,6 +39,11 @@ STEM_WEIGHT = 2.0
 #: Offset taken off for each kind of secondary file a path shows (0 .767, 1 .778, 2 .785,
 #: 3-5 .787).
 PATH_PENALTY = 3.0
+#: Offset taken off a page of prose in a repository of code; the dev half's repositories
+#: whole, the cheap order (0 .719, .5 .725, 1 .729, 1.5-4 .730): the smallest within .005
+#: of the best, so that a page that answers far better than any code still comes first
+#: (docs/benchmarks.md, "Whole repositories").
+PROSE_PENALTY = 1.0
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SYMBOL_QUERY = re.compile(
@@ -172,17 +177,20 @@ _ASKING = {
 }
 
 
-def secondary_kinds(path: str, asks_for: frozenset[str], among_code: bool = False) -> int:
-    """How many kinds of secondary file the path shows that the query does not ask for;
-    ``among_code``: the tree is a repository of code (``holds_code``), where a file of prose
-    (README, guides, API pages) is one more kind."""
+def secondary_kinds(path: str, asks_for: frozenset[str]) -> int:
+    """How many kinds of secondary file the path shows that the query does not ask for."""
     normal = path.replace("\\", "/")
-    kinds = sum(
+    return sum(
         1 for kind, pattern in _KINDS.items() if kind not in asks_for and pattern.search(normal)
     )
-    if among_code and "doc" not in asks_for and is_prose(normal):
-        kinds += 1
-    return kinds
+
+
+def prose_offset(path: str, asks_for: frozenset[str], among_code: bool) -> float:
+    """The offset of a page of prose (a README, a guide, an API page) in a repository of
+    code (``among_code``: ``holds_code``), unless the query asks for docs."""
+    if among_code and "doc" not in asks_for and is_prose(path):
+        return -PROSE_PENALTY
+    return 0.0
 
 
 #: Files a person reads rather than runs: documentation pages and their markup.
@@ -191,7 +199,9 @@ PROSE_EXTENSIONS = frozenset(
 )
 #: A tree where at least this share of files is code is a repository of code, where a
 #: page of prose is a secondary file. Below it (a documentation site, a corpus of notes)
-#: prose is what is searched for and nothing sinks.
+#: prose is what is searched for and nothing sinks. The dev half whole, the cheap order:
+#: .02-.1 .730, .2-.5 .725 (a Kotlin library whose API pages are 4 of its 5 files is code
+#: at .1, not at .2), the rule off .719; the largest share of the best.
 CODE_TREE_SHARE = 0.1
 
 
