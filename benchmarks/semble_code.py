@@ -29,7 +29,7 @@ from statistics import mean
 
 from benchmarks.common import OUT, SHARED_DATA, machine, rg
 from rrg.model.registry import default_model
-from rrg.rank import code_order, code_passages, code_priors, passages
+from rrg.rank import code_order, code_passages, code_priors, passage_lexical, passages
 from rrg.rank.files import RankSettings, rank_files
 
 SEMBLE = SHARED_DATA / "semble-code"
@@ -85,6 +85,7 @@ MODULES = {
     "passages": code_passages,
     "order": code_order,
     "stage": passages,
+    "passage_lexical": passage_lexical,
 }
 
 
@@ -167,6 +168,20 @@ def main() -> None:
         settings = stage_sweep()
     if "--plain" in sys.argv:
         settings["off"] = dict(OFF)
+    if "--passage-words" in sys.argv:  # the passage signal's weight, head and window
+        settings["passage words off"] = {**SHIPPED, "passage_lexical.WEIGHT": 0.0}
+        for weight in (0.25, 0.5, 0.75, 1.0):
+            for head in (100, 200):
+                settings[f"passage words {weight:g} x{head}"] = {
+                    **SHIPPED,
+                    "passage_lexical.WEIGHT": weight,
+                    "passage_lexical.HEAD_FILES": head,
+                }
+        for window in (600, 2400):
+            settings[f"passage words window {window}"] = {
+                **SHIPPED,
+                "passage_lexical.WINDOW": window,
+            }
     if "--paragraphs" in sys.argv:  # the priors as shipped, code cut at blank lines
         settings["blank-line passages"] = {**SHIPPED, "passages.ENABLED": False}
     stage = 20 if "--stage" in sys.argv or "--stage-sweep" in sys.argv else 0

@@ -132,18 +132,18 @@ def test_prose_is_a_secondary_file_only_in_a_repository_of_code() -> None:
 def test_a_whole_repository_ranks_its_source_above_its_docs(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """The same words in a changelog, a guide and the source: the source comes first, the
-    prose follows (still ranked, not dropped); in a tree of prose alone, the page that says
-    it most comes first."""
+    """The same words in a changelog, a README, a guide and the source: the source comes
+    first, the prose follows (still ranked, not dropped); in a tree of prose alone, the page
+    that says them comes first."""
     root = tmp_path / "repo"
     (root / "src").mkdir(parents=True)
     (root / "docs-site").mkdir()
     (root / "src" / "transport.py").write_text(
         "def send_again(request, attempts):\n"
-        '    """Retry after a timeout."""\n'
+        '    """Retry the request after a timeout."""\n'
         "    for _ in range(attempts):\n        request.send()\n"
     )
-    words = "How to retry a request after a timeout: the request is retried. " * 4
+    words = "Retry the request after a timeout."
     (root / "CHANGELOG.md").write_text(f"## 1.2\n\n- {words}\n")
     (root / "docs-site" / "retries.md").write_text(f"# Retries\n\n{words}\n")
     (root / "README.md").write_text(f"# Retry\n\n{words}\n")

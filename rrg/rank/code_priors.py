@@ -60,7 +60,7 @@ _EMBEDDED = re.compile(
     r"|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b"
 )
 _SEPARATORS = ("::", "->", ".", "#", "\\")
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     "a an and are as at be by can do does for from has have how i if in into is it its not"
     " of on or the this that to use used uses using was what when where which who why with"
     " code file files function functions method methods class classes".split()
@@ -80,7 +80,7 @@ class QueryForm:
 
 def query_form(query: str) -> QueryForm:
     text = query.strip()
-    words = frozenset(w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP)
+    words = frozenset(w.lower() for w in _WORD.findall(text) if w.lower() not in STOP_WORDS)
     asks = frozenset(kind for kind, said in _ASKING.items() if words & said)
     if _SYMBOL_QUERY.match(text):
         last = text

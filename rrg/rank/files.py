@@ -34,6 +34,7 @@ from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.progress import Progress
+from rrg.rank import passage_lexical
 from rrg.rank.code_order import code_order, may_be_decisive
 from rrg.rank.code_passages import cut_passages
 from rrg.rank.embedding import dense_file_scores, held_vectors, reading_embedded
@@ -48,6 +49,7 @@ from rrg.rank.scoring import (
     path_bm25,
     staged_scores,
     static_query_vector,
+    zscore,
 )
 
 
@@ -266,6 +268,16 @@ def rank_files(
         )
     stage: StagePassages | None = None
     fast = stage_files <= 0
+    if fast and passage_lexical.WEIGHT:
+        # The cheap order alone (--fast): the stage's passages weigh closeness better, and
+        # this signal added to them gained nothing there (docs/benchmarks.md).
+        with timings.phase("passage words"):
+            head = order_by(fused)[: passage_lexical.HEAD_FILES]
+            rel = [view.path(int(cand_rows[k])) for k in head]
+            fused = fused.copy()
+            fused[head] += passage_lexical.WEIGHT * zscore(
+                passage_lexical.best_window_bm25(query, root, rel)
+            )
     if not fast and not decisive:
         check()
         try:

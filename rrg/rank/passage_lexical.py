@@ -1,0 +1,93 @@
+"""The cheap tier's passage signal: how closely the query's words meet in a file. A long
+file that names every word somewhere, each far from the others, is no answer; a file with
+one stretch of text that holds them together is.
+
+Each file of the cheap order's head is read again and cut into windows of ``WINDOW``
+characters, each overlapping the next by half; a window's score is its BM25 (the windows of
+the head's files as the corpus; all of one length, so no length norm), a file's its best
+window's. Words are found as substrings of the lower-cased text, with one regular
+expression a file: ``getUserName`` holds "user", and no text is split into words or
+passages in Python (a blank-line cut of the head's 200 files cost 0.2-0.6 s on abseil-cpp,
+this a tenth of it).
+
+The cheap order alone (``--fast``) uses it. The default order's stage reads the best
+passages with the model, and this signal added to its scores moved the dev half by less
+than .005 (.775 / .761 to .778 / .766, source folders / whole), the rule by which every
+constant here keeps the simpler point.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from rrg.index.refresh import read_head
+from rrg.index.textstats import decode, looks_binary, words
+from rrg.rank.code_priors import STOP_WORDS
+from rrg.rank.scoring import BM25_K1
+
+# Chosen on the dev half of semble-code, source folders and whole repositories alike, the
+# cheap order (python -m benchmarks.semble_code DATA --passage-words; the sweep is in
+# docs/benchmarks.md, "Passages in the cheap tier"): off .745 / .729; weight x head
+# .25 x100 .766 / .739, .25 x200 .768 / .736, .5 x100 .765 / .734, .5 x200 .763 / .731,
+# .75 x100 .765 / .738, .75 x200 .765 / .739, 1 x100 .762 / .733, 1 x200 .762 / .736;
+# windows of 600 / 2,400 characters (at .5 x200) .763 / .738, .757 / .733. The best mean of
+# the two, the smallest weight and head of it. Matching at word starts only: .759 / .735.
+#: Files of the cheap order whose windows are weighed.
+HEAD_FILES = 100
+#: Weight of the best window's BM25 (z-scored over the head) added to a head file's
+#: score, in the fused score's units; 0 turns the signal off.
+WEIGHT = 0.25
+#: Characters a window spans (a passage is 400-1,200).
+WINDOW = 1200
+#: Query words shorter than this are not looked for (as substrings they match anywhere).
+MIN_WORD = 3
+
+
+def query_words(query: str) -> list[str]:
+    return sorted({w for w in words(query) if len(w) >= MIN_WORD and w not in STOP_WORDS})
+
+
+def best_window_bm25(query: str, root: bytes, rel: list[bytes]) -> np.ndarray:
+    """Each file's best window's BM25 (0 for a file that holds no query word, cannot be
+    read, or is binary)."""
+    terms = query_words(query)
+    best = np.zeros(len(rel))
+    if not terms:
+        return best
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)))
+    index = {t: k for k, t in enumerate(terms)}
+    half = WINDOW // 2
+    base = Path(os.fsdecode(root))
+    owners, windows, which = [], [], []
+    total = 0  # windows in the head, the BM25 corpus
+    for owner, path in enumerate(rel):
+        data = read_head(base, path) or b""
+        if looks_binary(data):
+            continue
+        text = decode(data).lower()
+        total += max(1, -(-len(text) // half) - 1)
+        for match in pattern.finditer(text):
+            # The windows starting at each half-window before the match: both hold it.
+            at = match.start() // half
+            for window in (at - 1, at) if at else (at,):
+                owners.append(owner)
+                windows.append(window)
+                which.append(index[match.group()])
+    if not owners:
+        return best
+    keys = np.array(owners, np.int64) << 40 | np.array(windows, np.int64) << 8
+    keys |= np.array(which, np.int64)
+    cells, tf = np.unique(keys, return_counts=True)  # one a (file, window, word)
+    places = cells >> 8  # (file, window)
+    words_of = cells & 0xFF
+    df = np.bincount(words_of, minlength=len(terms))  # windows holding each word
+    idf = np.log1p((total - df + 0.5) / (df + 0.5))
+    part = idf[words_of] * tf * (BM25_K1 + 1) / (tf + BM25_K1)
+    place_ids, at_place = np.unique(places, return_inverse=True)
+    score = np.bincount(at_place, weights=part)
+    np.maximum.at(best, (place_ids >> 32).astype(np.int64), score)
+    return best
