@@ -6,12 +6,16 @@ the published figures beside them. Times a query are not measured here: score.py
 real command in a fresh process for those.
 
 Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--stage-sweep] [--plain]
-[--paragraphs] [NAME ...]
+[--paragraphs] [--passage-words] [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py (corpora built from the
 fetched snapshots). --sweep: every setting of the sweep (else the shipped constants);
 --stage-sweep: the stage's own choices (when it is skipped, passage tokens), default order;
 --plain: also the order with the priors off; --paragraphs: also code cut at blank lines
-instead of its definitions (with --stage: what the model reads). About a minute for the
+instead of its definitions (with --stage: what the model reads); --passage-words: the cheap
+order's passage signal off and at each weight, head and window. DATA may be built whole
+(``materialize.py --whole``): the priors for whole repositories are swept there. The
+"half" column counts places within DATA: with a folder of one half, read it as that half.
+About a minute for the
 cheap order over 20 repositories, ten with --stage.
 """
 
