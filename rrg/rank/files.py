@@ -268,16 +268,6 @@ def rank_files(
         )
     stage: StagePassages | None = None
     fast = stage_files <= 0
-    if fast and passage_lexical.WEIGHT:
-        # The cheap order alone (--fast): the stage's passages weigh closeness better, and
-        # this signal added to them gained nothing there (docs/benchmarks.md).
-        with timings.phase("passage words"):
-            head = order_by(fused)[: passage_lexical.HEAD_FILES]
-            rel = [view.path(int(cand_rows[k])) for k in head]
-            fused = fused.copy()
-            fused[head] += passage_lexical.WEIGHT * zscore(
-                passage_lexical.best_window_bm25(query, root, rel)
-            )
     if not fast and not decisive:
         check()
         try:
@@ -295,6 +285,16 @@ def rank_files(
             )
             if scored is not None:
                 stage = StagePassages([printed[i] for i in rankable[top]], scored)
+    if fast and passage_lexical.WEIGHT:
+        # The cheap order alone (--fast, or a stage that failed): the stage's passages weigh
+        # closeness better, and this signal added to them gained nothing (docs/benchmarks.md).
+        with timings.phase("passage words"):
+            head = order_by(fused)[: passage_lexical.HEAD_FILES]
+            rel = [view.path(int(cand_rows[k])) for k in head]
+            fused = fused.copy()
+            fused[head] += passage_lexical.WEIGHT * zscore(
+                passage_lexical.best_window_bm25(query, root, rel)
+            )
     order = rankable[order_by(fused)]
     ranked = [printed[i] for i in order]
     unranked = np.ones(len(printed), bool)
