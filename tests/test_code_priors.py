@@ -127,6 +127,10 @@ def test_prose_is_a_secondary_file_only_in_a_repository_of_code() -> None:
     assert priors.holds_code(code)  # a tenth of the files is code: a code repository
     assert not priors.holds_code(code[1:])
     assert not priors.holds_code([])
+    # A changelog is secondary in a tree of code; in one of prose, a page named History is
+    # what it says.
+    assert priors.secondary_kinds("History.txt", frozenset(), among_code=True) == 1
+    assert priors.secondary_kinds("History.txt", frozenset(), among_code=False) == 0
 
 
 def test_a_whole_repository_ranks_its_source_above_its_docs(

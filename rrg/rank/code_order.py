@@ -63,7 +63,7 @@ def code_order(
     among_code = _holds_code(len(fused), rel_of)
     for k in weighed:
         path = rel_of(k).decode("utf-8", "replace")
-        offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for)
+        offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for, among_code)
         offset += priors.prose_offset(path, form.asks_for, among_code)
         if not form.symbol:
             offset += priors.STEM_WEIGHT * priors.stem_share(form.words, priors.stem_words(path))

@@ -159,6 +159,8 @@ _KINDS = {
     "generated": re.compile(r"(?:\.pb\.go|_pb2\.py|\.min\.js|\.generated\.[A-Za-z]+|\.g\.dart)$"),
     "stub": re.compile(r"\.d\.ts$|\.pyi$"),
 }
+#: Kinds that are secondary only in a tree of code.
+_CODE_TREE_KINDS = frozenset({"changelog"})
 _ASKING = {
     "test": frozenset(
         {"test", "tests", "tested", "testing", "spec", "specs", "fixture", "fixtures"}
@@ -177,11 +179,17 @@ _ASKING = {
 }
 
 
-def secondary_kinds(path: str, asks_for: frozenset[str]) -> int:
-    """How many kinds of secondary file the path shows that the query does not ask for."""
+def secondary_kinds(path: str, asks_for: frozenset[str], among_code: bool = True) -> int:
+    """How many kinds of secondary file the path shows that the query does not ask for; in
+    a tree of prose (``among_code`` false) a page named ``History`` or ``News`` is content,
+    not a changelog."""
     normal = path.replace("\\", "/")
     return sum(
-        1 for kind, pattern in _KINDS.items() if kind not in asks_for and pattern.search(normal)
+        1
+        for kind, pattern in _KINDS.items()
+        if kind not in asks_for
+        and (among_code or kind not in _CODE_TREE_KINDS)
+        and pattern.search(normal)
     )
 
 
