@@ -26,15 +26,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from statistics import mean
 
+import numpy as np
+
 from benchmarks.common import OUT, SHARED_DATA, machine, rg
 from rrg.model.registry import default_model
-from rrg.rank import code_order, code_passages, code_priors, passage_lexical, passages
+from rrg.rank import code_order, code_passages, code_priors, files, passage_lexical, passages
 from rrg.rank.files import RankSettings, rank_files
+from rrg.rank.scoring import LEXICAL_WEIGHT, order_by, zscore
 
 SEMBLE = SHARED_DATA / "semble-code"
 PUBLISHED = ("semble", "semble_v2", "cre_hybrid", "colgrep", "ck")
@@ -90,7 +93,26 @@ MODULES = {
     "order": code_order,
     "stage": passages,
     "passage_lexical": passage_lexical,
+    "files": files,
 }
+
+
+def rank_fusion(k: int) -> Callable[..., np.ndarray]:
+    """Reciprocal rank fusion of the lexical and static lists (issue 35's trial against the
+    z-score fusion), each list weighted as ``fuse`` weighs it, the sum then z-scored so that
+    the priors' offsets keep their units."""
+
+    def fuse(lexical: np.ndarray, semantic: np.ndarray, lexical_weight: float = LEXICAL_WEIGHT):
+        def ranks(values: np.ndarray) -> np.ndarray:
+            out = np.empty(len(values))
+            out[order_by(values)] = np.arange(len(values))
+            return out
+
+        fused = lexical_weight / (k + 1 + ranks(lexical))
+        fused += (1 - lexical_weight) / (k + 1 + ranks(semantic))
+        return np.round(zscore(fused), 9)
+
+    return fuse
 
 
 def stage_sweep() -> dict[str, dict[str, float]]:
@@ -186,6 +208,9 @@ def main() -> None:
                 **SHIPPED,
                 "passage_lexical.WINDOW": window,
             }
+    if "--fusion" in sys.argv:  # reciprocal rank fusion against the z-scores
+        for k in (10, 60):
+            settings[f"rank fusion k={k}"] = {**SHIPPED, "files.fuse": rank_fusion(k)}  # type: ignore[dict-item]
     if "--paragraphs" in sys.argv:  # the priors as shipped, code cut at blank lines
         settings["blank-line passages"] = {**SHIPPED, "passages.ENABLED": False}
     stage = 20 if "--stage" in sys.argv or "--stage-sweep" in sys.argv else 0
