@@ -41,6 +41,18 @@ def test_words_together_beat_the_same_words_apart(tmp_path: Path) -> None:
     assert np.all(scores[2:] == 0), scores
 
 
+def test_a_file_is_read_to_its_bound(tmp_path: Path) -> None:
+    """Words past the first READ_BYTES are not looked for: the head's files are read
+    again on every --fast query, and a file of a megabyte must not cost seconds."""
+    from rrg.rank.passage_lexical import READ_BYTES
+
+    (tmp_path / "deep.txt").write_text("x" * READ_BYTES + " retry backoff timeout\n")
+    (tmp_path / "near.txt").write_text("retry backoff timeout\n")
+    names = [b"deep.txt", b"near.txt"]
+    scores = best_window_bm25("retry backoff timeout", os.fsencode(tmp_path), names)
+    assert scores[0] == 0 < scores[1], scores
+
+
 def test_a_file_whose_words_meet_ranks_above_one_that_scatters_them(
     tmp_path: Path, env: dict[str, str]
 ) -> None:

@@ -18,13 +18,13 @@ constant here keeps the simpler point.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
 
 import numpy as np
 
-from rrg.index.refresh import read_head
 from rrg.index.textstats import decode, looks_binary, words
 from rrg.rank.code_priors import STOP_WORDS
 from rrg.rank.scoring import BM25_K1
@@ -45,15 +45,36 @@ WEIGHT = 0.25
 WINDOW = 1200
 #: Query words shorter than this are not looked for (as substrings they match anywhere).
 MIN_WORD = 3
+#: Bytes of a file read for its windows, and query words counted in it at most: the head's
+#: 100 files of 1 MiB, dense with the query's words, took 3.9-5.1 s unbounded, 0.23-0.30 s
+#: bounded (benchmarks/passage_signal_cost.py); a stretch that answers is rarely past them
+#: (the dev half's --fast, source / whole: .766 / .739 unbounded, .764 / .739 bounded).
+READ_BYTES = 256 * 1024
+MAX_MATCHES = 2_000
 
 
 def query_words(query: str) -> list[str]:
     return sorted({w for w in words(query) if len(w) >= MIN_WORD and w not in STOP_WORDS})
 
 
-def best_window_bm25(query: str, root: bytes, rel: list[bytes]) -> np.ndarray:
+def _read_start(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a file (nothing where it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError:
+        return b""
+
+
+def best_window_bm25(
+    query: str,
+    root: bytes,
+    rel: list[bytes],
+    read_bytes: int = READ_BYTES,
+    max_matches: int = MAX_MATCHES,
+) -> np.ndarray:
     """Each file's best window's BM25 (0 for a file that holds no query word, cannot be
-    read, or is binary)."""
+    read, or is binary), from its first ``read_bytes`` and ``max_matches`` words."""
     terms = query_words(query)
     best = np.zeros(len(rel))
     if not terms:
@@ -65,12 +86,12 @@ def best_window_bm25(query: str, root: bytes, rel: list[bytes]) -> np.ndarray:
     owners, windows, which = [], [], []
     total = 0  # windows in the head, the BM25 corpus
     for owner, path in enumerate(rel):
-        data = read_head(base, path) or b""
+        data = _read_start(base / os.fsdecode(path), read_bytes)
         if looks_binary(data):
             continue
         text = decode(data).lower()
         total += max(1, -(-len(text) // half) - 1)
-        for match in pattern.finditer(text):
+        for match in itertools.islice(pattern.finditer(text), max_matches):
             # The windows starting at each half-window before the match: both hold it.
             at = match.start() // half
             for window in (at - 1, at) if at else (at,):
