@@ -82,11 +82,11 @@ def content_hash(data: bytes) -> int:
     return xxhash.xxh3_64_intdigest(data)
 
 
-def read_head(root: Path, rel: bytes) -> bytes | None:
-    """The first READ_LIMIT bytes of a file, or None when it cannot be read."""
+def read_head(root: Path, rel: bytes, limit: int = READ_LIMIT) -> bytes | None:
+    """The first ``limit`` bytes of a file, or None when it cannot be read."""
     try:
         with open(os.path.join(os.fsencode(root), rel), "rb") as fh:
-            return fh.read(READ_LIMIT)
+            return fh.read(limit)
     except OSError:
         return None
 

@@ -18,8 +18,8 @@ HEAD_FILES = 200
 #: head alone: the scan of every path is a Python loop over the index's paths (measured only
 #: on trees of up to 3,892 files, where the whole step takes 0.02-0.03 s).
 NAME_SCAN_LIMIT = 200_000
-#: Candidates whose paths say whether a tree is mostly code (an even sample of them).
-PROSE_SAMPLE = 1000
+#: Candidates whose paths say whether a tree is a repository of code (an even sample).
+CODE_SAMPLE = 1000
 #: A symbol query with at most this many defining files, the best of them first after the
 #: priors, is answered by the cheap tier: the transformer stage is not run (0: always run).
 #: The dev half of semble-code, the stage's order: .811 at 0, 1, 2 and 3 alike; the largest
@@ -89,8 +89,8 @@ def code_order(
 
 def _holds_code(count: int, rel_of: Callable[[int], bytes]) -> bool:
     """Whether the candidates are a repository of code, from an even sample of
-    ``PROSE_SAMPLE``."""
-    step = max(1, count // PROSE_SAMPLE)
+    ``CODE_SAMPLE``."""
+    step = max(1, count // CODE_SAMPLE)
     sample = [rel_of(k).decode("utf-8", "replace") for k in range(0, count, step)]
     return priors.holds_code(sample)
 

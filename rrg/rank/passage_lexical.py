@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.index.refresh import read_head
 from rrg.index.textstats import decode, looks_binary, words
 from rrg.rank.code_priors import STOP_WORDS
 from rrg.rank.scoring import BM25_K1
@@ -57,15 +58,6 @@ def query_words(query: str) -> list[str]:
     return sorted({w for w in words(query) if len(w) >= MIN_WORD and w not in STOP_WORDS})
 
 
-def _read_start(path: Path, size: int) -> bytes:
-    """The first ``size`` bytes of a file (nothing where it cannot be read)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(size)
-    except OSError:
-        return b""
-
-
 def best_window_bm25(
     query: str,
     root: bytes,
@@ -86,7 +78,7 @@ def best_window_bm25(
     owners, windows, which = [], [], []
     total = 0  # windows in the head, the BM25 corpus
     for owner, path in enumerate(rel):
-        data = _read_start(base / os.fsdecode(path), read_bytes)
+        data = read_head(base, path, read_bytes) or b""
         if looks_binary(data):
             continue
         text = decode(data).lower()

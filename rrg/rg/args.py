@@ -225,24 +225,23 @@ class RgArgs:
     def heading(self, stdout_is_tty: bool) -> bool:
         """Whether rg would print each file's path above its lines (``--heading``, ``-p``,
         else a terminal)."""
-        heading = stdout_is_tty
-        for name, _ in self.flags:
-            if name in ("--heading", "--pretty"):
-                heading = True
-            elif name in ("--no-heading", "--vimgrep"):
-                heading = False
-        return heading
+        return self._switch(stdout_is_tty, ("--heading", "--pretty"), ("--no-heading", "--vimgrep"))
 
     def line_numbers(self, stdout_is_tty: bool) -> bool:
         """Whether rg would number its lines (``-n``, ``-p``, ``--vimgrep``, else a
         terminal; ``-N`` turns them off)."""
-        numbers = stdout_is_tty
+        on = ("--line-number", "--pretty", "--vimgrep")
+        return self._switch(stdout_is_tty, on, ("--no-line-number",))
+
+    def _switch(self, default: bool, on: tuple[str, ...], off: tuple[str, ...]) -> bool:
+        """A setting the last of its flags decides, as rg reads them; ``default`` without."""
+        value = default
         for name, _ in self.flags:
-            if name in ("--line-number", "--pretty", "--vimgrep"):
-                numbers = True
-            elif name == "--no-line-number":
-                numbers = False
-        return numbers
+            if name in on:
+                value = True
+            elif name in off:
+                value = False
+        return value
 
     def file_selection_args(self) -> list[str]:
         """The flags that shape which files rg searches, and whether it says what it cannot
