@@ -6,10 +6,11 @@ the published figures beside them. Times a query are not measured here: score.py
 real command in a fresh process for those.
 
 Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--stage-sweep] [--plain]
-[--paragraphs] [--passage-words] [NAME ...]
+[--stage-budget] [--paragraphs] [--passage-words] [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py (corpora built from the
 fetched snapshots). --sweep: every setting of the sweep (else the shipped constants);
 --stage-sweep: the stage's own choices (when it is skipped, passage tokens), default order;
+--stage-budget: the model's work in the stage (tokens of code passages, passages in all);
 --plain: also the order with the priors off; --paragraphs: also code cut at blank lines
 instead of its definitions (with --stage: what the model reads); --passage-words: the cheap
 order's passage signal off and at each weight, head and window. DATA may be built whole
@@ -132,6 +133,23 @@ def stage_sweep() -> dict[str, dict[str, float]]:
     return out
 
 
+def stage_budget() -> dict[str, dict[str, float]]:
+    """The model's work in the stage (issue 35's latency): how many tokens of a passage of
+    code it reads and how many passages in all, each beside the shipped point. A new
+    query's time is mostly these runs of the model (passages x tokens)."""
+    out = {"shipped": dict(SHIPPED)}
+    for tokens in (64, 96):
+        out[f"CODE_PASSAGE_TOKENS={tokens}"] = {**SHIPPED, "stage.CODE_PASSAGE_TOKENS": tokens}
+    for budget in (20, 24):
+        out[f"STAGE_PASSAGES={budget}"] = {**SHIPPED, "files.STAGE_PASSAGES": budget}
+    out["STAGE_PASSAGES=40, CODE_PASSAGE_TOKENS=64"] = {
+        **SHIPPED,
+        "files.STAGE_PASSAGES": 40,
+        "stage.CODE_PASSAGE_TOKENS": 64,
+    }
+    return out
+
+
 @contextmanager
 def constants(values: dict[str, float]) -> Iterator[None]:
     """The settings' constants in place while the block runs: ``NAME`` of the code priors,
@@ -192,6 +210,8 @@ def main() -> None:
     settings = sweep() if "--sweep" in sys.argv else {"shipped": dict(SHIPPED)}
     if "--stage-sweep" in sys.argv:
         settings = stage_sweep()
+    if "--stage-budget" in sys.argv:
+        settings = stage_budget()
     if "--plain" in sys.argv:
         settings["off"] = dict(OFF)
     if "--passage-words" in sys.argv:  # the passage signal's weight, head and window
@@ -213,7 +233,7 @@ def main() -> None:
             settings[f"rank fusion k={k}"] = {**SHIPPED, "files.fuse": rank_fusion(k)}  # type: ignore[dict-item]
     if "--paragraphs" in sys.argv:  # the priors as shipped, code cut at blank lines
         settings["blank-line passages"] = {**SHIPPED, "passages.ENABLED": False}
-    stage = 20 if "--stage" in sys.argv or "--stage-sweep" in sys.argv else 0
+    stage = 20 if {"--stage", "--stage-sweep", "--stage-budget"} & set(sys.argv) else 0
     published = json.loads((SEMBLE / "published.json").read_text())
     repos = sorted(p.name for p in data.iterdir() if (p / "qrels.tsv").is_file())
     half = {name: ("dev" if k % 2 == 0 else "test") for k, name in enumerate(repos)}

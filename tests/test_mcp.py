@@ -90,14 +90,25 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         got = _text(files).splitlines()
         assert got[: len(cli_files.stdout.splitlines())] == cli_files.stdout.decode().splitlines()
         assert got[-1].startswith("[rrg: printed the 5 best of 11 files")
+        # The same answer as data: an agent host need not parse the text.
+        data = files.structured_content
+        assert [f["path"] for f in data["files"]] == got[:5]
+        assert data["total"] == 11 and data["notices"] == ["printed the 5 best of 11 files"]
         lines = await client.call_tool("search", {"query": query, "pattern": "timeout"})
         assert not lines.is_error, _text(lines)
         expected = cli_lines.stdout.decode()
         assert _text(lines).startswith(expected) and expected.startswith("src/retry.py:")
+        first = lines.structured_content["matches"][0]
+        assert (
+            f"{first['path']}:{first['line_number']}:{first['text']}\n"
+            == (expected.splitlines(keepends=True)[0])
+        )
         passages = await client.call_tool("search", {"query": query, "path": "docs"})
         assert not passages.is_error, _text(passages)
         named = [ln for ln in _text(passages).splitlines() if ln.endswith(":") and "/" in ln]
         assert named and all(ln.startswith("docs/") for ln in named), _text(passages)
+        blocks = passages.structured_content["passages"]
+        assert [f"{p['path']}:{p['start_line']}-{p['end_line']}:" for p in blocks] == named
         recall = await client.call_tool("recall", {"query": query})
         assert not recall.is_error and "src/retry.py" in _text(recall)
         # The scope file it wrote lies in the user's cache: never named.

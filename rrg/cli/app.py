@@ -137,9 +137,7 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
 
 
 def _serve(rg_args: list[str]) -> int:
-    """``rrg --mcp [PATH]``: each tool call is an rrg command line run here (parsed as
-    this CLI parses it), its output captured."""
-    from rrg.cli.argsplit import split_argv
+    """``rrg --mcp [PATH]``: the library's answers served as MCP tools."""
     from rrg.model.encoder import share_sessions
     from rrg.server.mcp import serve
 
@@ -147,10 +145,4 @@ def _serve(rg_args: list[str]) -> int:
         raise RrgError("--mcp takes one PATH to serve and no other flag")
     check_environment()
     share_sessions()  # the model loads once, for the first call that needs it
-
-    def answer(argv: list[str]) -> tuple[int, bytes, bytes]:
-        with streams.captured() as held:
-            code = run(split_argv(argv))
-        return code, bytes(held.out), bytes(held.err)
-
-    return serve(rg_args[0] if rg_args else ".", answer)
+    return serve(rg_args[0] if rg_args else ".")

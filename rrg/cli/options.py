@@ -7,6 +7,8 @@ the README's option table and the shell completions are all rendered from it.
 
 from __future__ import annotations
 
+from rrg import defaults
+
 #: The options that choose what rrg does; at most one is given (``-q`` may join
 #: ``--scope-file``, whose rerank then scores against it).
 COMMANDS = (
@@ -99,7 +101,7 @@ OPTIONS: tuple[RrgOption, ...] = (
         "that more files show; -m sets your own), or N files with -l or -c, or N passages "
         "without a PATTERN (default {default}; 0 = no cap); with --files, print the N best "
         "files (default all).",
-        30,
+        defaults.LINE_CAP,
         0,
         _SEARCHES,
     ),
@@ -107,7 +109,7 @@ OPTIONS: tuple[RrgOption, ...] = (
         "--cascade",
         "Files the transformer re-orders through their best passages (default {default}; "
         "it reads 32 of their passages, or one a file where K is larger; 0 = off, as --fast).",
-        20,
+        defaults.STAGE_FILES,
         0,
         ("--query", "--recall"),
     ),
@@ -121,7 +123,7 @@ OPTIONS: tuple[RrgOption, ...] = (
         "--excerpt",
         "Cut printed lines to N characters around their first match, marked [...] "
         "(default {default} in a pipe, off on a terminal or with colour; 0 = off).",
-        1000,
+        defaults.EXCERPT,
         0,
         _SEARCHES,
     ),
@@ -176,7 +178,7 @@ OPTIONS: tuple[RrgOption, ...] = (
     _number(
         "--pool",
         "Matches collected for --rerank (default {default}).",
-        500,
+        defaults.POOL,
         1,
         ("--rerank", "--rerank-query"),
     ),
@@ -189,14 +191,14 @@ OPTIONS: tuple[RrgOption, ...] = (
     _number(
         "--scope-size",
         "Paths kept in a --recall scope file (default {default}).",
-        10_000,
+        defaults.SCOPE_SIZE,
         1,
         ("--recall",),
     ),
     _number(
         "--paragraphs",
         "Entry-point paragraphs shown by --recall (default {default}; 0 = none).",
-        10,
+        defaults.PARAGRAPHS,
         0,
         ("--recall",),
     ),

@@ -68,3 +68,26 @@ def missing_messages(rg: str, args: RgArgs, missing: list[str]) -> bytes:
         stderr=subprocess.PIPE,
     )
     return done.stderr
+
+
+def one_line(messages: str) -> str:
+    """rg's or rrg's error as one line: the first line that says what is wrong. rg words a
+    bad regex over four lines (a heading, the pattern, a caret under the fault, the
+    fault); they become one, the fault and where it lies."""
+    lines = [line for line in messages.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first = lines[0].rstrip()
+    fault = next((line for line in lines[1:] if line.startswith("error: ")), None)
+    if first.endswith("regex parse error:") and fault is not None:
+        where = ""
+        carets = [k for k, line in enumerate(lines) if line.strip().startswith("^")]
+        if carets and carets[0] > 0:
+            shown, caret = lines[carets[0] - 1], lines[carets[0]]
+            indent = len(shown) - len(shown.lstrip())
+            column = caret.index("^") - indent + 1
+            where = f" at column {column} of {shown.strip()}"
+        return f"{first} {fault[len('error: ') :].strip()}{where}"
+    if first.endswith(":") and len(lines) > 1:
+        return f"{first} {lines[1].strip()}"
+    return first

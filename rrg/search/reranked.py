@@ -7,7 +7,6 @@ import time
 
 from rrg.model.encoder import Encoder
 from rrg.model.registry import resolve_model
-from rrg.output import stdout
 from rrg.output.printer import Printer
 from rrg.rank import rerank as scoring
 from rrg.rank.keywords import rerank_query
@@ -40,12 +39,12 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
     # One match at a time: a long line is re-read from its file to print, never all at once.
     if args.output_mode == "--json":
         for match in best:
-            stdout.write(Printer.json_messages(match))
-        stdout.write(Printer.json_summary(best, time.monotonic() - started))
+            search.write(Printer.json_messages(match))
+        search.write(Printer.json_summary(best, time.monotonic() - started))
     else:
         printer = Printer(args, run.with_filename, plan.colour, plan.excerpt, plan.terminal)
         for match in best:
-            stdout.write(printer.lines(match))
+            search.write(printer.lines(match))
     tail = f"; more matches lie beyond --pool {request.pool}" if more else ""
     result = StreamResult(printed=len(best), matched=bool(best), error=error)
     result.facts.append(f"reranked top {len(best)} of {len(matches)} matches{tail}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rrg.output import stdout
@@ -25,9 +26,9 @@ class OrderedRun:
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
 
 
-def search_in_order(run: OrderedRun) -> StreamResult:
+def search_in_order(run: OrderedRun, write: Callable[[bytes], None] = stdout.write) -> StreamResult:
     """Run rg over files in this order with the cap (the pattern checked before: see
-    ``rrg.rg.preflight``)."""
+    ``rrg.rg.preflight``); what it prints goes to ``write`` (the library collects it)."""
     plan = run.plan
     args, cap, excerpt = plan.args, plan.request.line_cap, plan.excerpt
     settings = StreamSettings(
@@ -38,7 +39,7 @@ def search_in_order(run: OrderedRun) -> StreamResult:
         args.paths if run.walk else None,
         run.early_walk,
     )
-    search = OrderedSearch(plan.rg, args, settings, stdout.write)
+    search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:
         from rrg.search.reranked import rerank
 

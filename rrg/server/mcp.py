@@ -2,8 +2,8 @@
 official MCP SDK (``pip install '.[mcp]'``). Only this module imports the SDK, and only
 ``--mcp`` imports this module.
 
-A call runs on a worker thread, so calls may come at once; each one's output is its own
-(``rrg.streams``), and the index refreshes per call as the CLI's does.
+A call runs on a worker thread, so calls may come at once; each asks the library
+(``rrg.api``), whose index refreshes per call as the CLI's does.
 """
 
 from __future__ import annotations
@@ -15,16 +15,18 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from rrg.api import open_project
 from rrg.errors import RrgError
 from rrg.server.tools import FILES_HELP, RECALL_HELP, SEARCH_HELP, Answer, ToolInputError, Tools
 
 
-def serve(root: str, answer: Answer) -> int:
+def serve(root: str) -> int:
     """Serve ``root`` until the host closes the connection; returns the exit code."""
     try:
         import anyio
         from mcp.server import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
+        from mcp.types import CallToolResult, TextContent
     except ImportError as err:
         raise RrgError(
             f"--mcp needs the MCP SDK ({err.name} is missing): pip install '.[mcp]'"
@@ -48,7 +50,7 @@ def serve(root: str, answer: Answer) -> int:
         raise RrgError(f"{root}: not a folder to serve")
     # Every tool names paths relative to the root, as the CLI does to its working folder.
     os.chdir(real)
-    tools = Tools(real, answer)
+    tools = Tools(open_project(real))
     server: MCPServer = OneLineServer(
         "rrg",
         log_level="WARNING",  # a refused call is the agent's to read, not the host log's
@@ -58,16 +60,23 @@ def serve(root: str, answer: Answer) -> int:
         ),
     )
 
-    def offloaded(function: Callable[..., str]) -> Callable[..., Awaitable[str]]:
+    def offloaded(function: Callable[..., Answer]) -> Callable[..., Awaitable[CallToolResult]]:
         """The tool as the SDK takes it: its signature (the SDK reads the parameters from
-        it), run on a worker thread, bad input raised as the SDK's ToolError."""
+        it), run on a worker thread, its answer as text and as structured content, bad
+        input raised as the SDK's ToolError."""
 
         @functools.wraps(function)
-        async def tool(*args: object, **kwargs: object) -> str:
+        async def tool(*args: object, **kwargs: object) -> CallToolResult:
             try:
-                return await anyio.to_thread.run_sync(functools.partial(function, *args, **kwargs))
+                answer = await anyio.to_thread.run_sync(
+                    functools.partial(function, *args, **kwargs)
+                )
             except ToolInputError as err:
                 raise ToolError(str(err)) from None
+            return CallToolResult(
+                content=[TextContent(type="text", text=answer.text)],
+                structured_content=answer.data,
+            )
 
         return tool
 
@@ -76,7 +85,10 @@ def serve(root: str, answer: Answer) -> int:
         (tools.files, FILES_HELP),
         (tools.recall, RECALL_HELP),
     ):
-        server.tool(name=function.__name__, description=help_text)(offloaded(function))
+        # The answer is built here (text and data), not derived from a return annotation.
+        server.tool(name=function.__name__, description=help_text, structured_output=False)(
+            offloaded(function)
+        )
 
     with contextlib.suppress(KeyboardInterrupt):  # the host's Ctrl-C ends the session
         server.run("stdio")

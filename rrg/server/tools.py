@@ -1,6 +1,8 @@
-"""What the MCP server's tools answer, as command lines rrg's own CLI runs: a tool call is
-the ``rrg`` command an agent would have typed, answered in-process (the model stays loaded
-between calls) and bounded in size. No MCP here: the SDK's wiring is ``rrg.server.mcp``.
+"""What the MCP server's tools answer: each tool asks the library (``rrg.api``) what the
+command line would be asked (``rrg -q QUERY --files``, ``rrg -q QUERY PATTERN``, ``rrg
+--recall QUERY``), and answers with the data (files, lines, passages) and the text an agent
+reads, the command line's own lines, bounded in size. No MCP here: the SDK's wiring is
+``rrg.server.mcp``.
 
 Every path an agent names is checked to lie inside the served root (after symlinks), and
 answers name paths relative to it: nothing outside the root is read or named.
@@ -10,16 +12,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
 
-#: A command line of rrg's run in this process: its exit code, stdout and stderr.
-Answer = Callable[[list[str]], tuple[int, bytes, bytes]]
+from rrg import defaults
+from rrg.api import LineMatch, Passage, Project
+from rrg.errors import RrgError
+from rrg.excerpt import char_offset, cut_text
 
 #: Characters an answer holds at most (about 5,000 tokens), then a notice says what was cut.
 MAX_CHARS = 20_000
 #: Matching lines ``search`` prints unless asked for another limit (the CLI's -q default),
 #: and the most it prints whatever is asked.
-SEARCH_LINES = 30
+SEARCH_LINES = defaults.LINE_CAP
 MAX_LINES = 2_000
 #: Files ``files`` lists unless asked, and at most.
 FILES = 50
@@ -50,11 +55,23 @@ class ToolInputError(Exception):
 
 
 @dataclass(frozen=True)
-class Tools:
-    """The tools over one served root (absolute, real) with the command runner."""
+class Answer:
+    """A tool's answer: the text an agent reads (the command line's lines and its
+    ``[rrg: ...]`` notices) and the same as data (the MCP result's structured content)."""
 
-    root: str
-    answer: Answer
+    text: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Tools:
+    """The tools over one served project (its root absolute and real)."""
+
+    project: Project
+
+    @property
+    def root(self) -> str:
+        return os.fspath(self.project.root)
 
     def search(
         self,
@@ -63,20 +80,35 @@ class Tools:
         path: str | None = None,
         globs: list[str] | None = None,
         limit: int | None = None,
-    ) -> str:
+    ) -> Answer:
         lines = _bounded(limit, SEARCH_LINES, MAX_LINES, "limit")
-        argv = ["-q", _query(query), "--limit", str(lines), "--color", "never", *_globs(globs)]
-        where = self._path(path)
+        where, chosen = self._paths(path), _globs(globs)
+        query = _query(query)
         if pattern is None:
-            # Passages take no PATH on the command line (a word there is rg's pattern): a
-            # folder or file is a glob instead.
-            if where != ".":
-                full = os.path.join(self.root, where)
-                argv += ["-g", f"/{where}/**" if os.path.isdir(full) else f"/{where}"]
-            return self._run(argv)
+            found = _asked(
+                lambda: self.project.passages(query, limit=lines, paths=where, globs=chosen)
+            )
+            text = "".join(_block(p) for p in found.passages)
+            data = {"passages": [asdict(p) for p in found.passages], "more": found.more}
+            more = [
+                f"printed the {lines} most relevant passages (limit); more follow: raise the limit"
+            ]
+            return _answer(text, data, found.notices + more * found.more)
         if not pattern:
             raise ToolInputError("rrg: the pattern is empty: give a regex, or none")
-        return self._run([*argv, "-n", "--no-heading", "-e", pattern, *_paths(where)])
+        result = _asked(
+            lambda: self.project.search(query, pattern, limit=lines, paths=where, globs=chosen)
+        )
+        shown = [_line(m) for m in result.matches]
+        cut = sum(was_cut for _, was_cut in shown)
+        notices = list(result.notices)
+        if cut:
+            notices.append(
+                f"{cut} long lines cut to {defaults.EXCERPT} characters around their match, "
+                "marked [...]"
+            )
+        data = {"matches": [asdict(m) for m in result.matches]}
+        return _answer("".join(line for line, _ in shown), data, notices)
 
     def files(
         self,
@@ -84,22 +116,38 @@ class Tools:
         path: str | None = None,
         globs: list[str] | None = None,
         limit: int | None = None,
-    ) -> str:
+    ) -> Answer:
         count = _bounded(limit, FILES, MAX_FILES, "limit")
-        argv = ["-q", _query(query), "--files", "--limit", str(count), *_globs(globs)]
-        return self._run([*argv, *_paths(self._path(path))])
+        query = _query(query)
+        where, chosen = self._paths(path), _globs(globs)
+        found = _asked(lambda: self.project.files(query, limit=count, paths=where, globs=chosen))
+        text = "".join(f.path + "\n" for f in found.files)
+        data = {"files": [asdict(f) for f in found.files], "total": found.total}
+        return _answer(text, data, found.notices)
 
-    def recall(self, query: str) -> str:
-        answer = self._run(["--recall", _query(query), "--no-progress"])
-        # Its first line names the scope file it wrote, in the user's cache: not a path
-        # under the served root, and of no use without the CLI's --scope-file.
-        first, _, rest = answer.partition("\n")
-        return rest if " \u2192 " in first else answer
+    def recall(self, query: str) -> Answer:
+        """The entry points of ``rrg --recall``: the best passages of the best files,
+        grouped by file (files in order of their best passage, passages by line)."""
+        query = _query(query)
+        found = _asked(lambda: self.project.passages(query, limit=defaults.PARAGRAPHS))
+        groups: dict[str, list[Passage]] = {}
+        for passage in found.passages:
+            groups.setdefault(passage.path, []).append(passage)
+        text = "".join(
+            f"{name}:\n"
+            + "".join(
+                f"Line {p.start_line}-{p.end_line}: {p.text}\n"
+                for p in sorted(group, key=lambda p: p.start_line)
+            )
+            for name, group in groups.items()
+        )
+        data = {"passages": [asdict(p) for p in found.passages]}
+        return _answer(text, data, found.notices)
 
-    def _path(self, path: str | None) -> str:
-        """A path under the root, relative to it ("." for the root itself)."""
+    def _paths(self, path: str | None) -> tuple[str, ...]:
+        """The path as the library takes it: none for the root."""
         if path is None or path in ("", "."):
-            return "."
+            return ()
         if "\0" in path:
             raise ToolInputError("rrg: a path holds no NUL byte")
         full = os.path.realpath(os.path.join(self.root, path))
@@ -107,47 +155,41 @@ class Tools:
             raise ToolInputError(f"rrg: {path}: outside the served folder {self.root}")
         if not os.path.exists(full):
             raise ToolInputError(f"rrg: {path}: no such file or directory")
-        return os.path.relpath(full, self.root)
-
-    def _run(self, argv: list[str]) -> str:
-        code, out, err = self.answer(argv)
-        messages = err.decode("utf-8", "replace")
-        if code == 2:
-            raise ToolInputError(one_line(messages) or "rrg: the command failed")
-        text = _cut(out.decode("utf-8", "replace"))
-        notices = "".join(line + "\n" for line in messages.splitlines() if line.strip())
-        if not text and code == 1:
-            text = "no match\n"
-        return text + notices
+        return (os.path.relpath(full, self.root),)
 
 
-def one_line(messages: str) -> str:
-    """rg's or rrg's error as one line: the first line that says what is wrong. rg words a
-    bad regex over four lines (a heading, the pattern, a caret under the fault, the
-    fault); they become one, the fault and where it lies."""
-    lines = [line for line in messages.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    first = lines[0].rstrip()
-    fault = next((line for line in lines[1:] if line.startswith("error: ")), None)
-    if first.endswith("regex parse error:") and fault is not None:
-        where = ""
-        carets = [k for k, line in enumerate(lines) if line.strip().startswith("^")]
-        if carets and carets[0] > 0:
-            shown, caret = lines[carets[0] - 1], lines[carets[0]]
-            indent = len(shown) - len(shown.lstrip())
-            column = caret.index("^") - indent + 1
-            where = f" at column {column} of {shown.strip()}"
-        return f"{first} {fault[len('error: ') :].strip()}{where}"
-    if first.endswith(":") and len(lines) > 1:
-        return f"{first} {lines[1].strip()}"
-    return first
+T = TypeVar("T")
 
 
-def _paths(where: str) -> list[str]:
-    """The command line's PATH: none for the root (rg then names files without "./", as
-    the CLI run there does)."""
-    return [] if where == "." else ["--", where]
+def _asked(question: Callable[[], T]) -> T:
+    """The library's answer, its refusal of bad input said as rrg says it."""
+    try:
+        return question()
+    except RrgError as err:
+        raise ToolInputError(f"rrg: {err}") from None
+
+
+def _answer(text: str, data: dict[str, Any], notices: list[str]) -> Answer:
+    said = "".join(f"[rrg: {notice}]\n" for notice in notices)
+    return Answer(_cut(text or "no match\n") + said, {**data, "notices": notices})
+
+
+def _block(passage: Passage) -> str:
+    """A passage as ``rrg -q QUERY`` prints it in a pipe: ``path:start-end:`` then its
+    text."""
+    return f"{passage.path}:{passage.start_line}-{passage.end_line}:\n{passage.text}\n"
+
+
+def _line(match: LineMatch) -> tuple[str, bool]:
+    """A matching line as ``rrg -q QUERY -n --no-heading PATTERN`` prints it in a pipe:
+    cut to the excerpt around its first match; and whether it was cut."""
+    text, was_cut = match.text, False
+    if len(text) > defaults.EXCERPT:
+        start, end = match.spans[0] if match.spans else (0, 0)
+        raw = text.encode("utf-8", "surrogateescape")
+        at = char_offset(raw, start)
+        text, was_cut = cut_text(text, at, char_offset(raw, end) - at, defaults.EXCERPT)
+    return f"{match.path}:{match.line_number}:{text}\n", was_cut
 
 
 def _query(query: str) -> str:
@@ -164,13 +206,11 @@ def _bounded(value: int | None, default: int, most: int, name: str) -> int:
     return value
 
 
-def _globs(globs: list[str] | None) -> list[str]:
-    out: list[str] = []
+def _globs(globs: list[str] | None) -> tuple[str, ...]:
     for glob in globs or []:
         if not glob or "\0" in glob:
             raise ToolInputError(f"rrg: bad glob {glob!r}")
-        out += ["-g", glob]
-    return out
+    return tuple(globs or ())
 
 
 def _cut(text: str) -> str:

@@ -1,0 +1,146 @@
+"""The library (rrg.api), in this process: its answers are the command line's for the same
+words (the real rg under both), and bad input is an RrgError of one line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rrg import api
+from tests.conftest import rrg_cmd, run
+
+QUERY = "retry a failed call with backoff"
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "retry.py").write_text(
+        "def retry_with_backoff(call, attempts=3):\n"
+        '    """Retry a call, waiting longer after each failure."""\n'
+        "    for n in range(attempts):\n"
+        "        try:\n"
+        "            return call()\n"
+        "        except TimeoutError:\n"
+        "            sleep(2 ** n)  # backoff\n"
+    )
+    (root / "src" / "config.py").write_text(
+        'def parse_config(path):\n    """Read the settings file; retry once."""\n'
+        "    return open(path).read()\n"
+    )
+    (root / "docs" / "retries.md").write_text("# Retries\n\nThe client retries with backoff.\n")
+    (root / "src" / "many.txt").write_text("".join(f"retry line {k}\n" for k in range(50)))
+    (root / "ignored.log").write_text("retry backoff\n")
+    (root / ".gitignore").write_text("*.log\n")
+    (root / ".git").mkdir()
+    return root
+
+
+@pytest.fixture
+def project(project_dir: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> api.Project:
+    for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.delenv("RIPGREP_CONFIG_PATH", raising=False)
+    return api.open_project(project_dir)
+
+
+def test_files_are_the_command_lines_order(
+    project: api.Project, project_dir: Path, env: dict[str, str]
+) -> None:
+    got = project.files(QUERY).files
+    cli = run([*rrg_cmd(), "-q", QUERY, "--files"], project_dir, env)
+    assert cli.returncode == 0, cli.stderr
+    assert [f.path for f in got] == cli.stdout.decode().splitlines()
+    assert [f.rank for f in got] == list(range(1, len(got) + 1))
+    assert "ignored.log" not in [f.path for f in got]  # rg's ignore rules hold
+    assert got[0].path == "src/retry.py"
+    two = project.files(QUERY, limit=2)
+    assert [f.path for f in two.files] == [f.path for f in got[:2]]
+    assert two.total == len(got) and two.notices == [f"printed the 2 best of {len(got)} files"]
+
+
+def test_search_gives_the_command_lines_lines(
+    project: api.Project, project_dir: Path, env: dict[str, str]
+) -> None:
+    result = project.search(QUERY, "retry|backoff", limit=5)
+    cli = run(
+        [*rrg_cmd(), "-q", QUERY, "--limit", "5", "-n", "-H", "retry|backoff"], project_dir, env
+    )
+    assert cli.returncode == 0, cli.stderr
+    expected = [tuple(line.split(":", 2)) for line in cli.stdout.decode().splitlines()]
+    got = [(m.path, str(m.line_number), m.text) for m in result.matches]
+    assert got == expected
+    assert len(got) == 5
+    # The cap's notice, as the command line says it on stderr.
+    assert any(n.startswith("stopped at --limit 5") for n in result.notices)
+    assert "stopped at --limit 5" in cli.stderr.decode()
+    first = result.matches[0]
+    start, end = first.spans[0]
+    assert re.fullmatch("retry|backoff", first.text.encode()[start:end].decode())
+
+
+def test_search_limit_zero_paths_and_case(project: api.Project) -> None:
+    every = project.search(QUERY, "retry", limit=0)
+    assert sum(m.path == "src/many.txt" for m in every.matches) == 50
+    assert every.notices == []
+    inside = project.search(QUERY, "BACKOFF", paths=("docs",), ignore_case=True, fast=True)
+    assert {m.path for m in inside.matches} == {"docs/retries.md"}
+    assert project.search(QUERY, "BACKOFF", paths=("docs",)).matches == []
+
+
+def test_passages_are_the_command_lines(
+    project: api.Project, project_dir: Path, env: dict[str, str]
+) -> None:
+    answer = project.passages(QUERY, limit=2)
+    got = answer.passages
+    cli = run([*rrg_cmd(), "-q", QUERY, "--limit", "2"], project_dir, env)
+    assert cli.returncode == 0, cli.stderr
+    heads = re.findall(r"^(\S+):(\d+)-(\d+):$", cli.stdout.decode(), re.M)
+    assert [(p.path, str(p.start_line), str(p.end_line)) for p in got] == heads
+    assert got[0].path == "src/retry.py" and got[0].text.startswith("def retry_with_backoff")
+    assert answer.more
+    every = project.passages(QUERY, limit=0)
+    assert not every.more and len(every.passages) > 2
+
+
+def test_index_and_status(project: api.Project) -> None:
+    report = project.index()
+    assert (report.files, report.read) == (4, 4)  # rg lists 4: .gitignore is hidden
+    again = project.index()
+    assert (again.read, again.removed) == (0, 0)
+    status = project.status()
+    assert status.indexed and status.files == 4
+    assert status.served_by == str(project.root)
+    assert "files indexed: 4" in status.text
+
+
+def test_bad_input_is_one_line(project: api.Project, tmp_path: Path) -> None:
+    cases = [
+        (lambda: project.search(QUERY, "a("), "regex parse error"),
+        (lambda: project.search(QUERY, ""), "the pattern is empty"),
+        (lambda: project.files("  "), "the query is empty"),
+        (lambda: project.files(QUERY, paths=("..",)), "outside the project"),
+        (lambda: project.files(QUERY, paths=("nope",)), "no such file or directory"),
+        (lambda: project.files(QUERY, paths="src"), "not one string"),  # type: ignore[arg-type]
+        (lambda: project.search(QUERY, "x", limit=-1), "0 or more"),
+        (lambda: api.open_project(tmp_path / "missing"), "not a folder"),
+        (lambda: api.open_project(tmp_path, model="no-such-model"), "no model named"),
+    ]
+    for call, words in cases:
+        with pytest.raises(api.RrgError) as err:
+            call()
+        assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_documented_example_runs(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
+        monkeypatch.setenv(name, env[name])
+    doc = (Path(__file__).parent.parent / "docs" / "api.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    assert blocks, "docs/api.md shows no example"
+    for block in blocks:
+        exec(compile(block, "docs/api.md", "exec"), {})
