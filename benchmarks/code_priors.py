@@ -3,8 +3,11 @@ SWE-bench code sets. File nDCG@10 with the priors as shipped, with them off, and
 either (the priors off, code cut at blank lines), dev and test halves (odd and even query
 ids), in the cheap order (``--fast``) or, with ``--stage``, the default order.
 
-Run: python -m benchmarks.code_priors [--stage] [--shipped] [LIMIT] [SET ...]
-(--shipped: the shipped setting alone, a third of the time)
+Run: python -m benchmarks.code_priors [--stage] [--shipped] [--set MODULE.NAME=VALUE]
+[LIMIT] [SET ...]
+(--shipped: the shipped setting alone, a third of the time; --set: the shipped setting and
+one variant of it beside, a constant as benchmarks/semble_code.py names them, e.g.
+stage.CODE_PASSAGE_TOKENS=96)
 (LIMIT: queries a set, default all; SET: a set's name, default every set)
 Minutes for the cheap order; the stage reads passages the first time (tens of minutes).
 """
@@ -37,6 +40,9 @@ def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[st
     paths = sorted(doc_of)
     rank = RankSettings(default_model(), stage, lambda message: None)
     settings = {"shipped": SHIPPED} if "--shipped" in sys.argv else SETTINGS
+    if "--set" in sys.argv:
+        name, _, value = sys.argv[sys.argv.index("--set") + 1].partition("=")
+        settings = {"shipped": SHIPPED, f"{name}={value}": {**SHIPPED, name: float(value)}}
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
         for name, values in settings.items():
@@ -55,7 +61,10 @@ def main() -> None:
     groups = [(name, [beir(name)]) for name in BEIR_SETS]
     groups.append(("swebench-lite", swebench_tasks()))
     groups += [(s.name, [s]) for s in swebench_repos()]
-    wanted = [a for a in sys.argv[1:] if not a.startswith("--") and not a.isdigit()]
+    given = sys.argv[1:]
+    if "--set" in given:
+        del given[given.index("--set") : given.index("--set") + 2]
+    wanted = [a for a in given if not a.startswith("--") and not a.isdigit()]
     groups = [(name, sets) for name, sets in groups if not wanted or name in wanted]
     print(f"code priors on the labelled sets, {'default' if stage else '--fast'}; {machine()}\n")
     print("| set | half | queries | shipped | priors off | before | shipped - before |")
@@ -72,7 +81,11 @@ def main() -> None:
                 continue
             on = mean(got["shipped"])
             n = len(got["shipped"])
-            if "before" in got:
+            variant = next((k for k in got if "=" in k), None)
+            if variant is not None:
+                other = mean(got[variant])
+                cells = f"{on:.3f} | {variant}: {other:.3f} | - | {other - on:+.3f} (variant)"
+            elif "before" in got:
                 off, before = mean(got["off"]), mean(got["before"])
                 cells = f"{on:.3f} | {off:.3f} | {before:.3f} | {on - before:+.3f}"
             else:

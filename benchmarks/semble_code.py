@@ -142,11 +142,12 @@ def stage_budget() -> dict[str, dict[str, float]]:
         out[f"CODE_PASSAGE_TOKENS={tokens}"] = {**SHIPPED, "stage.CODE_PASSAGE_TOKENS": tokens}
     for budget in (20, 24):
         out[f"STAGE_PASSAGES={budget}"] = {**SHIPPED, "files.STAGE_PASSAGES": budget}
-    out["STAGE_PASSAGES=40, CODE_PASSAGE_TOKENS=64"] = {
-        **SHIPPED,
-        "files.STAGE_PASSAGES": 40,
-        "stage.CODE_PASSAGE_TOKENS": 64,
-    }
+    for budget, tokens in ((40, 64), (36, 96), (40, 96), (48, 96)):
+        out[f"STAGE_PASSAGES={budget}, CODE_PASSAGE_TOKENS={tokens}"] = {
+            **SHIPPED,
+            "files.STAGE_PASSAGES": budget,
+            "stage.CODE_PASSAGE_TOKENS": tokens,
+        }
     return out
 
 

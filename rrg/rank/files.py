@@ -10,7 +10,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -149,18 +149,14 @@ def signals(
 STAGE_PASSAGES = 32
 
 
-# On an embedded root, chosen on the dev halves of semble-code (194 queries) and sympy (42),
-# in one process (python -m benchmarks.embedded_sweep DATA): dev means for 0 / 5 / 10 / 20
-# files added, scored by the picked passages: semble .801 / .800 / .794 / .787, sympy
-# .603 / .573 / .573 / .504; scored by the best stored passage, 0 / 5 / 20 files: semble
-# .822 / .819 / .821, sympy .657 / .650 / .642.
-#: Files the stage weighs on an embedded root beside the cheap order's best: the best by
-#: their stored passages (files the cheap tier ranked low). Each one added cost the dev
-#: halves.
-EMBEDDED_FILES = 0
-#: On an embedded root, a file is scored by its best stored passage (every passage), not by
-#: the passages the cheap tier picks for the model (MaxP over the whole file).
-STORED_MAXP = True
+# On an embedded root, a file is scored by its best stored passage (every passage: MaxP over
+# the whole file), not by the passages the cheap tier picks for the model; and the stage
+# weighs the cheap order's best files alone. Chosen on the dev halves of semble-code (194
+# queries) and sympy (42): files added by their stored passages, 0 / 5 / 10 / 20, scored by
+# the picked passages: semble .801 / .800 / .794 / .787, sympy .603 / .573 / .573 / .504;
+# by the best stored passage, 0 / 5 / 20: semble .822 / .819 / .821, sympy .657 / .650 /
+# .642 (benchmarks/embedded_sweep.py, removed with its two switches once both were chosen:
+# run it from commit 8f976d1).
 
 
 @dataclass
@@ -313,27 +309,17 @@ def run_stage(
     stage_files: int,
     pieces: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, ScoredPassages | None]:
-    """The candidates the stage re-orders, each one's best passage cosine, and the passages
-    it read (None where it read stored vectors only).
-
-    The stage weighs the cheap order's ``stage_files`` best; on an embedded root also the
-    ``EMBEDDED_FILES`` best by their stored passages (files the cheap tier ranked low), and
-    the passages it reads of embedded files come from the embedding index, not the model.
-    An embedded file is scored by its best stored passage (``STORED_MAXP``), a file not
-    embedded by the passages the cheap tier picks for the model."""
+    """The candidates the stage re-orders (the cheap order's ``stage_files`` best), each
+    one's best passage cosine, and the passages it read (None where it read stored vectors
+    only). On an embedded root an embedded file is scored by its best stored passage, and
+    only the others are cut into passages for the model."""
     top = order_by(fused)[:stage_files]
     scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
     held = held_vectors(root, encoder.spec)
-    dense = None
-    if held is not None and (EMBEDDED_FILES > 0 or STORED_MAXP):
+    if held is not None:
+        # --recall and the no-pattern mode cut the passages of embedded files when they
+        # print (their vectors read from the index).
         dense = dense_file_scores(held, view, cand_rows, query_vector(query, scorer))
-        by_dense = order_by(np.where(np.isnan(dense), -np.inf, dense))[:EMBEDDED_FILES]
-        found = [k for k in by_dense.tolist() if np.isfinite(dense[k])]
-        top = np.array(list(dict.fromkeys([*top.tolist(), *found])), np.int64)
-        scorer = replace(scorer, budget=max(STAGE_PASSAGES, len(top)))
-    if STORED_MAXP and dense is not None:
-        # Only the files not embedded are cut into passages now; --recall and the
-        # no-pattern mode cut theirs when they print (their vectors read from the index).
         best = dense[top].copy()
         missing = np.flatnonzero(np.isnan(best))
         if len(missing):
