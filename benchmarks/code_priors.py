@@ -42,7 +42,8 @@ def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[st
     settings = {"shipped": SHIPPED} if "--shipped" in sys.argv else SETTINGS
     if "--set" in sys.argv:
         name, _, value = sys.argv[sys.argv.index("--set") + 1].partition("=")
-        settings = {"shipped": SHIPPED, f"{name}={value}": {**SHIPPED, name: float(value)}}
+        number = int(value) if value.isdigit() else float(value)
+        settings = {"shipped": SHIPPED, f"{name}={value}": {**SHIPPED, name: number}}
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
         for name, values in settings.items():
