@@ -3,11 +3,10 @@ SWE-bench code sets. File nDCG@10 with the priors as shipped, with them off, and
 either (the priors off, code cut at blank lines), dev and test halves (odd and even query
 ids), in the cheap order (``--fast``) or, with ``--stage``, the default order.
 
-Run: python -m benchmarks.code_priors [--stage] [--shipped] [--set MODULE.NAME=VALUE]
+Run: python -m benchmarks.code_priors [--stage] [--shipped] [--set FIELD=VALUE]
 [LIMIT] [SET ...]
 (--shipped: the shipped setting alone, a third of the time; --set: the shipped setting and
-one variant of it beside, a constant as benchmarks/semble_code.py names them, e.g.
-stage.CODE_PASSAGE_TOKENS=96)
+one variant of it beside: a field of rrg.rank.tuning.Tuning, e.g. code_passage_tokens=96)
 (LIMIT: queries a set, default all; SET: a set's name, default every set)
 Minutes for the cheap order; the stage reads passages the first time (tens of minutes).
 """
@@ -16,21 +15,23 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from statistics import mean
 
 from benchmarks.common import OUT, machine
 from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks
 from benchmarks.passage_stage import half
 from benchmarks.quality import ndcg10
-from benchmarks.semble_code import OFF, SHIPPED, constants
+from benchmarks.semble_code import OFF, SHIPPED, Setting
 from rrg.model.registry import default_model
 from rrg.rank.files import RankSettings, rank_files
+from rrg.rank.tuning import TUNING
 
 #: As shipped; the priors off; and as before either (priors off, code cut at blank lines).
-SETTINGS = {
+SETTINGS: dict[str, Setting] = {
     "shipped": SHIPPED,
     "off": OFF,
-    "before": {**OFF, "passages.ENABLED": False},
+    "before": {**OFF, "code_passages": False},
 }
 
 
@@ -38,17 +39,20 @@ def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[st
     os.chdir(s.root)
     doc_of = {os.fsencode(path): doc for doc, path in s.doc_path.items()}
     paths = sorted(doc_of)
-    rank = RankSettings(default_model(), stage, lambda message: None)
     settings = {"shipped": SHIPPED} if "--shipped" in sys.argv else SETTINGS
     if "--set" in sys.argv:
         name, _, value = sys.argv[sys.argv.index("--set") + 1].partition("=")
         number = int(value) if value.isdigit() else float(value)
-        settings = {"shipped": SHIPPED, f"{name}={value}": {**SHIPPED, name: number}}
+        settings = {"shipped": SHIPPED, f"{name}={value}": {name: number}}
+    spec = default_model()
+    ranks = {
+        name: RankSettings(spec, stage, lambda message: None, tuning=replace(TUNING, **values))
+        for name, values in settings.items()
+    }
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
-        for name, values in settings.items():
-            with constants(values):
-                ranking = rank_files(query, os.fsencode(s.root), paths, rank)
+        for name, rank in ranks.items():
+            ranking = rank_files(query, os.fsencode(s.root), paths, rank)
             ranked = [doc_of[p] for p in ranking.ordered if p in doc_of]
             out[half(qid)].setdefault(name, []).append(ndcg10(ranked, s.qrels.get(qid, {})))
     return out

@@ -15,12 +15,14 @@ import os
 import re
 import sys
 import time
+from dataclasses import replace
 
 from benchmarks.common import OUT, machine
 from benchmarks.datasets import LabelledSet, beir, swebench_repos
 from rrg.model.registry import default_model
 from rrg.rank import files as rank
 from rrg.rank.entry_points import best_paragraphs
+from rrg.rank.tuning import TUNING
 
 PROSE = ["scifact", "hotpotqa-distractor-100", "nfcorpus", "cranfield"]
 BUDGETS = [64, 32, 20]  # largest first: smaller budgets then read cached vectors
@@ -43,9 +45,9 @@ def run_set(s: LabelledSet, limit: int | None) -> dict[str, dict[str, list[float
         gold = s.qrels[qid]
         row = out[half(qid)]
         for budget in BUDGETS:
-            rank.STAGE_PASSAGES = budget
             start = time.monotonic()
-            settings = rank.RankSettings(spec, STAGE_FILES, lambda m: None)
+            tuning = replace(TUNING, stage_passages=budget)
+            settings = rank.RankSettings(spec, STAGE_FILES, lambda m: None, tuning=tuning)
             ranking = rank.rank_files(query, os.fsencode(s.root), paths, settings)
             found = best_paragraphs(query, ranking, spec, 10)
             row.setdefault(f"t{budget}", []).append(time.monotonic() - start)

@@ -28,7 +28,7 @@ from benchmarks.datasets import BEIR_SETS
 from benchmarks.quantized_stage import Timed, half_tables, pooled_gap, run_sets
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import STAGE_PASSAGES
+from rrg.rank.tuning import TUNING
 
 BUDGETS = (20, 24, 28, 32, 40)
 #: The most a budget's dev half may lose against P=32, pooled (see above).
@@ -46,7 +46,7 @@ def main() -> None:
 
 def write_report(per_query: dict, variants: dict[str, Timed]) -> None:
     names = list(per_query)
-    base = f"P={STAGE_PASSAGES}"
+    base = f"P={TUNING.stage_passages}"
     columns = ["rrg --fast", *(f"P={b}" for b in BUDGETS)]
     lines = [f"Machine: {machine()}", "", *half_tables(per_query, base, columns)]
     lines += [
@@ -55,7 +55,7 @@ def write_report(per_query: dict, variants: dict[str, Timed]) -> None:
         "| budget | dev, prose sets | dev, every set | test, prose sets | test, every set |",
         "|---|---|---|---|---|",
     ]
-    chosen = STAGE_PASSAGES
+    chosen = TUNING.stage_passages
     for budget in BUDGETS:
         label = f"P={budget}"
         if label == base:

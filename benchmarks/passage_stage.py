@@ -41,7 +41,8 @@ from rrg.model.registry import default_model
 from rrg.rank.files import refresh_index, signals
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.passages import PassageScorer, score_passages
-from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores
+from rrg.rank.scoring import fuse, order_by, staged_scores
+from rrg.rank.tuning import TUNING
 
 SWEEP_K = (20, 30)
 SWEEP_EXTRA = (0, 12)  # P = K + extra
@@ -56,7 +57,7 @@ SWEEP_CUT = ("", " defs")
 #: R, the weight of the path field's BM25 in the lexical signal (``lexical_signal``). The
 #: whole sweep runs at rrg's own; ``--path`` sweeps R at the stage chosen before it, whose
 #: configs are then named with " R<weight>".
-SWEEP_PATH: tuple[float, ...] = (PATH_WEIGHT,)
+SWEEP_PATH: tuple[float, ...] = (TUNING.path_weight,)
 #: A file's model score: its best passage's cosine (""), or " top2": the mean of its two
 #: best read (its best alone where the model read one).
 SWEEP_POOL = ("",)
@@ -156,7 +157,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                         " defs": lambda text, _, at=path_of: cut_definitions(text, at[text]),
                         " split0": lambda text, _: split_before(text),
                     }[cut]
-                    scorer = PassageScorer(encoder, view.piece_idf, vectors_for, k + extra)
+                    scorer = PassageScorer(encoder, view.piece_idf, vectors_for, k + extra, TUNING)
                     scored = score_passages(query, texts, scorer, read_names(names, read), cutter)
                     for pool in SWEEP_POOL:
                         best = (

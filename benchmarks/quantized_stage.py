@@ -32,9 +32,10 @@ from benchmarks.passage_stage import TIE, half, paired_interval
 from benchmarks.quality import ndcg10
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import STAGE_PASSAGES, refresh_index, signals
+from rrg.rank.files import refresh_index, signals
 from rrg.rank.passages import PassageScorer, score_passages
-from rrg.rank.scoring import PATH_WEIGHT, fuse, order_by, staged_scores
+from rrg.rank.scoring import fuse, order_by, staged_scores
+from rrg.rank.tuning import TUNING
 
 #: The files the stage weighs (``--cascade``'s default).
 STAGE_FILES = 20
@@ -60,7 +61,7 @@ class Timed:
     def __init__(
         self,
         encoder: Encoder,
-        budget: int = STAGE_PASSAGES,
+        budget: int = TUNING.stage_passages,
         memo: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.encoder = encoder
@@ -95,7 +96,7 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
         gold = s.qrels[qid]
-        lex, sem = signals(query, view, cheap_encoder, path_weight=PATH_WEIGHT)
+        lex, sem = signals(query, view, cheap_encoder, path_weight=TUNING.path_weight)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         chosen = order_by(fused)[:STAGE_FILES]
@@ -104,7 +105,7 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
         scores = {"rrg --fast": fused}
         for name, variant in variants.items():
             scorer = PassageScorer(
-                variant.encoder, view.piece_idf, variant.vectors_for, variant.budget
+                variant.encoder, view.piece_idf, variant.vectors_for, variant.budget, TUNING
             )
             scored = score_passages(query, texts, scorer, names)
             staged = fused.copy()
@@ -209,7 +210,7 @@ def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) ->
         per = variant.seconds / max(1, variant.encoded)
         lines.append(
             f"- {name}: {variant.encoded} passages encoded, {per * 1000:.1f} ms a passage "
-            f"({per * STAGE_PASSAGES:.2f} s for a new query's {STAGE_PASSAGES})"
+            f"({per * TUNING.stage_passages:.2f} s for a new query's {TUNING.stage_passages})"
         )
     report = "\n".join(lines) + "\n"
     (OUT / report_name).write_text(report)

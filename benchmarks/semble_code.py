@@ -13,7 +13,9 @@ fetched snapshots). --sweep: every setting of the sweep (else the shipped consta
 --stage-budget: the model's work in the stage (tokens of code passages, passages in all);
 --plain: also the order with the priors off; --paragraphs: also code cut at blank lines
 instead of its definitions (with --stage: what the model reads); --passage-words: the cheap
-order's passage signal off and at each weight, head and window. DATA may be built whole
+order's passage signal off and at each weight, head and window. Each setting is a variant
+of ``rrg.rank.tuning.TUNING`` (``dataclasses.replace``) passed in RankSettings: nothing is
+patched. DATA may be built whole
 (``materialize.py --whole``): the priors for whole repositories are swept there. The
 "half" column counts places within DATA: with a folder of one half, read it as that half.
 About a minute for the
@@ -27,18 +29,14 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from statistics import mean
 
-import numpy as np
-
 from benchmarks.common import OUT, SHARED_DATA, machine, rg
 from rrg.model.registry import default_model
-from rrg.rank import code_order, code_passages, code_priors, files, passage_lexical, passages
 from rrg.rank.files import RankSettings, rank_files
-from rrg.rank.scoring import LEXICAL_WEIGHT, order_by, zscore
+from rrg.rank.tuning import TUNING
 
 SEMBLE = SHARED_DATA / "semble-code"
 PUBLISHED = ("semble", "semble_v2", "cre_hybrid", "colgrep", "ck")
@@ -53,122 +51,76 @@ def _metric() -> object:
 
 
 SCORE = _metric()
-SHIPPED = {
-    name: getattr(code_priors, name)
-    for name in (
-        "DEFINITION_WEIGHT",
-        "EMBEDDED_SCALE",
-        "STEM_WEIGHT",
-        "PATH_PENALTY",
-        "CODE_TREE_SHARE",
-        "PROSE_PENALTY",
-    )
-}
+#: A setting: the fields of ``rrg.rank.tuning.Tuning`` it changes from the shipped point.
+Setting = dict[str, float]
+#: The code priors' weights, as shipped.
+PRIORS = (
+    "definition_weight",
+    "embedded_scale",
+    "stem_weight",
+    "path_penalty",
+    "code_tree_share",
+    "prose_penalty",
+)
+SHIPPED: Setting = {}
 #: The priors off: no offsets, and no tree counts as code (a share above 1).
-OFF = {**dict.fromkeys(SHIPPED, 0.0), "CODE_TREE_SHARE": 2.0}
+OFF: Setting = {**dict.fromkeys(PRIORS, 0.0), "code_tree_share": 2.0}
 
 
-def sweep() -> dict[str, dict[str, float]]:
+def sweep() -> dict[str, Setting]:
     """One constant at a time around the shipped point, and the priors off."""
-    out = {"shipped": dict(SHIPPED), "off": dict(OFF)}
+    out = {"shipped": SHIPPED, "off": OFF}
     grid = {
-        "DEFINITION_WEIGHT": (0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0),
-        "EMBEDDED_SCALE": (0.0, 0.25, 0.5, 1.0),
-        "STEM_WEIGHT": (0.0, 1.0, 2.0, 3.0, 4.0),
-        "PATH_PENALTY": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0),
+        "definition_weight": (0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0),
+        "embedded_scale": (0.0, 0.25, 0.5, 1.0),
+        "stem_weight": (0.0, 1.0, 2.0, 3.0, 4.0),
+        "path_penalty": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0),
         # 2: prose never a secondary file (the rule off)
-        "CODE_TREE_SHARE": (0.02, 0.05, 0.1, 0.2, 0.5, 2.0),
-        "PROSE_PENALTY": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0),
+        "code_tree_share": (0.02, 0.05, 0.1, 0.2, 0.5, 2.0),
+        "prose_penalty": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0),
     }
     for name, values in grid.items():
         for value in values:
-            if value != SHIPPED[name]:
-                out[f"{name}={value:g}"] = {**SHIPPED, name: value}
+            if value != getattr(TUNING, name):
+                out[f"{name}={value:g}"] = {name: value}
     return out
 
 
-#: The modules whose constants a setting may name ("NAME" alone: the code priors).
-MODULES = {
-    "priors": code_priors,
-    "passages": code_passages,
-    "order": code_order,
-    "stage": passages,
-    "passage_lexical": passage_lexical,
-    "files": files,
-}
+# Reciprocal rank fusion of the lexical and static lists was tried against the z-score
+# fusion (issue 35: dev .756 / .727 at k=60 against .766 / .739) and lost; its trial
+# (--fusion) patched the fusion function and went with the patching: run it from 8f976d1.
 
 
-def rank_fusion(k: int) -> Callable[..., np.ndarray]:
-    """Reciprocal rank fusion of the lexical and static lists (issue 35's trial against the
-    z-score fusion), each list weighted as ``fuse`` weighs it, the sum then z-scored so that
-    the priors' offsets keep their units."""
-
-    def fuse(lexical: np.ndarray, semantic: np.ndarray, lexical_weight: float = LEXICAL_WEIGHT):
-        def ranks(values: np.ndarray) -> np.ndarray:
-            out = np.empty(len(values))
-            out[order_by(values)] = np.arange(len(values))
-            return out
-
-        fused = lexical_weight / (k + 1 + ranks(lexical))
-        fused += (1 - lexical_weight) / (k + 1 + ranks(semantic))
-        return np.round(zscore(fused), 9)
-
-    return fuse
-
-
-def stage_sweep() -> dict[str, dict[str, float]]:
+def stage_sweep() -> dict[str, Setting]:
     """The cheaper stage's choices (issue 28, item 4), each beside the shipped point: when
     the cheap tier's definition hit skips the stage, and how many tokens a passage is read
     to."""
-    out = {"shipped": dict(SHIPPED)}
+    out: dict[str, Setting] = {"shipped": SHIPPED}
     for definers in (0, 1, 2, 3):
-        if definers != code_order.DECISIVE_DEFINERS:
-            out[f"DECISIVE_DEFINERS={definers}"] = {
-                **SHIPPED,
-                "order.DECISIVE_DEFINERS": definers,
-            }
+        if definers != TUNING.decisive_definers:
+            out[f"decisive_definers={definers}"] = {"decisive_definers": definers}
     for tokens in (128, 192, 256):
-        if tokens != passages.PASSAGE_TOKENS:
-            out[f"PASSAGE_TOKENS={tokens}"] = {**SHIPPED, "stage.PASSAGE_TOKENS": tokens}
+        if tokens != TUNING.passage_tokens:
+            out[f"passage_tokens={tokens}"] = {"passage_tokens": tokens}
     return out
 
 
-def stage_budget() -> dict[str, dict[str, float]]:
+def stage_budget() -> dict[str, Setting]:
     """The model's work in the stage (issue 35's latency): how many tokens of a passage of
     code it reads and how many passages in all, each beside the shipped point. A new
     query's time is mostly these runs of the model (passages x tokens)."""
-    out = {"shipped": dict(SHIPPED)}
-    for tokens in (64, 96):
-        out[f"CODE_PASSAGE_TOKENS={tokens}"] = {**SHIPPED, "stage.CODE_PASSAGE_TOKENS": tokens}
+    out: dict[str, Setting] = {"shipped": SHIPPED}
+    for tokens in (64, 96, 128):
+        if tokens != TUNING.code_passage_tokens:
+            out[f"code_passage_tokens={tokens}"] = {"code_passage_tokens": tokens}
     for budget in (20, 24):
-        out[f"STAGE_PASSAGES={budget}"] = {**SHIPPED, "files.STAGE_PASSAGES": budget}
+        out[f"stage_passages={budget}"] = {"stage_passages": budget}
     for budget, tokens in ((40, 64), (36, 96), (40, 96), (48, 96)):
-        out[f"STAGE_PASSAGES={budget}, CODE_PASSAGE_TOKENS={tokens}"] = {
-            **SHIPPED,
-            "files.STAGE_PASSAGES": budget,
-            "stage.CODE_PASSAGE_TOKENS": tokens,
+        out[f"stage_passages={budget}, code_passage_tokens={tokens}"] = {
+            "stage_passages": budget,
+            "code_passage_tokens": tokens,
         }
     return out
-
-
-@contextmanager
-def constants(values: dict[str, float]) -> Iterator[None]:
-    """The settings' constants in place while the block runs: ``NAME`` of the code priors,
-    or ``passages.NAME`` of the code passages."""
-    targets = {}
-    for key in values:
-        module, _, name = key.rpartition(".")
-        targets[key] = (MODULES[module or "priors"], name)
-    saved = {key: getattr(mod, name) for key, (mod, name) in targets.items()}
-    for key, value in values.items():
-        mod, name = targets[key]
-        setattr(mod, name, value)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            mod, name = targets[key]
-            setattr(mod, name, value)
 
 
 def queries(repo: Path) -> list[tuple[str, str, list[str]]]:
@@ -183,22 +135,22 @@ def queries(repo: Path) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-def evaluate(
-    repo: Path, settings: dict[str, dict[str, float]], stage: int
-) -> dict[str, list[float]]:
+def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, list[float]]:
     """Each setting's per-query NDCG@10 on one repository."""
     corpus = (repo / "corpus").resolve()
     os.chdir(corpus)
     printed = subprocess.run([rg(), "--files"], capture_output=True, check=True).stdout
     paths = sorted(printed.splitlines())
     spec = default_model()
-    rank = RankSettings(spec, stage, lambda message: None)
+    ranks = {
+        name: RankSettings(spec, stage, lambda message: None, tuning=replace(TUNING, **values))
+        for name, values in settings.items()
+    }
     root = os.fsencode(corpus)
     scores: dict[str, list[float]] = {name: [] for name in settings}
     for _, query, labels in queries(repo):
-        for name, values in settings.items():
-            with constants(values):
-                ranking = rank_files(query, root, paths, rank)
+        for name, rank in ranks.items():
+            ranking = rank_files(query, root, paths, rank)
             files = [os.fsdecode(p) for p in ranking.ordered[:10]]
             scores[name].append(SCORE.ndcg10(files, labels))  # type: ignore[attr-defined]
     return scores
@@ -208,32 +160,25 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     data, names = Path(args[0]).resolve(), args[1:]
     os.environ.setdefault("RRG_CACHE_DIR", str(OUT / "cache-semble"))
-    settings = sweep() if "--sweep" in sys.argv else {"shipped": dict(SHIPPED)}
+    settings = sweep() if "--sweep" in sys.argv else {"shipped": SHIPPED}
     if "--stage-sweep" in sys.argv:
         settings = stage_sweep()
     if "--stage-budget" in sys.argv:
         settings = stage_budget()
     if "--plain" in sys.argv:
-        settings["off"] = dict(OFF)
+        settings["off"] = OFF
     if "--passage-words" in sys.argv:  # the passage signal's weight, head and window
-        settings["passage words off"] = {**SHIPPED, "passage_lexical.WEIGHT": 0.0}
+        settings["passage words off"] = {"passage_words_weight": 0.0}
         for weight in (0.25, 0.5, 0.75, 1.0):
             for head in (100, 200):
                 settings[f"passage words {weight:g} x{head}"] = {
-                    **SHIPPED,
-                    "passage_lexical.WEIGHT": weight,
-                    "passage_lexical.HEAD_FILES": head,
+                    "passage_words_weight": weight,
+                    "passage_words_files": head,
                 }
         for window in (600, 2400):
-            settings[f"passage words window {window}"] = {
-                **SHIPPED,
-                "passage_lexical.WINDOW": window,
-            }
-    if "--fusion" in sys.argv:  # reciprocal rank fusion against the z-scores
-        for k in (10, 60):
-            settings[f"rank fusion k={k}"] = {**SHIPPED, "files.fuse": rank_fusion(k)}  # type: ignore[dict-item]
+            settings[f"passage words window {window}"] = {"passage_words_window": window}
     if "--paragraphs" in sys.argv:  # the priors as shipped, code cut at blank lines
-        settings["blank-line passages"] = {**SHIPPED, "passages.ENABLED": False}
+        settings["blank-line passages"] = {"code_passages": False}
     stage = 20 if {"--stage", "--stage-sweep", "--stage-budget"} & set(sys.argv) else 0
     published = json.loads((SEMBLE / "published.json").read_text())
     repos = sorted(p.name for p in data.iterdir() if (p / "qrels.tsv").is_file())

@@ -11,6 +11,7 @@ import pytest
 from conftest import rrg_cmd, run
 from rrg.index.definitions import MAX_NAMES, defined_names
 from rrg.rank import code_priors as priors
+from rrg.rank.tuning import TUNING
 
 
 @pytest.mark.parametrize(
@@ -116,17 +117,18 @@ def test_prose_is_a_secondary_file_only_in_a_repository_of_code() -> None:
     """A README or a page of API docs sinks below the code where the tree is code; in a
     tree of prose (a documentation site, a corpus of notes) nothing sinks, and a query that
     asks for docs keeps them."""
-    sink = -priors.PROSE_PENALTY
-    assert priors.prose_offset("README.md", frozenset(), among_code=True) == sink
-    assert priors.prose_offset("guide/api.html", frozenset(), among_code=True) == sink
-    assert priors.prose_offset("README.md", frozenset(), among_code=False) == 0
+    sink = -1.0
+    assert priors.prose_offset("README.md", frozenset(), among_code=True, penalty=1.0) == sink
+    assert priors.prose_offset("guide/api.html", frozenset(), among_code=True, penalty=1.0) == sink
+    assert priors.prose_offset("README.md", frozenset(), among_code=False, penalty=1.0) == 0
     asked = priors.query_form("where do the docs explain routing").asks_for
-    assert priors.prose_offset("README.md", asked, among_code=True) == 0
-    assert priors.prose_offset("src/router.py", frozenset(), among_code=True) == 0
+    assert priors.prose_offset("README.md", asked, among_code=True, penalty=1.0) == 0
+    assert priors.prose_offset("src/router.py", frozenset(), among_code=True, penalty=1.0) == 0
     code = [f"src/m{k}.py" for k in range(2)] + [f"api/p{k}.html" for k in range(18)]
-    assert priors.holds_code(code)  # a tenth of the files is code: a code repository
-    assert not priors.holds_code(code[1:])
-    assert not priors.holds_code([])
+    share = TUNING.code_tree_share
+    assert priors.holds_code(code, share)  # a tenth of the files is code
+    assert not priors.holds_code(code[1:], share)
+    assert not priors.holds_code([], share)
     # A changelog is secondary in a tree of code; in one of prose, a page named History is
     # what it says.
     assert priors.secondary_kinds("History.txt", frozenset(), among_code=True) == 1

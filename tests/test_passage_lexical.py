@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from conftest import rrg_cmd, run
-from rrg.rank import passage_lexical
-from rrg.rank.passage_lexical import WINDOW, best_window_bm25, query_words
+from rrg.rank.passage_lexical import best_window_bm25, query_words
+from rrg.rank.tuning import TUNING
 
-FILLER = "x = compute(y)\n" * (WINDOW // 10)  # more than a window of other words
+FILLER = "x = compute(y)\n" * (
+    TUNING.passage_words_window // 10
+)  # more than a window of other words
 
 
 def test_query_words_drop_stop_words_and_short_ones() -> None:
@@ -36,7 +38,9 @@ def test_words_together_beat_the_same_words_apart(tmp_path: Path) -> None:
     (tmp_path / "none.py").write_text(FILLER)
     (tmp_path / "blob.bin").write_bytes(b"retry backoff timeout\x00\x01")
     names = [b"together.py", b"apart.py", b"none.py", b"blob.bin", b"missing.py"]
-    scores = best_window_bm25("retry backoff timeout", os.fsencode(tmp_path), names)
+    scores = best_window_bm25(
+        "retry backoff timeout", os.fsencode(tmp_path), names, TUNING.passage_words_window
+    )
     assert scores[0] > scores[1] > 0, scores
     assert np.all(scores[2:] == 0), scores
 
@@ -49,7 +53,9 @@ def test_a_file_is_read_to_its_bound(tmp_path: Path) -> None:
     (tmp_path / "deep.txt").write_text("x" * READ_BYTES + " retry backoff timeout\n")
     (tmp_path / "near.txt").write_text("retry backoff timeout\n")
     names = [b"deep.txt", b"near.txt"]
-    scores = best_window_bm25("retry backoff timeout", os.fsencode(tmp_path), names)
+    scores = best_window_bm25(
+        "retry backoff timeout", os.fsencode(tmp_path), names, TUNING.passage_words_window
+    )
     assert scores[0] == 0 < scores[1], scores
 
 
@@ -59,7 +65,7 @@ def test_a_file_whose_words_meet_ranks_above_one_that_scatters_them(
     """Two files with the same words as often: the one that says them together, in a
     stretch of its text, is the answer and comes first, though it is the longer (with the
     signal off, BM25's length norm puts the shorter first)."""
-    assert passage_lexical.WEIGHT > 0
+    assert TUNING.passage_words_weight > 0
     root = tmp_path / "code"
     root.mkdir()
     lines = ["retry", "backoff", "timeout", "jitter"]

@@ -13,7 +13,6 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.model.static_table import static_table
 from rrg.rank.passages import (
-    PASSAGE_TOKENS,
     Encode,
     PassageScorer,
     ScoredPassages,
@@ -22,6 +21,7 @@ from rrg.rank.passages import (
     score_passages,
 )
 from rrg.rank.scoring import bm25_term, static_query_vector
+from rrg.rank.tuning import TUNING
 
 TEXTS = [
     "def parse_config(path):\n    return load(path)",
@@ -48,20 +48,21 @@ def test_passage_static_is_the_weighted_mean_cosine(
         return dict(zip(keys, encode(keys), strict=True))
 
     keys = [f"k{i}" for i in range(len(TEXTS))]
-    got = passage_static(query, TEXTS, keys, PassageScorer(encoder, idf, vectors_for, 0))
+    got = passage_static(query, TEXTS, keys, PassageScorer(encoder, idf, vectors_for, 0, TUNING))
     assert computed == keys
 
     def weighted_mean(text: str) -> np.ndarray:
         # The definition, token by token: each occurrence's vector times its idf, summed,
         # then scaled to unit length.
-        ids = encoder.piece_ids([text], PASSAGE_TOKENS)[0].astype(np.int64)
+        ids = encoder.piece_ids([text], TUNING.passage_tokens)[0].astype(np.int64)
         vec = (np.asarray(table[ids], np.float64) * idf[ids][:, None]).sum(0)
         return vec / max(float(np.linalg.norm(vec)), 1e-9)
 
     qvec = weighted_mean(query)
     assert (
         np.abs(
-            static_query_vector(encoder.piece_ids([query], PASSAGE_TOKENS)[0], idf, table) - qvec
+            static_query_vector(encoder.piece_ids([query], TUNING.passage_tokens)[0], idf, table)
+            - qvec
         ).max()
         < 1e-5
     )
@@ -100,7 +101,7 @@ def test_each_passage_is_read_with_its_files_path(
         return dict(zip(keys, encode(keys), strict=True))
 
     def score(names: list[str] | None) -> ScoredPassages:
-        scorer = PassageScorer(encoder, idf, vectors_for, 2)
+        scorer = PassageScorer(encoder, idf, vectors_for, 2, TUNING)
         return score_passages("matrix determinant", texts, scorer, names)
 
     named = score(["a/colors.py", "z/determinant.py"])
@@ -135,7 +136,7 @@ def test_a_passages_vector_does_not_depend_on_what_was_read_with_it(
             memo.update(((kind, k), v) for k, v in zip(missing, encode(missing), strict=True))
             return {k: memo[kind, k] for k in keys}
 
-        return score_passages(query, only, PassageScorer(encoder, idf, vectors_for, 8))
+        return score_passages(query, only, PassageScorer(encoder, idf, vectors_for, 8, TUNING))
 
     together = scored({}, texts).cosine
     memo: dict = {}

@@ -748,10 +748,10 @@ def test_notices_reach_both_streams(corpus: Path, topical: Path, env: dict[str, 
 def test_entry_points_read_a_bounded_number_of_paragraphs(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """Files of many paragraphs: the transformer reads at most STAGE_PASSAGES of them, and
+    """Files of many paragraphs: the transformer reads at most ``stage_passages`` of them, and
     the query (their vectors land in the root's cache), and the cheap tier still hands it
     the one that answers the query."""
-    from rrg.rank.files import STAGE_PASSAGES
+    from rrg.rank.tuning import TUNING
 
     root = tmp_path / "many"
     root.mkdir()
@@ -773,7 +773,7 @@ def test_entry_points_read_a_bounded_number_of_paragraphs(
     assert "notes07.txt:\n" in text and "lighthouse keeper" in text
     status = run([*rrg_cmd(), "--index-status", "."], root, env).stdout.decode()
     vectors = int(status.split("vector cache: ")[1].split(" model vectors")[0])
-    assert 0 < vectors <= STAGE_PASSAGES + 1
+    assert 0 < vectors <= TUNING.stage_passages + 1
 
 
 def test_fast_is_the_cheap_order_and_runs_no_model(tmp_path: Path, env: dict[str, str]) -> None:

@@ -139,3 +139,54 @@ def test_a_word_missing_from_a_path_says_nothing_against_its_file() -> None:
     lexical = lexical_signal(text, path)
     assert int(lexical.argmax()) == 99
     assert lexical[99] == pytest.approx(zscore(text)[99])
+
+
+def test_a_variant_of_the_tuning_is_the_one_that_ranks(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chosen constants reach the ranking through the object passed down, not through
+    module globals: a benchmark's variant (here the prose penalty, and code cut at blank
+    lines) changes the order and the passages, and the shipped point is untouched."""
+    import os
+    from dataclasses import replace
+
+    from rrg.model.registry import default_model
+    from rrg.rank.entry_points import best_paragraphs
+    from rrg.rank.files import RankSettings, rank_files
+    from rrg.rank.tuning import TUNING
+
+    for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
+        monkeypatch.setenv(name, env[name])
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    for k in range(6):
+        (root / "src" / f"mod{k}.py").write_text(f"def helper_{k}(x):\n    return x + {k}\n")
+    (root / "src" / "retry.py").write_text(
+        "def retry(call):\n    return call()\n\n\ndef backoff(n):\n    return 2 ** n\n"
+    )
+    (root / "README.md").write_text("Retry with backoff: retry, retry, backoff, retry.\n")
+    monkeypatch.chdir(root)
+    paths = sorted(str(p.relative_to(root)).encode() for p in root.rglob("*") if p.is_file())
+    spec = default_model()
+
+    def order(**changed: object) -> list[bytes]:
+        tuning = replace(TUNING, **changed)
+        settings = RankSettings(spec, 0, lambda message: None, tuning=tuning)
+        ranking = rank_files("retry with backoff", os.fsencode(root), paths, settings)
+        assert ranking.tuning == tuning
+        return ranking.ordered
+
+    shipped, none, heavy = order(), order(prose_penalty=0.0), order(prose_penalty=50.0)
+    assert none.index(b"README.md") < heavy.index(b"README.md") == len(paths) - 1
+    assert shipped == order()  # the variants left nothing behind
+    settings = RankSettings(
+        spec, 0, lambda message: None, tuning=replace(TUNING, code_passages=False)
+    )
+    ranking = rank_files("retry with backoff", os.fsencode(root), paths, settings)
+    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, spec, 10)}
+    assert any("def retry" in text and "def backoff" in text for text in found), found
+    ranking = rank_files(
+        "retry with backoff", os.fsencode(root), paths, RankSettings(spec, 0, print)
+    )
+    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, spec, 10)}
+    assert not any("def retry" in text and "def backoff" in text for text in found), found

@@ -11,6 +11,7 @@ import numpy as np
 
 from rrg.rank import code_priors as priors
 from rrg.rank.scoring import order_by
+from rrg.rank.tuning import Tuning
 
 #: Files of the cheap order whose paths and texts the priors weigh.
 HEAD_FILES = 200
@@ -20,22 +21,17 @@ HEAD_FILES = 200
 NAME_SCAN_LIMIT = 200_000
 #: Candidates whose paths say whether a tree is a repository of code (an even sample).
 CODE_SAMPLE = 1000
-#: A symbol query with at most this many defining files, the best of them first after the
-#: priors, is answered by the cheap tier: the transformer stage is not run (0: always run).
-#: The dev half of semble-code, the stage's order: .811 at 0, 1, 2 and 3 alike; the largest
-#: skips the stage most often (python -m benchmarks.semble_code DATA --stage-sweep).
-DECISIVE_DEFINERS = 3
 
 
 class CodeOrder(NamedTuple):
     scores: np.ndarray  # the candidates' scores with the priors applied
     offsets: np.ndarray  # each one's offset
-    decisive: bool  # an exact definition hit for a symbol query (``DECISIVE_DEFINERS``)
+    decisive: bool  # an exact definition hit for a symbol query (``decisive_definers``)
 
 
-def may_be_decisive(query: str) -> bool:
+def may_be_decisive(query: str, tuning: Tuning) -> bool:
     """Whether the cheap tier may answer this query alone (a symbol query)."""
-    return DECISIVE_DEFINERS > 0 and priors.query_form(query).symbol
+    return tuning.decisive_definers > 0 and priors.query_form(query).symbol
 
 
 def code_order(
@@ -43,6 +39,7 @@ def code_order(
     fused: np.ndarray,
     rel_of: Callable[[int], bytes],
     definers: Callable[[tuple[str, ...]], set[int]],
+    tuning: Tuning,
 ) -> CodeOrder:
     """The candidates' scores with the priors applied, each one's offset (``fused``'s
     order and units), and whether the cheap tier's answer is decisive. ``rel_of(k)``: the
@@ -59,16 +56,16 @@ def code_order(
     if form.names and len(fused) <= NAME_SCAN_LIMIT:
         weighed += _named_after(form.names, len(fused), rel_of, set(weighed))
     weighed += sorted(defining.difference(weighed))
-    scale = 1.0 if form.symbol else priors.EMBEDDED_SCALE
-    among_code = _holds_code(len(fused), rel_of)
+    scale = 1.0 if form.symbol else tuning.embedded_scale
+    among_code = _holds_code(len(fused), rel_of, tuning.code_tree_share)
     for k in weighed:
         path = rel_of(k).decode("utf-8", "replace")
-        offset = -priors.PATH_PENALTY * priors.secondary_kinds(path, form.asks_for, among_code)
-        offset += priors.prose_offset(path, form.asks_for, among_code)
+        offset = -tuning.path_penalty * priors.secondary_kinds(path, form.asks_for, among_code)
+        offset += priors.prose_offset(path, form.asks_for, among_code, tuning.prose_penalty)
         if not form.symbol:
-            offset += priors.STEM_WEIGHT * priors.stem_share(form.words, priors.stem_words(path))
+            offset += tuning.stem_weight * priors.stem_share(form.words, priors.stem_words(path))
         if k in defining:
-            offset += scale * priors.DEFINITION_WEIGHT
+            offset += scale * tuning.definition_weight
         offsets[k] = offset
     scores = fused.copy()
     if len(weighed) < len(fused):
@@ -81,18 +78,18 @@ def code_order(
     scores = np.round(scores, 9)
     decisive = (
         form.symbol
-        and 0 < len(defining) <= DECISIVE_DEFINERS
+        and 0 < len(defining) <= tuning.decisive_definers
         and int(np.argmax(scores)) in defining  # the first of the best, as order_by's
     )
     return CodeOrder(scores, offsets, decisive)
 
 
-def _holds_code(count: int, rel_of: Callable[[int], bytes]) -> bool:
+def _holds_code(count: int, rel_of: Callable[[int], bytes], share: float) -> bool:
     """Whether the candidates are a repository of code, from an even sample of
     ``CODE_SAMPLE``."""
     step = max(1, count // CODE_SAMPLE)
     sample = [rel_of(k).decode("utf-8", "replace") for k in range(0, count, step)]
-    return priors.holds_code(sample)
+    return priors.holds_code(sample, share)
 
 
 def _named_after(

@@ -23,8 +23,6 @@ from rrg.rank.paragraphs import MAX_CHARS, Paragraph, split_paragraphs
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-#: Off: every file keeps blank-line passages (the benchmarks compare the two).
-ENABLED = True
 #: Files past this many bytes keep blank-line passages: parsing is linear in them.
 MAX_PARSE_BYTES = 256 * 1024
 #: A definition longer than this many characters is split by its members or its lines.
@@ -138,7 +136,7 @@ def _parser(extension: str) -> Parser | None:
 def cut_passages(text: str, name: str) -> list[Paragraph]:
     """The passages of a file's text (``name``: its path, which tells its language)."""
     dot = name.rfind(".")
-    parser = _parser(name[dot:].lower()) if ENABLED and dot > name.rfind("/") else None
+    parser = _parser(name[dot:].lower()) if dot > name.rfind("/") else None
     data = text.encode("utf-8", "surrogatepass")
     if parser is None or len(data) > MAX_PARSE_BYTES:
         return split_paragraphs(text)
@@ -150,6 +148,12 @@ def cut_passages(text: str, name: str) -> list[Paragraph]:
         return split_paragraphs(text)
     lines = text.split("\n")
     return list(_passages(tree.root_node, lines)) or split_paragraphs(text)
+
+
+def blank_line_passages(text: str, name: str) -> list[Paragraph]:
+    """Code cut at blank lines, as prose is (``Tuning.code_passages`` off: the benchmarks
+    compare the two)."""
+    return split_paragraphs(text)
 
 
 def _mostly_parsed(root: Node) -> bool:

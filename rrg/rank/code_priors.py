@@ -23,27 +23,7 @@ from dataclasses import dataclass
 
 from rrg.index.definitions import is_code
 
-# Chosen on the dev half of semble-code's repositories (the cheap order): one constant at a
-# time around the others, then the best dev mean of the candidate points (this one .787;
-# each line's smallest weight within .005 of its best, together, .782).
-# python -m benchmarks.semble_code DATA --sweep; the sweep is in docs/benchmarks.md.
-#: Offset for a file that defines the identifier a query is (dev: 0 .761, 2 .778, 3 .782,
-#: 4 .787, 5-6 .788, 8 .786).
-DEFINITION_WEIGHT = 4.0
-#: Share of it for identifiers inside a natural-language query (0 .776, .25 .783, .5 .787,
-#: 1 .786).
-EMBEDDED_SCALE = 0.5
-#: Offset for a file whose stem and folder hold every query word, a share of it for a
-#: share of the words (0 .777, 1 .781, 2 .787, 3 .790, 4 .788).
-STEM_WEIGHT = 2.0
-#: Offset taken off for each kind of secondary file a path shows (0 .767, 1 .778, 2 .785,
-#: 3-5 .787).
-PATH_PENALTY = 3.0
-#: Offset taken off a page of prose in a repository of code; the dev half's repositories
-#: whole, the cheap order (0 .719, .5 .725, 1 .729, 1.5-4 .730): the smallest within .005
-#: of the best, so that a page that answers far better than any code still comes first
-#: (docs/benchmarks.md, "Whole repositories").
-PROSE_PENALTY = 1.0
+# The priors' weights are chosen points of ``rrg.rank.tuning.Tuning`` (their sweeps there).
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SYMBOL_QUERY = re.compile(
@@ -193,11 +173,11 @@ def secondary_kinds(path: str, asks_for: frozenset[str], among_code: bool = True
     )
 
 
-def prose_offset(path: str, asks_for: frozenset[str], among_code: bool) -> float:
+def prose_offset(path: str, asks_for: frozenset[str], among_code: bool, penalty: float) -> float:
     """The offset of a page of prose (a README, a guide, an API page) in a repository of
-    code (``among_code``: ``holds_code``), unless the query asks for docs."""
+    code (``among_code``: ``holds_code``), unless the query asks for docs: ``-penalty``."""
     if among_code and "doc" not in asks_for and is_prose(path):
-        return -PROSE_PENALTY
+        return -penalty
     return 0.0
 
 
@@ -205,12 +185,6 @@ def prose_offset(path: str, asks_for: frozenset[str], among_code: bool) -> float
 PROSE_EXTENSIONS = frozenset(
     ".md .mdx .markdown .rst .txt .adoc .asciidoc .org .rdoc .pod .tex .topic .html .htm".split()
 )
-#: A tree where at least this share of files is code is a repository of code, where a
-#: page of prose is a secondary file. Below it (a documentation site, a corpus of notes)
-#: prose is what is searched for and nothing sinks. The dev half whole, the cheap order:
-#: .02-.1 .730, .2-.5 .725 (a Kotlin library whose API pages are 4 of its 5 files is code
-#: at .1, not at .2), the rule off .719; the largest share of the best.
-CODE_TREE_SHARE = 0.1
 
 
 def _extension(path: str) -> str:
@@ -223,7 +197,10 @@ def is_prose(path: str) -> bool:
     return _extension(path) in PROSE_EXTENSIONS
 
 
-def holds_code(paths: list[str]) -> bool:
-    """Whether a tree (a sample of its paths) is a repository of code (``CODE_TREE_SHARE``)."""
+def holds_code(paths: list[str], share: float) -> bool:
+    """Whether a tree (a sample of its paths) is a repository of code: at least ``share``
+    of its files are. Below it (a documentation site, a corpus of notes) prose is what is
+    searched for and nothing sinks; a Kotlin library whose API pages are 4 of its 5 files
+    is code at a share of .1, not at .2."""
     code = sum(map(is_code, paths))
-    return bool(paths) and code >= CODE_TREE_SHARE * len(paths)
+    return bool(paths) and code >= share * len(paths)

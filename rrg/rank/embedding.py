@@ -43,7 +43,8 @@ from rrg.progress import Progress
 from rrg.rank import passages
 from rrg.rank.code_passages import cut_passages
 from rrg.rank.passages import Encode, VectorsFor
-from rrg.rank.root_cache import cache_tag, index_path_for
+from rrg.rank.root_cache import index_path_for, passage_tag
+from rrg.rank.tuning import TUNING
 
 #: Passages embedded between two saved parts (``RRG_EMBED_BATCH``): what an interrupted job
 #: loses at most (about 15 s of this 2-core machine's time at 256 tokens).
@@ -58,8 +59,9 @@ def embed_batch() -> int:
 
 
 def embedding_model(spec: ModelSpec) -> str:
-    """What the parts are tagged with: the stage's vectors, at its passage length."""
-    return cache_tag("passage", spec)
+    """What the parts are tagged with: the stage's vectors, at the shipped passage lengths
+    (an embedding is built once for every query, at the chosen point)."""
+    return passage_tag("passage", spec, TUNING)
 
 
 def is_embedded(root: bytes, spec: ModelSpec) -> bool:
@@ -168,7 +170,7 @@ def _encode(encoder: Encoder, texts: dict[int, tuple[str, str]]) -> dict[int, np
     if not keys:
         return {}
     rows = passages.encode_passages(
-        encoder, [texts[k][0] for k in keys], [texts[k][1] for k in keys]
+        encoder, [texts[k][0] for k in keys], [texts[k][1] for k in keys], TUNING
     )
     return dict(zip(keys, rows, strict=True))
 

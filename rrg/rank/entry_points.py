@@ -16,7 +16,7 @@ from rrg.index.definitions import defined_names
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.rank.code_priors import query_form
-from rrg.rank.files import STAGE_PASSAGES, Ranking, passages_of, stage_scorer
+from rrg.rank.files import Ranking, passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.scoring import order_by
 
@@ -38,10 +38,12 @@ def best_paragraphs(
             p for p in ranking.ordered if p not in ranking.binary
         ]
         paths = ranked[:TOP_FILES]
-        budget = 0 if ranking.fast else STAGE_PASSAGES
+        budget = 0 if ranking.fast else ranking.tuning.stage_passages
         # Paths as rg printed them are relative to the cwd, not to the index's root.
         where = [os.path.abspath(p) for p in paths]
-        scorer = stage_scorer(ranking.root, Encoder(spec), ranking.piece_idf, budget)
+        scorer = stage_scorer(
+            ranking.root, Encoder(spec), ranking.piece_idf, budget, ranking.tuning
+        )
         scored = passages_of(query, ranking.root, where, scorer)
     if not scored.paragraphs:
         return []

@@ -36,12 +36,11 @@ from rrg.paths import relative_to
 from rrg.progress import Progress
 from rrg.rank import passage_lexical
 from rrg.rank.code_order import code_order, may_be_decisive
-from rrg.rank.code_passages import cut_passages
+from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.embedding import dense_file_scores, held_vectors, reading_embedded
 from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
 from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
 from rrg.rank.scoring import (
-    PATH_WEIGHT,
     bm25,
     fuse,
     lexical_signal,
@@ -51,6 +50,7 @@ from rrg.rank.scoring import (
     static_query_vector,
     zscore,
 )
+from rrg.rank.tuning import TUNING, Tuning
 
 
 @dataclass
@@ -63,6 +63,7 @@ class Ranking:
     root: bytes = b""  # the root whose index served (an indexed ancestor of the search root)
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
+    tuning: Tuning = TUNING  # the constants it was ranked with
 
 
 def serving_root(root: bytes, spec: ModelSpec) -> bytes:
@@ -128,7 +129,7 @@ def signals(
     view: IndexView,
     encoder: Encoder,
     pieces: np.ndarray | None = None,
-    path_weight: float = PATH_WEIGHT,
+    path_weight: float = TUNING.path_weight,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The lexical signal (BM25 of the text and of the path, ``lexical_signal``) and the
     static-vector cosine of every indexed document against the query (whose WordPiece ids
@@ -141,12 +142,6 @@ def signals(
     path = path_bm25((view.postings(int(t)) for t in query_path_ids(query)), is_text, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical_signal(text, path, path_weight), view.cosines(qvec)
-
-
-#: Passages the transformer stage reads in all (at least one a file it weighs; how many
-#: files is ``--cascade``); chosen on dev halves of seven sets (benchmarks/passage_stage.py).
-#: 32 passages of 256 tokens take about 0.8 s on 2 cores when none is cached.
-STAGE_PASSAGES = 32
 
 
 # On an embedded root, a file is scored by its best stored passage (every passage: MaxP over
@@ -171,8 +166,9 @@ class StagePassages:
 @dataclass(frozen=True)
 class RankSettings:
     """How a ranking runs: the model, how many files the stage re-orders (0: the cheap
-    order alone), where warnings go, whether an index build shows its bar, and a
-    ``checkpoint`` called between the steps that may raise to give the ranking up."""
+    order alone), where warnings go, whether an index build shows its bar, a
+    ``checkpoint`` called between the steps that may raise to give the ranking up, and the
+    chosen constants (``tuning``: a benchmark passes a variant)."""
 
     spec: ModelSpec
     stage_files: int
@@ -182,6 +178,7 @@ class RankSettings:
     #: Seconds the refresh may take before the ranking goes on with what is indexed
     #: (``RRG_INDEX_WAIT_S``); None: the whole index first.
     index_wait: float | None = None
+    tuning: Tuning = TUNING
 
 
 def rank_files(
@@ -197,18 +194,24 @@ def rank_files(
     to it, already stat-ed (both from ``list_and_stat``). The checkpoint runs before the
     model is loaded, before scoring and before the model runs (a search that has found out
     it matches nothing gives up there)."""
-    spec, stage_files, warn, check = (
+    spec, stage_files, warn, check, tuning = (
         settings.spec,
         settings.stage_files,
         settings.warn,
         settings.checkpoint,
+        settings.tuning,
     )
     encoder = Encoder(spec)
     check()
     # A new query: the stage will run the model. (A symbol query is most often answered by
     # its definition, the stage skipped: a load begun for it would delay the exit.)
-    symbol = may_be_decisive(query)
-    if stage_files > 0 and not symbol and model_ready(spec) and not query_seen(query, root, spec):
+    symbol = may_be_decisive(query, tuning)
+    if (
+        stage_files > 0
+        and not symbol
+        and model_ready(spec)
+        and not query_seen(query, root, spec, tuning)
+    ):
         encoder.preload()
     rel = listing.paths if listing is not None else relative_to(root, printed)
     prepare_model(encoder, settings.show_progress)  # once a machine: not the index's time
@@ -224,7 +227,7 @@ def rank_files(
         if busy.view is None or busy.rows is None or not len(busy.view.kinds):
             # No index yet, or one whose first build has registered nothing so far.
             warn(f"{busy}; searching in rg's order")
-            return Ranking(list(printed), set(), 0, None, None, root)
+            return Ranking(list(printed), set(), 0, None, None, root, tuning=tuning)
         # Files changed or added since are still searched: their rows are -1, so they
         # follow the ranked ones in rg's order.
         view, rows, report = busy.view, busy.rows, busy.report
@@ -238,7 +241,7 @@ def rank_files(
             warn(f"{busy}; ranking from its last state")
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
-        return Ranking(list(printed), set(), 0, None, None, root)
+        return Ranking(list(printed), set(), 0, None, None, root, tuning=tuning)
     kinds = np.full(len(rows), -1, np.int64)
     has_row = rows >= 0
     kinds[has_row] = view.kinds[rows[has_row]]
@@ -248,19 +251,20 @@ def rank_files(
     text = np.nonzero(kinds == KIND_TEXT)[0]
     rankable = text[np.argsort(rows[text], kind="stable")]
     if not len(rankable):
-        return Ranking(list(printed), binary, 0, report, view.piece_idf, root)
+        return Ranking(list(printed), binary, 0, report, view.piece_idf, root, tuning=tuning)
     check()
     with timings.phase("rank"):
         pieces = query_pieces(query, root, encoder)
-        lexical, semantic = signals(query, view, encoder, pieces)
+        lexical, semantic = signals(query, view, encoder, pieces, tuning.path_weight)
     cand_rows = rows[rankable]
-    fused = fuse(lexical[cand_rows], semantic[cand_rows])
+    fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
         fused, offsets, decisive = code_order(
             query,
             fused,
             lambda k: view.path(int(cand_rows[k])),
             lambda names: defining_candidates(view, cand_rows, names),
+            tuning,
         )
     stage: StagePassages | None = None
     fast = stage_files <= 0
@@ -269,7 +273,7 @@ def rank_files(
         try:
             with timings.phase("stage"):
                 top, best, scored = run_stage(
-                    query, root, encoder, view, cand_rows, fused, stage_files, pieces
+                    query, root, encoder, view, cand_rows, fused, stage_files, pieces, tuning
                 )
         except (ModelError, OSError, sqlite3.Error) as err:
             warn(f"the transformer stage failed ({err}); ranking without it")
@@ -277,26 +281,33 @@ def rank_files(
         else:
             fused = fused.copy()
             fused[top] = staged_scores(
-                lexical[cand_rows[top]], semantic[cand_rows[top]], best, fused, offsets=offsets[top]
+                lexical[cand_rows[top]],
+                semantic[cand_rows[top]],
+                best,
+                fused,
+                tuning.stage_dense_weight,
+                offsets=offsets[top],
             )
             if scored is not None:
                 stage = StagePassages([printed[i] for i in rankable[top]], scored)
-    if fast and passage_lexical.WEIGHT:
+    if fast and tuning.passage_words_weight:
         # The cheap order alone (--fast, or a stage that failed): the stage's passages weigh
         # closeness better, and this signal added to them gained nothing (docs/benchmarks.md).
         with timings.phase("passage words"):
-            head = order_by(fused)[: passage_lexical.HEAD_FILES]
+            head = order_by(fused)[: tuning.passage_words_files]
             rel = [view.path(int(cand_rows[k])) for k in head]
             fused = fused.copy()
-            fused[head] += passage_lexical.WEIGHT * zscore(
-                passage_lexical.best_window_bm25(query, root, rel)
+            fused[head] += tuning.passage_words_weight * zscore(
+                passage_lexical.best_window_bm25(query, root, rel, tuning.passage_words_window)
             )
     order = rankable[order_by(fused)]
     ranked = [printed[i] for i in order]
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
-    return Ranking(ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast)
+    return Ranking(
+        ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast, tuning
+    )
 
 
 def run_stage(
@@ -308,13 +319,15 @@ def run_stage(
     fused: np.ndarray,
     stage_files: int,
     pieces: np.ndarray,
+    tuning: Tuning,
 ) -> tuple[np.ndarray, np.ndarray, ScoredPassages | None]:
     """The candidates the stage re-orders (the cheap order's ``stage_files`` best), each
     one's best passage cosine, and the passages it read (None where it read stored vectors
     only). On an embedded root an embedded file is scored by its best stored passage, and
     only the others are cut into passages for the model."""
     top = order_by(fused)[:stage_files]
-    scorer = stage_scorer(root, encoder, view.piece_idf, max(STAGE_PASSAGES, len(top)))
+    budget = max(tuning.stage_passages, len(top))
+    scorer = stage_scorer(root, encoder, view.piece_idf, budget, tuning)
     held = held_vectors(root, encoder.spec)
     if held is not None:
         # --recall and the no-pattern mode cut the passages of embedded files when they
@@ -347,15 +360,19 @@ def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str
 
 
 def stage_scorer(
-    root: bytes, encoder: Encoder, piece_idf: np.ndarray | None, budget: int
+    root: bytes, encoder: Encoder, piece_idf: np.ndarray | None, budget: int, tuning: Tuning
 ) -> PassageScorer:
     """The stage's scorer for a root: its vectors kept in the root's vector cache, read
-    first from its embedding index where it has one."""
-    vectors_for = root_vectors(root, encoder.spec)
+    first from its embedding index where it has one (built at the shipped point: a variant
+    of the passages' lengths reads none of it)."""
+    vectors_for = root_vectors(root, encoder.spec, tuning)
     held = held_vectors(root, encoder.spec)
-    if held is not None:
+    if held is not None and (tuning.passage_tokens, tuning.code_passage_tokens) == (
+        TUNING.passage_tokens,
+        TUNING.code_passage_tokens,
+    ):
         vectors_for = reading_embedded(held, vectors_for)
-    return PassageScorer(encoder, piece_idf, vectors_for, budget)
+    return PassageScorer(encoder, piece_idf, vectors_for, budget, tuning)
 
 
 def passages_of(
@@ -377,7 +394,8 @@ def passages_of(
             data = read_head(Path(os.fsdecode(root)), path) or b""
             yield "" if looks_binary(data) else decode(data)
 
-    return score_passages(query, texts(), scorer, names, cut_passages, pieces)
+    cut = cut_passages if scorer.tuning.code_passages else blank_line_passages
+    return score_passages(query, texts(), scorer, names, cut, pieces)
 
 
 def passage_name(root: bytes, path: bytes) -> str:

@@ -2,13 +2,13 @@
 file that names every word somewhere, each far from the others, is no answer; a file with
 one stretch of text that holds them together is.
 
-Each file of the cheap order's head is read again and cut into windows of ``WINDOW``
-characters, each overlapping the next by half; a window's score is its BM25 (the windows of
-the head's files as the corpus; all of one length, so no length norm), a file's its best
-window's. Words are found as substrings of the lower-cased text, with one regular
-expression a file: ``getUserName`` holds "user", and no text is split into words or
-passages in Python (a blank-line cut of the head's 200 files cost 0.2-0.6 s on abseil-cpp,
-this a tenth of it).
+Each file of the cheap order's head is read again and cut into windows of
+``Tuning.passage_words_window`` characters, each overlapping the next by half; a window's
+score is its BM25 (the windows of the head's files as the corpus; all of one length, so no
+length norm), a file's its best window's. Words are found as substrings of the lower-cased
+text, with one regular expression a file: ``getUserName`` holds "user", and no text is split
+into words or passages in Python (a blank-line cut of the head's 200 files cost 0.2-0.6 s on
+abseil-cpp, this a tenth of it).
 
 The cheap order alone (``--fast``) uses it. The default order's stage reads the best
 passages with the model, and this signal added to its scores moved the dev half by less
@@ -30,20 +30,7 @@ from rrg.index.textstats import decode, looks_binary, words
 from rrg.rank.code_priors import STOP_WORDS
 from rrg.rank.scoring import BM25_K1
 
-# Chosen on the dev half of semble-code, source folders and whole repositories alike, the
-# cheap order (python -m benchmarks.semble_code DATA --passage-words; the sweep is in
-# docs/benchmarks.md, "Passages in the cheap tier"): off .745 / .729; weight x head
-# .25 x100 .766 / .739, .25 x200 .768 / .736, .5 x100 .765 / .734, .5 x200 .763 / .731,
-# .75 x100 .765 / .738, .75 x200 .765 / .739, 1 x100 .762 / .733, 1 x200 .762 / .736;
-# windows of 600 / 2,400 characters (at .5 x200) .763 / .738, .757 / .733. The best mean of
-# the two, the smallest weight and head of it. Matching at word starts only: .759 / .735.
-#: Files of the cheap order whose windows are weighed.
-HEAD_FILES = 100
-#: Weight of the best window's BM25 (z-scored over the head) added to a head file's
-#: score, in the fused score's units; 0 turns the signal off.
-WEIGHT = 0.25
-#: Characters a window spans (a passage is 400-1,200).
-WINDOW = 1200
+# Its weight, head and window are chosen points of ``rrg.rank.tuning.Tuning``.
 #: Query words shorter than this are not looked for (as substrings they match anywhere).
 MIN_WORD = 3
 #: Bytes of a file read for its windows, and query words counted in it at most: the head's
@@ -62,6 +49,7 @@ def best_window_bm25(
     query: str,
     root: bytes,
     rel: list[bytes],
+    window: int,
     read_bytes: int = READ_BYTES,
     max_matches: int = MAX_MATCHES,
 ) -> np.ndarray:
@@ -73,7 +61,7 @@ def best_window_bm25(
         return best
     pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)))
     index = {t: k for k, t in enumerate(terms)}
-    half = WINDOW // 2
+    half = window // 2
     base = Path(os.fsdecode(root))
     owners, windows, which = [], [], []
     total = 0  # windows in the head, the BM25 corpus
@@ -86,9 +74,9 @@ def best_window_bm25(
         for match in itertools.islice(pattern.finditer(text), max_matches):
             # The windows starting at each half-window before the match: both hold it.
             at = match.start() // half
-            for window in (at - 1, at) if at else (at,):
+            for place in (at - 1, at) if at else (at,):
                 owners.append(owner)
-                windows.append(window)
+                windows.append(place)
                 which.append(index[match.group()])
     if not owners:
         return best

@@ -25,28 +25,22 @@ from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
-
-#: Tokens of a passage the model reads (a passage is at most 1,200 characters).
-PASSAGE_TOKENS = 256
-#: Tokens of a passage of code the model reads: a definition's name, signature and
-#: docstring come first. Chosen on the dev half of semble-code (the stage, every passage at
-#: 128 / 192 / 256 tokens: .809 / .810 / .811; the shortest within .005 of the best, at
-#: about a third of the encoding time); prose keeps PASSAGE_TOKENS (python -m
-#: benchmarks.semble_code DATA --stage-sweep).
-CODE_PASSAGE_TOKENS = 128
+from rrg.rank.tuning import Tuning
 
 
-def token_limit(name: str) -> int:
+def token_limit(name: str, tuning: Tuning) -> int:
     """Tokens the model reads of a passage of the file ``name`` (its path)."""
-    return CODE_PASSAGE_TOKENS if is_code(name) else PASSAGE_TOKENS
+    return tuning.code_passage_tokens if is_code(name) else tuning.passage_tokens
 
 
-def encode_passages(encoder: Encoder, texts: list[str], names: list[str]) -> np.ndarray:
+def encode_passages(
+    encoder: Encoder, texts: list[str], names: list[str], tuning: Tuning
+) -> np.ndarray:
     """The model's vectors of passages (each read alone), each to its file's token limit."""
     out = np.zeros((len(texts), encoder.spec.dims), np.float32)
     by_limit: dict[int, list[int]] = {}
     for k, name in enumerate(names):
-        by_limit.setdefault(token_limit(name), []).append(k)
+        by_limit.setdefault(token_limit(name, tuning), []).append(k)
     for limit, ks in by_limit.items():
         out[ks] = encoder.encode([texts[k] for k in ks], max_tokens=limit)
     return out
@@ -63,13 +57,15 @@ VectorsFor = Callable[[str, list[str], Encode], dict[str, np.ndarray]]
 @dataclass(frozen=True)
 class PassageScorer:
     """What reads a query's passages: the model, the index's WordPiece idf for the static
-    tier (None: BM25 alone), the vector cache (``vectors_for``), and how many passages the
-    model reads (``budget``; 0: the cheap tier alone)."""
+    tier (None: BM25 alone), the vector cache (``vectors_for``), how many passages the
+    model reads (``budget``; 0: the cheap tier alone) and how many tokens of each
+    (``tuning``)."""
 
     encoder: Encoder
     piece_idf: np.ndarray | None
     vectors_for: VectorsFor
     budget: int
+    tuning: Tuning
 
 
 @dataclass
@@ -103,7 +99,9 @@ def query_vector(query: str, scorer: PassageScorer) -> np.ndarray:
     key = query_key(spec, query)
 
     def encode(missing: list[str]) -> np.ndarray:
-        return scorer.encoder.encode([spec.query_prefix + query], max_tokens=PASSAGE_TOKENS)
+        return scorer.encoder.encode(
+            [spec.query_prefix + query], max_tokens=scorer.tuning.passage_tokens
+        )
 
     return scorer.vectors_for("passage", [key], encode)[key]
 
@@ -146,13 +144,14 @@ def passage_static(
     assert piece_idf is not None, "the static tier needs the index's idf"
     table = static_table(encoder)
     if query_pieces is None:
-        query_pieces = encoder.piece_ids([query], PASSAGE_TOKENS)[0]
+        query_pieces = encoder.piece_ids([query], scorer.tuning.passage_tokens)[0]
     qvec = static_query_vector(query_pieces, piece_idf, table)
     at = {key: k for k, key in enumerate(keys)}  # not the texts: they are made when asked
 
     def compute(missing: list[str]) -> np.ndarray:
         pieces, counts = [], []
-        for ids in encoder.piece_ids((texts[at[key]] for key in missing), PASSAGE_TOKENS):
+        limit = scorer.tuning.passage_tokens
+        for ids in encoder.piece_ids((texts[at[key]] for key in missing), limit):
             distinct, count = np.unique(ids, return_counts=True)
             pieces.append(distinct)
             counts.append(count)
@@ -251,13 +250,13 @@ def score_passages(
         # One text a run (the encoder's default), so that a query's order does not depend
         # on which of its passages the cache already held; see ``Encoder.encode``.
         texts = [text_of[key] for key in missing]
-        return encode_passages(encoder, texts, [name_of[key] for key in missing])
+        return encode_passages(encoder, texts, [name_of[key] for key in missing], scorer.tuning)
 
     # The query's vector is kept like a passage's: a repeated query loads no model at all.
     query_text = encoder.spec.query_prefix + query
     key_of_query = query_key(encoder.spec, query)
     text_of[key_of_query] = query_text
-    name_of[key_of_query] = ""  # no file's: read to PASSAGE_TOKENS
+    name_of[key_of_query] = ""  # no file's: read to the prose passages' tokens
     vectors = scorer.vectors_for("passage", [*keys, key_of_query], encode)
     qvec = vectors[key_of_query]
     for key, k in zip(keys, chosen, strict=True):

@@ -17,8 +17,8 @@ from rrg.errors import RrgError
 from rrg.index.vectors import VectorCache, cached_vectors
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
-from rrg.rank import passages
-from rrg.rank.passages import PASSAGE_TOKENS, Encode, VectorsFor, query_key
+from rrg.rank.passages import Encode, VectorsFor, query_key
+from rrg.rank.tuning import Tuning
 
 
 def index_path_for(root: bytes, spec: ModelSpec) -> Path:
@@ -26,33 +26,36 @@ def index_path_for(root: bytes, spec: ModelSpec) -> Path:
 
 
 #: WordPiece tokens of a query that its static vectors read (against files and passages).
-QUERY_TOKENS = PASSAGE_TOKENS
+QUERY_TOKENS = 256
 
 
-def cache_tag(kind: str, spec: ModelSpec, tokens: int | None = None) -> str:
-    """The vector cache's model tag for one kind of vector of texts read up to ``tokens``
-    (the stage's passage lengths, prose and code, when not given): the static table's
-    ("static", distilled from the float graph whatever runs queries) or the model's
-    ("passage", "excerpt").
+def cache_tag(kind: str, spec: ModelSpec, tokens: int) -> str:
+    """The vector cache's model tag for one kind of vector of texts read up to ``tokens``:
+    the static table's ("static", distilled from the float graph whatever runs queries) or
+    the model's ("excerpt").
     The model's are of texts read one a run ("alone", ``Encoder.encode``): those read in
     batches before are left under their old tag to age out."""
     model = spec.key if kind == "static" else f"{spec.vector_key}-alone"
-    if tokens is None:  # read now, not when defined: the benchmarks sweep them
-        return f"{kind}-{model}-{passages.PASSAGE_TOKENS}-code{passages.CODE_PASSAGE_TOKENS}"
     return f"{kind}-{model}-{tokens}"
 
 
-def query_seen(query: str, root: bytes, spec: ModelSpec) -> bool:
+def passage_tag(kind: str, spec: ModelSpec, tuning: Tuning) -> str:
+    """The tag of the stage's vectors ("passage": the model's; "static"), whose texts are
+    read to the passages' lengths, prose and code."""
+    return cache_tag(kind, spec, tuning.passage_tokens) + f"-code{tuning.code_passage_tokens}"
+
+
+def query_seen(query: str, root: bytes, spec: ModelSpec, tuning: Tuning) -> bool:
     """Whether the root's vector cache holds this query's vector (then the stage may need no
     model at all); False when it cannot be read."""
     try:
         cache = VectorCache(index_path_for(root, spec))
-        return bool(cache.get(cache_tag("passage", spec), [query_key(spec, query)]))
+        return bool(cache.get(passage_tag("passage", spec, tuning), [query_key(spec, query)]))
     except (OSError, sqlite3.Error, RrgError):
         return False
 
 
-def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
+def root_vectors(root: bytes, spec: ModelSpec, tuning: Tuning) -> VectorsFor:
     """Passage vectors (the model's, and the static table's) by content hash from the
     root's vector cache (or, with no usable cache dir, computed for this call only)."""
     try:
@@ -66,7 +69,7 @@ def root_vectors(root: bytes, spec: ModelSpec) -> VectorsFor:
         return uncached
 
     def vectors_for(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
-        return cached_vectors(cache, cache_tag(kind, spec), keys, encode)
+        return cached_vectors(cache, passage_tag(kind, spec, tuning), keys, encode)
 
     return vectors_for
 

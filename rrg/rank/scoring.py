@@ -10,17 +10,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from rrg.model.static_table import static_vectors
+from rrg.rank.tuning import TUNING
 
 BM25_K1 = 0.9
 BM25_B = 0.4
-#: Weight of the lexical score in the fusion. 0.6 beats BM25 alone on all five shared sets
-#: (0.5 loses on code, where static vectors are weak); see benchmarks/quality.py.
-LEXICAL_WEIGHT = 0.6
-#: Weight of the path field's BM25 beside the text's (1) in the lexical signal, with the
-#: stage's weight below; chosen together on dev halves of seven sets (benchmarks/
-#: passage_stage.py --path, best W of each: dev mean .520 at 0, .535 at 0.5, .540 at 0.75,
-#: .526 at 1). Prose sets named by number are untouched (numbers are no path words).
-PATH_WEIGHT = 0.75
 
 
 def bm25(
@@ -63,7 +56,7 @@ def path_bm25(
 
 
 def lexical_signal(
-    text: np.ndarray, path: np.ndarray, path_weight: float = PATH_WEIGHT
+    text: np.ndarray, path: np.ndarray, path_weight: float = TUNING.path_weight
 ) -> np.ndarray:
     """The lexical signal: BM25 of the text and of the path field, z-scored and summed.
 
@@ -83,7 +76,7 @@ def zscore(values: np.ndarray) -> np.ndarray:
 
 
 def fuse(
-    lexical: np.ndarray, semantic: np.ndarray, lexical_weight: float = LEXICAL_WEIGHT
+    lexical: np.ndarray, semantic: np.ndarray, lexical_weight: float = TUNING.lexical_weight
 ) -> np.ndarray:
     """z-score fusion: each signal on one scale, then a weighted sum.
 
@@ -99,19 +92,12 @@ def order_by(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-scores, kind="stable")
 
 
-#: Weight of the best passage's transformer cosine against 1 for the lexical signal and 1
-#: for static vectors, in the stage that re-orders the best files; chosen on dev halves of
-#: seven sets (benchmarks/passage_stage.py --path): with the path field at 0.75 the dev
-#: mean is .528 at 2, .540 at 3, .539 at 4, .536 at 5 (before the path field: 5, .520).
-STAGE_DENSE_WEIGHT = 3.0
-
-
 def staged_scores(
     lexical: np.ndarray,
     static: np.ndarray,
     dense: np.ndarray,
     fused: np.ndarray,
-    dense_weight: float = STAGE_DENSE_WEIGHT,
+    dense_weight: float = TUNING.stage_dense_weight,
     *,
     offsets: np.ndarray | None = None,
 ) -> np.ndarray:

@@ -1,0 +1,94 @@
+"""The ranking's chosen constants, in one frozen object handed down from ``rank_files``.
+
+Each field is a point chosen on a dev half (the repositories of semble-code at even places in
+name order, or the odd query ids of a set) and reported on the other half; its comment says
+what the sweep gave and docs/benchmarks.md holds the tables. A benchmark builds a variant
+with ``dataclasses.replace(TUNING, field=value)`` and passes it in ``RankSettings``: no
+module's global is patched, and a query's ranking depends on nothing read late.
+
+Sizes that bound time or memory rather than choose an order (the head of the code priors,
+the bytes a file is read to) stay beside the code that spends them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tuning:
+    # ---- the cheap tier (rank/scoring.py) --------------------------------------------------
+    #: Weight of the lexical signal in the z-score fusion with static vectors: 0.6 beat BM25
+    #: alone on all five shared sets (0.5 lost on code, where static vectors are weak;
+    #: benchmarks/quality.py).
+    lexical_weight: float = 0.6
+    #: Weight of the path field's BM25 beside the text's (1), chosen with the stage's weight
+    #: on dev halves of seven sets (benchmarks/passage_stage.py --path: dev mean .520 at 0,
+    #: .535 at 0.5, .540 at 0.75, .526 at 1).
+    path_weight: float = 0.75
+    #: Weight of the best passage's transformer cosine against 1 for the lexical signal and
+    #: 1 for static vectors in the stage (benchmarks/passage_stage.py --path: .528 at 2,
+    #: .540 at 3, .539 at 4, .536 at 5).
+    stage_dense_weight: float = 3.0
+
+    # ---- the code priors (rank/code_priors.py, rank/code_order.py) -------------------------
+    # The dev half of semble-code, the cheap order, one constant at a time around the others
+    # (python -m benchmarks.semble_code DATA --sweep; docs/benchmarks.md, "Code search").
+    #: Offset for a file that defines the identifier a query is (0 .761, 2 .778, 3 .782,
+    #: 4 .787, 5-6 .788, 8 .786).
+    definition_weight: float = 4.0
+    #: Share of it for identifiers inside a natural-language query (0 .776, .25 .783, .5
+    #: .787, 1 .786).
+    embedded_scale: float = 0.5
+    #: Offset for a file whose stem and folder hold every query word, a share of it for a
+    #: share of the words (0 .777, 1 .781, 2 .787, 3 .790, 4 .788).
+    stem_weight: float = 2.0
+    #: Offset taken off for each kind of secondary file a path shows: tests, examples,
+    #: vendored, generated, changelogs... (0 .767, 1 .778, 2 .785, 3-5 .787).
+    path_penalty: float = 3.0
+    #: Offset taken off a page of prose in a repository of code; the dev half whole (0 .719,
+    #: .5 .725, 1 .729, 1.5-4 .730): the smallest within .005 of the best, so that a page
+    #: that answers far better than any code still comes first.
+    prose_penalty: float = 1.0
+    #: A tree where at least this share of files is code is a repository of code, where a
+    #: page of prose is a secondary file; the dev half whole: .02-.1 .730, .2-.5 .725, the
+    #: rule off (above 1) .719; the largest share of the best.
+    code_tree_share: float = 0.1
+    #: A symbol query with at most this many defining files, the best of them first after
+    #: the priors, is answered by the cheap tier: the stage is not run (0: always run). The
+    #: stage's order, dev half: .811 at 0, 1, 2 and 3 alike; the largest skips the stage
+    #: most often (benchmarks/semble_code.py --stage-sweep).
+    decisive_definers: int = 3
+
+    # ---- the stage's passages (rank/passages.py, rank/code_passages.py) --------------------
+    #: Passages the model reads in all (at least one a file it weighs), chosen on dev halves
+    #: of seven sets (benchmarks/passage_budget.py) and again on semble-code's dev half
+    #: (benchmarks/semble_code.py --stage-budget: 20 and 24 lose .06 and .015).
+    stage_passages: int = 32
+    #: Tokens of a passage of prose the model reads (a passage is at most 1,200 characters),
+    #: and of the query.
+    passage_tokens: int = 256
+    #: Tokens of a passage of code the model reads: a definition's name, signature and
+    #: docstring come first. The dev half of semble-code, the stage (--stage-sweep): 128 /
+    #: 192 / 256 .809 / .810 / .811, the shortest within .005 of the best.
+    code_passage_tokens: int = 128
+    #: Code is cut at its definitions (tree-sitter); False: at blank lines, as prose is (the
+    #: benchmarks compare the two).
+    code_passages: bool = True
+
+    # ---- the cheap order's passage signal (rank/passage_lexical.py; --fast alone) ----------
+    # The dev half of semble-code, source folders / whole, the cheap order (--passage-words):
+    # off .745 / .729; weight x head .25 x100 .766 / .739, .25 x200 .768 / .736, .5 x100
+    # .765 / .734, .5 x200 .763 / .731, .75 x100 .765 / .738, .75 x200 .765 / .739, 1 x100
+    # .762 / .733, 1 x200 .762 / .736; windows of 600 / 2,400 (at .5 x200) .763 / .738,
+    # .757 / .733: the best mean of the two, the smallest weight and head of it.
+    #: Weight of a file's best window's BM25 (z-scored over the head); 0: the signal off.
+    passage_words_weight: float = 0.25
+    #: Files of the cheap order whose windows are weighed.
+    passage_words_files: int = 100
+    #: Characters a window spans, each overlapping the next by half.
+    passage_words_window: int = 1200
+
+
+#: The shipped point.
+TUNING = Tuning()
