@@ -75,7 +75,11 @@ class RrgOption:
         return f"{names} {self.metavar}" if self.metavar else names
 
     def help_text(self) -> str:
-        return self.help.format(default=self.default)
+        # The ranking's chosen constants are read when help is shown, never on the
+        # pass-through path (which reads this table too).
+        from rrg.rank.tuning import TUNING
+
+        return self.help.format(default=self.default, passages=TUNING.stage_passages)
 
 
 def _number(
@@ -108,7 +112,8 @@ OPTIONS: tuple[RrgOption, ...] = (
     _number(
         "--cascade",
         "Files the transformer re-orders through their best passages (default {default}; "
-        "it reads 32 of their passages, or one a file where K is larger; 0 = off, as --fast).",
+        "it reads {passages} of their passages, or one a file where K is larger; 0 = off, as "
+        "--fast).",
         defaults.STAGE_FILES,
         0,
         ("--query", "--recall"),
