@@ -604,3 +604,57 @@ def test_a_log_left_beside_a_deleted_index_is_not_replayed_into_a_new_one(tmp_pa
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == FORMAT_VERSION
     finally:
         store.close()
+
+
+def test_a_slow_build_and_a_fast_one_give_one_index(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where a build's chunks end shapes its static vectors (each chunk weighs WordPieces
+    by the idf of the files registered so far), so chunks end by files and bytes read,
+    never by the clock: one tree indexed by a slow build (3 s of reading) and by a fast one
+    gives the same vector for every file. (When a chunk ended after 2 s of work, the slow
+    build cut its chunks elsewhere.)"""
+    import time as clock
+
+    import numpy as np
+
+    from rrg.api import open_project
+    from rrg.index import refresh
+    from rrg.model.encoder import Encoder
+    from rrg.model.static_table import static_table
+    from rrg.rank.root_cache import index_path_for
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega".split()
+    for k in range(60):
+        picked = " ".join(words[(k * j) % len(words)] for j in range(1, 40))
+        (tree / f"doc{k:02}.txt").write_text(f"{picked} unique{k}\n" * (1 + k % 5))
+    monkeypatch.setenv("RRG_INDEX_WAIT_S", "0")
+    # Several chunks of this small tree, the bytes looked at every 8 files.
+    monkeypatch.setattr(refresh, "CHUNK_BYTES", 2_000)
+    monkeypatch.setattr(refresh, "READ_BATCH", 8)
+    read_head = refresh.read_head
+
+    def slowly(root: Path, rel: bytes, limit: int = refresh.READ_LIMIT) -> bytes | None:
+        clock.sleep(0.05)
+        return read_head(root, rel, limit)
+
+    vectors = []
+    for name, reader in (("fast", read_head), ("slow", slowly)):
+        monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path / name))
+        os.makedirs(tmp_path / name)
+        os.symlink(Path(env["RRG_CACHE_DIR"]) / "models", tmp_path / name / "models")
+        monkeypatch.setattr(refresh, "read_head", reader)
+        project = open_project(tree)
+        assert project.index().files == 60
+        vocab = static_table(Encoder(project.model)).shape[0]
+        view = refresh.open_view(index_path_for(os.fsencode(tree), project.model), vocab)
+        # Segments are numbered as written (chunks, then merges of them): several chunks.
+        assert view is not None and int(view.segments[-1].name[1:10]) > 4
+        paths = [f"doc{k:02}.txt".encode() for k in range(60)]
+        rows = view.rows_of(paths)
+        dims = view.segments[0].a["static"].shape[1]
+        probe = np.random.default_rng(7).standard_normal(dims)
+        vectors.append(view.cosines(probe)[rows])
+    assert np.array_equal(vectors[0], vectors[1])
