@@ -144,3 +144,15 @@ def test_the_documented_example_runs(env: dict[str, str], monkeypatch: pytest.Mo
     assert blocks, "docs/api.md shows no example"
     for block in blocks:
         exec(compile(block, "docs/api.md", "exec"), {})
+
+
+def test_search_reranked_scores_each_line(project: api.Project) -> None:
+    """With rerank, the model scores up to the pool and the best ``limit`` come back in
+    score order, each with its score, and the notice says how many were weighed."""
+    result = project.search(QUERY, "retry|backoff", limit=3, rerank=True)
+    scores = [m.score for m in result.matches]
+    assert len(scores) == 3 and all(s is not None for s in scores)
+    assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+    assert any(n.startswith("reranked top 3 of") for n in result.notices), result.notices
+    cheap = project.passages(QUERY, limit=1, fast=True).passages
+    assert cheap and cheap[0].path == "src/retry.py"
