@@ -343,10 +343,14 @@ class Project:
 def open_project(root: str | os.PathLike[str] = ".", model: str | None = None) -> Project:
     """The project at ``root`` (a folder), searched with ``model`` (a name from
     ``rrg --list-models`` or a model folder; the default model when None)."""
+    from rrg.model.encoder import share_sessions
+
     real = Path(os.path.realpath(root))
     if not real.is_dir():
         raise RrgError(f"{root}: not a folder")
-    return Project(real, resolve_model(model), find_rg(), model)
+    project = Project(real, resolve_model(model), find_rg(), model)
+    share_sessions()  # the model and its tokenizer load once for every question asked
+    return project
 
 
 #: Every passage the stage read (a limit of 0).

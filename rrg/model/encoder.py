@@ -76,12 +76,23 @@ _SESSIONS: dict[tuple[str, bool], tuple[InferenceSession, int]] | None = None
 _SESSIONS_LOCK = threading.Lock()
 
 
+_TOKENIZERS: dict[Path, Tokenizer] = {}
+
+
 def share_sessions() -> None:
-    """Every Encoder of a model from now on shares one session (``rrg --mcp``)."""
+    """Every Encoder of a model from now on shares one session and one tokenizer (``rrg
+    --mcp``, and the library: a process that answers many queries loads each once)."""
     global _SESSIONS
     with _SESSIONS_LOCK:
         if _SESSIONS is None:
             _SESSIONS = {}
+
+
+def _shared_tokenizer(path: Path) -> Tokenizer:
+    with _SESSIONS_LOCK:
+        if path not in _TOKENIZERS:
+            _TOKENIZERS[path] = load_tokenizer(path)
+        return _TOKENIZERS[path]
 
 
 def _shared_session(encoder: Encoder) -> tuple[InferenceSession, int]:
@@ -126,6 +137,8 @@ class Encoder:
 
     @cached_property
     def tokenizer(self) -> Tokenizer:
+        if _SESSIONS is not None:
+            return _shared_tokenizer(self.spec.tokenizer_path)
         return load_tokenizer(self.spec.tokenizer_path)
 
     @property
