@@ -27,6 +27,16 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("rrg-cache")
 
 
+@pytest.fixture(autouse=True)
+def unshared_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library shares the model's session and tokenizer across a process once a project
+    is opened (``share_sessions``); each test starts as a command does, sharing nothing."""
+    import rrg.model.encoder as encoder
+
+    monkeypatch.setattr(encoder, "_SESSIONS", None)
+    monkeypatch.setattr(encoder, "_TOKENIZERS", {})
+
+
 @pytest.fixture
 def env(cache_dir: Path) -> dict[str, str]:
     out = dict(os.environ)
