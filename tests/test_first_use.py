@@ -208,7 +208,8 @@ def test_an_interrupted_first_build_keeps_what_it_did_before_a_full_chunk(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     """Issue 34, item 8: a build registered a segment every 4,096 files only; Ctrl-C before
-    kept nothing. It registers one every few seconds of work too."""
+    kept nothing. Its first chunk is smaller (FIRST_CHUNK_FILES, about a second or two of
+    work), so Ctrl-C after that keeps it."""
     import signal
 
     from test_reliability import _start_build_and_wait

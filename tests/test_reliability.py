@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.index.refresh import CHUNK_FILES
+from rrg.index.refresh import CHUNK_FILES, FIRST_CHUNK_FILES
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -80,7 +80,9 @@ def test_kill_9_during_builds_then_same_as_fresh(tmp_path: Path, env: dict[str, 
     starting again from where the last was killed); afterwards a normal run succeeds and
     ranks exactly as a fresh index does."""
     tree = make_tree(tmp_path / "killtree", CHUNK_FILES * 2 + 1500)
-    for rows in (CHUNK_FILES, CHUNK_FILES * 2):
+    # The index's first chunk is FIRST_CHUNK_FILES, then CHUNK_FILES each: killed after
+    # one, then (resumed) after the next.
+    for rows in (FIRST_CHUNK_FILES, FIRST_CHUNK_FILES + CHUNK_FILES):
         proc = _start_build_and_wait(tree, env, rows)
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
@@ -103,7 +105,7 @@ def test_ctrl_c_during_a_build_exits_130_and_leaves_a_usable_index(
     index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
     err = b""
     for _ in range(3):
-        proc = _start_build_and_wait(tree, env, CHUNK_FILES)
+        proc = _start_build_and_wait(tree, env, FIRST_CHUNK_FILES)
         # On a loaded machine this test may be descheduled until the build has registered
         # every file, or between that check and the signal: the signal then lands in the
         # exit of a finished build (which says "indexed") and proves nothing. Start again.
@@ -610,8 +612,8 @@ def test_a_slow_build_and_a_fast_one_give_one_index(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where a build's chunks end shapes its static vectors (each chunk weighs WordPieces
-    by the idf of the files registered so far), so chunks end by files and bytes read,
-    never by the clock: one tree indexed by a slow build (3 s of reading) and by a fast one
+    by the idf of the files registered so far), so chunks end at counts of rows, never by
+    the clock: one tree indexed by a slow build (3 s of reading) and by a fast one
     gives the same vector for every file. (When a chunk ended after 2 s of work, the slow
     build cut its chunks elsewhere.)"""
     import time as clock
@@ -631,9 +633,10 @@ def test_a_slow_build_and_a_fast_one_give_one_index(
         picked = " ".join(words[(k * j) % len(words)] for j in range(1, 40))
         (tree / f"doc{k:02}.txt").write_text(f"{picked} unique{k}\n" * (1 + k % 5))
     monkeypatch.setenv("RRG_INDEX_WAIT_S", "0")
-    # Several chunks of this small tree, the bytes looked at every 8 files.
-    monkeypatch.setattr(refresh, "CHUNK_BYTES", 2_000)
-    monkeypatch.setattr(refresh, "READ_BATCH", 8)
+    # Several chunks of this small tree.
+    monkeypatch.setattr(refresh, "FIRST_CHUNK_FILES", 8)
+    monkeypatch.setattr(refresh, "CHUNK_FILES", 8)
+    monkeypatch.setattr(refresh, "READ_BATCH", 4)
     read_head = refresh.read_head
 
     def slowly(root: Path, rel: bytes, limit: int = refresh.READ_LIMIT) -> bytes | None:

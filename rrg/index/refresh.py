@@ -51,14 +51,22 @@ PIECE_LIMIT = 1024
 #: keeps every finished chunk. Static vectors weigh tokens by the idf of the files indexed
 #: so far, chunk included, so the first chunk is large enough to make that idf stable.
 CHUNK_FILES = 4096
-#: Bytes read after which a chunk is registered even short of CHUNK_FILES: Ctrl-C on a
-#: first build keeps all but the last few seconds of it (64 MiB of source, about 4,000
-#: files here, 2-4 s of reading and tokenising). Chunks end by count and bytes, never by
-#: the clock: where a chunk ends shapes the static vectors (the idf so far), and when they
-#: ended after 2 s of work two cold builds of one tree gave two indexes (tokio whole,
-#: --fast: .801 and .784 NDCG@10). Only a search's deadline (``RRG_INDEX_WAIT_S``) cuts a
-#: chunk by the clock.
-CHUNK_BYTES = 64 << 20
+#: The index's first chunk is smaller, so that Ctrl-C on a first build keeps what it did
+#: after a second or two (about 1,000 files of source here, enough for a stable first idf).
+FIRST_CHUNK_FILES = 1024
+# Chunks end at fixed counts of the index's rows (FIRST_CHUNK_FILES, then every
+# CHUNK_FILES), never by the clock: where a chunk ends shapes the static vectors (the idf so
+# far), and when a chunk ended after 2 s of work two cold builds of one tree gave two
+# indexes (tokio whole, --fast: .801 and .784 NDCG@10). Counted in the index's rows, a
+# build resumed after a kill ends its chunks where a fresh one would. Only a search's
+# deadline (``RRG_INDEX_WAIT_S``) cuts a chunk by the clock.
+
+
+def chunk_end(rows: int) -> int:
+    """Where the chunk that begins after ``rows`` rows of the index ends (in rows)."""
+    if rows < FIRST_CHUNK_FILES:
+        return FIRST_CHUNK_FILES
+    return rows + CHUNK_FILES - (rows - FIRST_CHUNK_FILES) % CHUNK_FILES
 #: Files read and tokenised at once, between two looks at the clock.
 READ_BATCH = 256
 #: Files that vanished from rg's listing checked for deletion per query at most; past it
@@ -344,28 +352,25 @@ class _Writer:
 
 
 def _apply_changes(writer: _Writer, view: IndexView, listing: Listing, changes: Changes) -> None:
-    """Read, tokenise and register the stale files a chunk at a time: a chunk ends at
-    CHUNK_FILES files, CHUNK_BYTES read, or at the deadline, past which no chunk begins
-    (``report.left`` then counts the files not read)."""
+    """Read, tokenise and register the stale files a chunk at a time: a chunk ends where
+    ``chunk_end`` says (counted in the index's rows), or at the deadline, past which no
+    chunk begins (``report.left`` then counts the files not read)."""
     stale = changes.stale
-    limit = min(CHUNK_FILES, SEGMENT_DOCS)
+    placed = int((view.kinds != KIND_DEAD).sum()) if len(view.kinds) else 0
     start, first = 0, True
     while first or start < len(stale):
+        limit = min(chunk_end(placed + start) - (placed + start), SEGMENT_DOCS)
         began = time.monotonic()
         if not first and writer.deadline is not None and began >= writer.deadline:
             break
         docs: list[Doc] = []
         row_of: dict[bytes, int] = {}  # each changed file's old row, where it had one
         end = start
-        read = 0
         while end < len(stale) and end - start < limit:
             batch = stale[end : min(end + READ_BATCH, start + limit)].tolist()
             docs.extend(_read(writer, listing, changes, batch, row_of, (end, len(stale))))
             end += len(batch)
-            read += sum(min(int(listing.size[i]), READ_LIMIT) for i in batch)
-            if read >= CHUNK_BYTES or (
-                writer.deadline is not None and time.monotonic() >= writer.deadline
-            ):
+            if writer.deadline is not None and time.monotonic() >= writer.deadline:
                 break
         _register(writer, view, changes, docs, row_of, first)
         del docs
