@@ -67,6 +67,8 @@ def chunk_end(rows: int) -> int:
     if rows < FIRST_CHUNK_FILES:
         return FIRST_CHUNK_FILES
     return rows + CHUNK_FILES - (rows - FIRST_CHUNK_FILES) % CHUNK_FILES
+
+
 #: Files read and tokenised at once, between two looks at the clock.
 READ_BATCH = 256
 #: Files that vanished from rg's listing checked for deletion per query at most; past it
