@@ -220,7 +220,9 @@ class Project:
         candidates, ranking, _ = rank_candidates(plan, notices.append)
         files = searched_files(plan.rg, plan.args, ranking)
         printed = bytearray()
-        run = OrderedRun(plan, files, query, ranking.root, with_filename=True)
+        run = OrderedRun(
+            plan, files, query, ranking.root, with_filename=True, encoder=ranking.encoder
+        )
         result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]
         return SearchResult(matches, [*notices, *result.facts])

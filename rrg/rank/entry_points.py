@@ -41,9 +41,8 @@ def best_paragraphs(
         budget = 0 if ranking.fast else ranking.tuning.stage_passages
         # Paths as rg printed them are relative to the cwd, not to the index's root.
         where = [os.path.abspath(p) for p in paths]
-        scorer = stage_scorer(
-            ranking.root, Encoder(spec), ranking.piece_idf, budget, ranking.tuning
-        )
+        encoder = ranking.encoder or Encoder(spec)
+        scorer = stage_scorer(ranking.root, encoder, ranking.piece_idf, budget, ranking.tuning)
         scored = passages_of(query, ranking.root, where, scorer)
     if not scored.paragraphs:
         return []

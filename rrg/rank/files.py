@@ -64,6 +64,9 @@ class Ranking:
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
     tuning: Tuning = TUNING  # the constants it was ranked with
+    #: The model as the ranking loaded it (its tokenizer, its session where the stage ran):
+    #: the passages and the rerank that follow use it rather than load it again.
+    encoder: Encoder | None = None
 
 
 def serving_root(root: bytes, spec: ModelSpec) -> bytes:
@@ -188,6 +191,22 @@ def rank_files(
     settings: RankSettings,
     listing: Listing | None = None,
 ) -> Ranking:
+    """Candidate files best first (see ``_rank``), with the model as the ranking loaded
+    it."""
+    encoder = Encoder(settings.spec)
+    ranking = _rank(query, root, printed, settings, encoder, listing)
+    ranking.encoder = encoder
+    return ranking
+
+
+def _rank(
+    query: str,
+    root: bytes,
+    printed: list[bytes],
+    settings: RankSettings,
+    encoder: Encoder,
+    listing: Listing | None = None,
+) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
     best passages. ``root`` is the serving root and ``listing`` the printed paths relative
@@ -201,7 +220,6 @@ def rank_files(
         settings.checkpoint,
         settings.tuning,
     )
-    encoder = Encoder(spec)
     check()
     # A new query: the stage will run the model. (A symbol query is most often answered by
     # its definition, the stage skipped: a load begun for it would delay the exit.)

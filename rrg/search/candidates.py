@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rrg import timings
 from rrg.environment import index_wait_s
-from rrg.model.registry import ModelSpec, resolve_model
+from rrg.model.registry import ModelSpec
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates
@@ -41,7 +41,7 @@ def rank_candidates(
             raise NothingMatches
 
     request = plan.request
-    spec = resolve_model(request.model)
+    spec = plan.spec
     check_walk()
     with timings.phase("list+stat"):
         candidates, root, listing = list_and_stat(plan.rg, plan.args, spec)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
-from rrg.model.registry import installed_models, resolve_model
+from rrg.model.registry import ModelSpec, installed_models, resolve_model
 from rrg.output import stdout
 from rrg.output.notices import report_facts
 from rrg.paths import relative_to, search_root
@@ -149,7 +149,9 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         return EXIT_MATCH if found else EXIT_NO_MATCH
     files = searched_files(plan.rg, args, ranking)
     # The files are all that rg lists (binary ones aside): one walk may count them.
-    run = OrderedRun(plan, files, request.query, ranking.root, plan.filenames, True, walk)
+    run = OrderedRun(
+        plan, files, request.query, ranking.root, plan.filenames, True, walk, ranking.encoder
+    )
     with timings.phase("search"):
         result = search_in_order(run)
     report_facts(result.facts, args.output_mode == "--json")
@@ -283,12 +285,18 @@ def index_command(
         with builder_lock(path) as first:
             if not first:
                 return EXIT_MATCH
-            return _build(rg, args, request, root, where + served, warn)
-    return _build(rg, args, request, root, where + served, warn)
+            return _build(rg, args, request, spec, root, where + served, warn)
+    return _build(rg, args, request, spec, root, where + served, warn)
 
 
 def _build(
-    rg: str, args: RgArgs, request: SearchRequest, root: bytes, where: str, warn: Warn
+    rg: str,
+    args: RgArgs,
+    request: SearchRequest,
+    spec: ModelSpec,
+    root: bytes,
+    where: str,
+    warn: Warn,
 ) -> int:
     """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
     then embedded where the root is (or is to be)."""
@@ -298,7 +306,6 @@ def _build(
     from rrg.rank.embedding import embed_root, is_embedded
     from rrg.rank.files import prepare_model, refresh_index
 
-    spec = resolve_model(request.model)
     candidates = list_candidates(rg, args)
     encoder = Encoder(spec)
     start = time.monotonic()

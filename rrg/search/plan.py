@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from rrg.rg.args import RgArgs
+
+if TYPE_CHECKING:
+    from rrg.model.registry import ModelSpec
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,13 @@ class QueryPlan:
         paths = args.paths
         filenames = not (len(paths) == 1 and not os.path.isdir(paths[0]))
         return cls(rg, rg_args, args, request, os.isatty(1), filenames)
+
+    @cached_property
+    def spec(self) -> ModelSpec:
+        """The model the request names, resolved once for the whole search."""
+        from rrg.model.registry import resolve_model
+
+        return resolve_model(self.request.model)
 
     @property
     def colour(self) -> bool:

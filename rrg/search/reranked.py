@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 from rrg.model.encoder import Encoder
-from rrg.model.registry import resolve_model
 from rrg.output.printer import Printer
 from rrg.rank import rerank as scoring
 from rrg.rank.keywords import rerank_query
@@ -27,11 +26,11 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
     matches, more, error = collect(search, run.files, request.pool)
     if not more and (cap == 0 or len(matches) <= cap):
         return None
-    spec = resolve_model(request.model)
+    spec = plan.spec
     scoring.score(
         matches,
         request.rerank_query or rerank_query(run.query, patterns_of(args)),
-        Encoder(spec),
+        run.encoder or Encoder(spec),
         index_path_for(run.root, spec),
     )
     scoring.add_file_prior(matches, run.files)

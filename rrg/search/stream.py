@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rrg.output import stdout
 from rrg.rg.args import RECORD_MODES
 from rrg.rg.ordered import OrderedSearch, StreamResult, StreamSettings
 from rrg.rg.walk import CountWalk
 from rrg.search.plan import QueryPlan
+
+if TYPE_CHECKING:
+    from rrg.model.encoder import Encoder
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class OrderedRun:
     with_filename: bool
     walk: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
+    encoder: Encoder | None = None  # the model as the ranking loaded it (for --rerank)
 
 
 def search_in_order(run: OrderedRun, write: Callable[[bytes], None] = stdout.write) -> StreamResult:
