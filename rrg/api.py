@@ -17,7 +17,6 @@ the command line's one-line message. docs/api.md shows every call.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
+from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import one_line, pattern_refusal
 from rrg.search.candidates import rank_candidates, searched_files
 from rrg.search.plan import QueryPlan, SearchRequest
@@ -380,6 +380,4 @@ def _text(obj: object) -> str:
     """rg's ``{"text": ...}`` or ``{"bytes": base64}`` as text (bytes that are not UTF-8
     kept as surrogate escapes, as ``os.fsdecode`` keeps a path's)."""
     assert isinstance(obj, dict)
-    if "text" in obj:
-        return str(obj["text"])
-    return base64.b64decode(obj["bytes"]).decode("utf-8", "surrogateescape")
+    return json_bytes(obj).decode("utf-8", "surrogateescape")

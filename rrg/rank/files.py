@@ -37,9 +37,21 @@ from rrg.progress import Progress
 from rrg.rank import passage_lexical
 from rrg.rank.code_order import code_order, may_be_decisive
 from rrg.rank.code_passages import blank_line_passages, cut_passages
-from rrg.rank.embedding import dense_file_scores, held_vectors, reading_embedded
+from rrg.rank.embedding import (
+    dense_file_scores,
+    embedding_model,
+    held_vectors,
+    reading_embedded,
+)
 from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
-from rrg.rank.root_cache import QUERY_TOKENS, index_path_for, query_pieces, query_seen, root_vectors
+from rrg.rank.root_cache import (
+    QUERY_TOKENS,
+    index_path_for,
+    passage_tag,
+    query_pieces,
+    query_seen,
+    root_vectors,
+)
 from rrg.rank.scoring import (
     bm25,
     fuse,
@@ -381,14 +393,12 @@ def stage_scorer(
     root: bytes, encoder: Encoder, piece_idf: np.ndarray | None, budget: int, tuning: Tuning
 ) -> PassageScorer:
     """The stage's scorer for a root: its vectors kept in the root's vector cache, read
-    first from its embedding index where it has one (built at the shipped point: a variant
-    of the passages' lengths reads none of it)."""
-    vectors_for = root_vectors(root, encoder.spec, tuning)
-    held = held_vectors(root, encoder.spec)
-    if held is not None and (tuning.passage_tokens, tuning.code_passage_tokens) == (
-        TUNING.passage_tokens,
-        TUNING.code_passage_tokens,
-    ):
+    first from its embedding index where it has one and its vectors are the ones this
+    tuning reads (the index is built at the shipped point)."""
+    spec = encoder.spec
+    vectors_for = root_vectors(root, spec, tuning)
+    held = held_vectors(root, spec)
+    if held is not None and passage_tag("passage", spec, tuning) == embedding_model(spec):
         vectors_for = reading_embedded(held, vectors_for)
     return PassageScorer(encoder, piece_idf, vectors_for, budget, tuning)
 

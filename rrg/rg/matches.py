@@ -58,7 +58,8 @@ class Match:
         return data if xxhash.xxh3_64_hexdigest(data) == self.digest else None
 
 
-def _text_or_bytes(obj: Json) -> bytes:
+def json_bytes(obj: Json) -> bytes:
+    """rg's ``{"text": ...}`` or ``{"bytes": base64}`` as the bytes they stand for."""
     if "text" in obj:
         return str(obj["text"]).encode("utf-8", "surrogateescape")
     return base64.b64decode(obj["bytes"])
@@ -76,11 +77,11 @@ def scoring_excerpt(line: bytes, spans: list[tuple[int, int]]) -> str:
 
 def _match_from(message: Json, keep_whole: bool, order: int) -> Match:
     data = message["data"]
-    line = _text_or_bytes(data["lines"])
+    line = json_bytes(data["lines"])
     spans = [(int(s["start"]), int(s["end"])) for s in data.get("submatches") or []]
     keep = keep_whole or len(line) <= KEEP_LINE_BYTES
     return Match(
-        path=_text_or_bytes(data["path"]),
+        path=json_bytes(data["path"]),
         path_json=data["path"],
         line_number=data.get("line_number"),
         offset=int(data.get("absolute_offset") or 0),

@@ -19,6 +19,8 @@ from rrg import defaults
 from rrg.api import LineMatch, Passage, Project
 from rrg.errors import RrgError
 from rrg.excerpt import char_offset, cut_text
+from rrg.output.passages import PassageStyle, entry_points, passage_blocks
+from rrg.rank.paragraphs import Paragraph
 
 #: Characters an answer holds at most (about 5,000 tokens), then a notice says what was cut.
 MAX_CHARS = 20_000
@@ -48,6 +50,10 @@ RECALL_HELP = (
     "passages (path, line range, text), the places most likely to hold the answer or the "
     "names to search for next."
 )
+
+
+#: How the command line prints passages into a pipe (no heading, no colour).
+_PIPED = PassageStyle(heading=False, numbers=False, colour=False)
 
 
 class ToolInputError(Exception):
@@ -88,7 +94,9 @@ class Tools:
             found = _asked(
                 lambda: self.project.passages(query, limit=lines, paths=where, globs=chosen)
             )
-            text = "".join(_block(p) for p in found.passages)
+            # As ``rrg -q QUERY`` prints them in a pipe: ``path:start-end:`` then the text.
+            blocks = passage_blocks(_printed(found.passages), _PIPED)
+            text = blocks.decode("utf-8", "surrogateescape")
             data = {"passages": [asdict(p) for p in found.passages], "more": found.more}
             more = [
                 f"printed the {lines} most relevant passages (limit); more follow: raise the limit"
@@ -130,17 +138,7 @@ class Tools:
         grouped by file (files in order of their best passage, passages by line)."""
         query = _query(query)
         found = _asked(lambda: self.project.passages(query, limit=defaults.PARAGRAPHS))
-        groups: dict[str, list[Passage]] = {}
-        for passage in found.passages:
-            groups.setdefault(passage.path, []).append(passage)
-        text = "".join(
-            f"{name}:\n"
-            + "".join(
-                f"Line {p.start_line}-{p.end_line}: {p.text}\n"
-                for p in sorted(group, key=lambda p: p.start_line)
-            )
-            for name, group in groups.items()
-        )
+        text = entry_points(_printed(found.passages)).decode("utf-8", "surrogateescape")
         data = {"passages": [asdict(p) for p in found.passages]}
         return _answer(text, data, found.notices)
 
@@ -174,10 +172,9 @@ def _answer(text: str, data: dict[str, Any], notices: list[str]) -> Answer:
     return Answer(_cut(text or "no match\n") + said, {**data, "notices": notices})
 
 
-def _block(passage: Passage) -> str:
-    """A passage as ``rrg -q QUERY`` prints it in a pipe: ``path:start-end:`` then its
-    text."""
-    return f"{passage.path}:{passage.start_line}-{passage.end_line}:\n{passage.text}\n"
+def _printed(passages: list[Passage]) -> list[tuple[bytes, Paragraph]]:
+    """Passages as the command line's renderers take them (``rrg.output.passages``)."""
+    return [(os.fsencode(p.path), Paragraph(p.start_line, p.end_line, p.text)) for p in passages]
 
 
 def _line(match: LineMatch) -> tuple[str, bool]:
