@@ -6,14 +6,17 @@ the published figures beside them. Times a query are not measured here: score.py
 real command in a fresh process for those.
 
 Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--stage-sweep] [--plain]
-[--stage-budget] [--paragraphs] [--passage-words] [NAME ...]
+[--stage-budget] [--paragraphs] [--passage-words] [--passage-tier]
+[--set FIELD=VALUE[,...]]... [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py (corpora built from the
 fetched snapshots). --sweep: every setting of the sweep (else the shipped constants);
 --stage-sweep: the stage's own choices (when it is skipped, passage tokens), default order;
 --stage-budget: the model's work in the stage (tokens of code passages, passages in all);
 --plain: also the order with the priors off; --paragraphs: also code cut at blank lines
 instead of its definitions (with --stage: what the model reads); --passage-words: the cheap
-order's passage signal off and at each weight, head and window. Each setting is a variant
+order's passage signal off and at each weight, head and window; --passage-tier: the
+passage tier off, at each share and head; --set: a variant of the shipped point (fields
+of Tuning), beside it. Each setting is a variant
 of ``rrg.rank.tuning.TUNING`` (``dataclasses.replace``) passed in RankSettings: nothing is
 patched. DATA may be built whole
 (``materialize.py --whole``): the priors for whole repositories are swept there. The
@@ -157,7 +160,11 @@ def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, 
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    args = [
+        a
+        for k, a in enumerate(sys.argv[1:], 1)
+        if not a.startswith("--") and sys.argv[k - 1] != "--set"
+    ]
     data, names = Path(args[0]).resolve(), args[1:]
     os.environ.setdefault("RRG_CACHE_DIR", str(OUT / "cache-semble"))
     settings = sweep() if "--sweep" in sys.argv else {"shipped": SHIPPED}
@@ -177,6 +184,20 @@ def main() -> None:
                 }
         for window in (600, 2400):
             settings[f"passage words window {window}"] = {"passage_words_window": window}
+    if "--passage-tier" in sys.argv:  # the passage tier's share and the files it reads
+        settings["passage tier off"] = {"passage_tier_weight": 0.0}
+        for weight in (0.35, 0.5, 0.65, 0.8):
+            if weight != TUNING.passage_tier_weight:
+                settings[f"passage tier {weight:g}"] = {"passage_tier_weight": weight}
+        for files in (50, 100, 200):
+            if files != TUNING.passage_tier_files:
+                settings[f"passage tier x{files}"] = {"passage_tier_files": files}
+    for k, arg in enumerate(sys.argv):  # --set FIELD=VALUE[,FIELD=VALUE]: one variant each
+        if arg == "--set":
+            pairs = [item.partition("=") for item in sys.argv[k + 1].split(",")]
+            settings[sys.argv[k + 1]] = {
+                name: int(value) if value.isdigit() else float(value) for name, _, value in pairs
+            }
     if "--paragraphs" in sys.argv:  # the priors as shipped, code cut at blank lines
         settings["blank-line passages"] = {"code_passages": False}
     stage = 20 if {"--stage", "--stage-sweep", "--stage-budget"} & set(sys.argv) else 0

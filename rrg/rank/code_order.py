@@ -27,6 +27,7 @@ class CodeOrder(NamedTuple):
     scores: np.ndarray  # the candidates' scores with the priors applied
     offsets: np.ndarray  # each one's offset
     decisive: bool  # an exact definition hit for a symbol query (``decisive_definers``)
+    among_code: bool  # the candidates are a repository of code (``priors.holds_code``)
 
 
 def may_be_decisive(query: str, tuning: Tuning) -> bool:
@@ -81,7 +82,7 @@ def code_order(
         and 0 < len(defining) <= tuning.decisive_definers
         and int(np.argmax(scores)) in defining  # the first of the best, as order_by's
     )
-    return CodeOrder(scores, offsets, decisive)
+    return CodeOrder(scores, offsets, decisive, among_code)
 
 
 def _holds_code(count: int, rel_of: Callable[[int], bytes], share: float) -> bool:

@@ -77,6 +77,10 @@ class ScoredPassages:
     paragraphs: list[Paragraph]
     cheap: np.ndarray
     cosine: np.ndarray
+    #: The cheap score's two parts, each passage's BM25 and static cosine (None: no
+    #: static tier), for the passage tier's rank fusion (``rrg.rank.passage_tier``).
+    lexical: np.ndarray | None = None
+    static: np.ndarray | None = None
 
     def best_per_file(self, files: int) -> np.ndarray:
         """Each file's best cosine (MaxP); NaN where the model read none of its passages."""
@@ -234,13 +238,17 @@ def score_passages(
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
     every_key = [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in bodies]
     lexical = passage_bm25(query, bodies)
+    static = None
     if scorer.piece_idf is not None:
-        cheap = fuse(lexical, passage_static(query, bodies, every_key, scorer, query_pieces))
+        static = passage_static(query, bodies, every_key, scorer, query_pieces)
+        cheap = fuse(lexical, static)
     else:
         cheap = lexical
     chosen = pick(owners, cheap, scorer.budget)
     if not chosen:  # the cheap tier alone: the model is not run
-        return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), cosine)
+        return ScoredPassages(
+            owners, paragraphs, np.asarray(cheap, np.float64), cosine, lexical, static
+        )
     keys = [every_key[k] for k in chosen]
     text_of = {key: bodies[k] for key, k in zip(keys, chosen, strict=True)}
     name_of = {key: names[owners[k]] if names else "" for key, k in zip(keys, chosen, strict=True)}
@@ -261,4 +269,11 @@ def score_passages(
     qvec = vectors[key_of_query]
     for key, k in zip(keys, chosen, strict=True):
         cosine[k] = float(vectors[key] @ qvec)
-    return ScoredPassages(owners, paragraphs, np.asarray(cheap, np.float64), np.round(cosine, 6))
+    return ScoredPassages(
+        owners,
+        paragraphs,
+        np.asarray(cheap, np.float64),
+        np.round(cosine, 6),
+        lexical,
+        static,
+    )

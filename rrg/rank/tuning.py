@@ -94,6 +94,23 @@ class Tuning:
     #: Characters a window spans, each overlapping the next by half.
     passage_words_window: int = 1200
 
+    # ---- the passage tier (rank/passage_tier.py; both orders) -------------------------------
+    # The dev half of semble-code (8 repositories; --fast source folders / whole, default
+    # source folders / whole; benchmarks/semble_code.py --passage-tier and --set): off .764 /
+    # .738 / .775 / .761; share x files .35 x100 .785 / .761 / .788 / -; .5 x100 .798 / .774
+    # / .803 / -; .65 x100 .808 / .780 / .808 / .795; .8 x100 .810 / .788 / .809 / -; .65 x50
+    # .806 / .782 / .811 / .791; .8 x50 .811 / .786 / .813 / .794 (chosen: the best mean of
+    # the four, and the fewest files); .65 x200 .808 / .790 / .807 / -.
+    #: The tier's share in the reciprocal rank fusion of its file order with the order it
+    #: read (0: the tier off).
+    passage_tier_weight: float = 0.8
+    #: Files of the order whose passages the tier reads.
+    passage_tier_files: int = 50
+    #: Where the default order runs the tier: before the transformer stage (the stage then
+    #: re-orders the best files of the tier's order by its own scores), or after it (False:
+    #: the tier's order fused with the stage's).
+    passage_tier_first: bool = False
+
 
 #: The shipped point.
 TUNING = Tuning()

@@ -1,0 +1,150 @@
+"""The passage tier: the head of a file order read again as passages, the passages ranked
+against each other, and the files of the best ones fused back into the order by rank.
+
+A file order weighs whole files; a question is answered by a passage. Here the passages of
+the order's ``passage_tier_files`` best files (cut as the stage cuts them: code at its
+definitions, prose in blocks) are ranked by reciprocal rank fusion of their BM25 and their
+static cosine; a passage that defines an identifier the query names, or whose file's path
+holds the query's words, rises; a file with several strong passages lifts its best one; tests,
+examples, docs and the other secondary kinds sink. The files in the order of their best
+passages are then fused with the order they came from, again by rank.
+
+The structure is semble's (``src/semble/search.py``, ``ranking/boosting.py``,
+``ranking/penalties.py``: chunk scores fused by rank, the definition and stem boosts at
+chunk level, the multi-chunk file boost, path penalties), written for rrg's passages and
+priors; its constants are semble's published points, not swept here. What was swept (the
+tier's weight in the final fusion and the files it reads) is in ``rrg.rank.tuning``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from rrg.rank import code_priors as priors
+from rrg.rank.passages import ScoredPassages
+
+#: Reciprocal rank fusion's constant (1 / (K + rank)), here and in the final fusion.
+RRF_K = 60
+#: Weight of the static list against the lexical one: a symbol query leans on exact words.
+STATIC_SHARE = 0.5
+STATIC_SHARE_SYMBOL = 0.3
+#: A file's best passage gains this share of the best score, scaled by the file's summed
+#: passage score against the best file's.
+COHERENCE = 0.2
+#: A passage that defines the identifier a query is gains this many best scores (half for
+#: identifiers inside a sentence), half as much again where its file is named after it.
+DEFINITION = 3.0
+EMBEDDED = 0.5
+NAMED_FILE = 1.5
+#: A passage whose file's stem and folder hold the query's words gains the best score times
+#: their share.
+STEM = 1.0
+#: A passage's score is multiplied by this for each kind of secondary file its path shows.
+SECONDARY = 0.3
+#: Words that open a definition, in the languages the benchmarks hold and their kin.
+_DEFINING = (
+    "class struct interface trait enum type typedef def defmodule fn fun func function"
+    " module object protocol record namespace package"
+).split()
+
+
+def tier_order(query: str, names: list[str], scored: ScoredPassages, among_code: bool) -> list[int]:
+    """The files (indices into ``names``, their paths) in the order of their best passage,
+    the passages ranked as the module says; files with no passage are left out."""
+    owners = np.asarray(scored.owners, np.int64)
+    if not len(owners):
+        return []
+    form = priors.query_form(query)
+    share = STATIC_SHARE_SYMBOL if form.symbol else STATIC_SHARE
+    score = (1 - share) * _reciprocal_ranks(scored.lexical, positive_only=True)
+    if scored.static is not None:
+        score += share * _reciprocal_ranks(scored.static, positive_only=False)
+    _lift_best_of_strong_files(score, owners, len(names))
+    best = float(score.max())
+    if form.names:
+        unit = best * DEFINITION * (1.0 if form.symbol else EMBEDDED)
+        for k, paragraph in enumerate(scored.paragraphs):
+            defined = [n for n in form.names if _defines(paragraph.text, n)]
+            if defined:
+                stem = _stem(names[owners[k]])
+                named = any(priors.stem_is(stem, n) for n in defined)
+                score[k] += unit * (NAMED_FILE if named else 1.0)
+    factor = np.ones(len(names))
+    stem_gain = np.zeros(len(names))
+    for f, path in enumerate(names):
+        kinds = priors.secondary_kinds(path, form.asks_for, among_code)
+        if priors.prose_offset(path, form.asks_for, among_code, 1.0):
+            kinds += 1
+        factor[f] = SECONDARY**kinds
+        if not form.symbol:
+            stem_gain[f] = priors.stem_share(form.words, priors.stem_words(path))
+    score += best * STEM * stem_gain[owners]
+    score *= factor[owners]
+    file_best = np.full(len(names), -np.inf)
+    np.maximum.at(file_best, owners, score)
+    held = np.flatnonzero(np.isfinite(file_best))
+    return held[np.argsort(-file_best[held], kind="stable")].tolist()
+
+
+def fuse_orders(order: list[int], tier: list[int], weight: float) -> list[int]:
+    """``order`` re-ordered by reciprocal rank fusion with ``tier`` (a ranking of some of
+    its members), ``weight`` the tier's share."""
+    at_tier = {f: r for r, f in enumerate(tier)}
+    scores = [
+        (1 - weight) / (RRF_K + r) + (weight / (RRF_K + at_tier[f]) if f in at_tier else 0.0)
+        for r, f in enumerate(order)
+    ]
+    ranked = sorted(range(len(order)), key=lambda r: (-scores[r], r))
+    return [order[r] for r in ranked]
+
+
+def _reciprocal_ranks(values: np.ndarray | None, positive_only: bool) -> np.ndarray:
+    """1 / (K + rank) of each value, best first (ties in passage order); 0 for the values
+    that are not positive where ``positive_only`` (a passage with no query word is not in
+    the lexical list at all)."""
+    if values is None:
+        return np.zeros(0)
+    out = np.zeros(len(values))
+    order = np.argsort(-np.asarray(values, np.float64), kind="stable")
+    out[order] = 1.0 / (RRF_K + 1 + np.arange(len(values)))
+    if positive_only:
+        out[np.asarray(values) <= 0] = 0.0
+    return out
+
+
+def _lift_best_of_strong_files(score: np.ndarray, owners: np.ndarray, files: int) -> None:
+    best = float(score.max())
+    if best <= 0:
+        return
+    file_sum = np.bincount(owners, weights=score, minlength=files)
+    top = np.full(files, -1)
+    for k in np.argsort(score, kind="stable"):  # ascending: the best of a file last
+        top[owners[k]] = k
+    has = top >= 0
+    score[top[has]] += best * COHERENCE * file_sum[has] / float(file_sum.max())
+
+
+@lru_cache(maxsize=256)
+def _definition_pattern(name: str) -> re.Pattern[str]:
+    qualified = r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*"
+    return re.compile(
+        r"(?:^|(?<=\s))(?:"
+        + "|".join(_DEFINING)
+        + r")\s+"
+        + qualified
+        + re.escape(name)
+        + r"(?:\s|[<({:\[;]|$)",
+        re.MULTILINE,
+    )
+
+
+def _defines(text: str, name: str) -> bool:
+    return name in text and _definition_pattern(name).search(text) is not None
+
+
+def _stem(path: str) -> str:
+    base = path.rsplit("/", 1)[-1].lower()
+    return base.split(".", 1)[0] if not base.startswith(".") else base
