@@ -299,19 +299,6 @@ def _rank(
     stage: StagePassages | None = None
     fast = stage_files <= 0
     staged = not fast and not decisive
-    # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
-    # scifact -.057, nfcorpus -.020, cranfield -.020, hotpotqa +.007; docs/benchmarks.md).
-    tiered_here = bool(tuning.passage_tier_weight) and among_code
-    tier_first = staged and tiered_here and tuning.passage_tier_first
-    if tier_first:
-        # The stage re-orders the best files of the order the tier made; below them the
-        # tier's order stands.
-        check()
-        with timings.phase("passage tier"):
-            tiered = passage_tier_order(
-                query, root, encoder, view, cand_rows, order_by(fused), pieces, among_code, tuning
-            )
-        fused = scores_in_order(fused, tiered)
     if staged:
         check()
         try:
@@ -345,11 +332,14 @@ def _rank(
                 passage_lexical.best_window_bm25(query, root, rel, tuning.passage_words_window)
             )
     by_score = order_by(fused)
-    if tiered_here and not tier_first:
+    # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
+    # scifact -.057, nfcorpus -.020, cranfield -.020, hotpotqa +.007; docs/benchmarks.md).
+    weight = tuning.passage_tier_weight
+    if among_code and weight:
         check()
         with timings.phase("passage tier"):
             by_score = passage_tier_order(
-                query, root, encoder, view, cand_rows, by_score, pieces, among_code, tuning
+                query, root, encoder, view, cand_rows, by_score, pieces, among_code, weight, tuning
             )
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
@@ -404,26 +394,20 @@ def passage_tier_order(
     by_score: np.ndarray,
     pieces: np.ndarray,
     among_code: bool,
+    weight: float,
     tuning: Tuning,
 ) -> np.ndarray:
     """The candidates' order (``by_score``, indices into ``cand_rows``) with its head fused
-    with the passage tier's order of the same files (``rrg.rank.passage_tier``)."""
+    with the passage tier's order of the same files (``rrg.rank.passage_tier``), ``weight``
+    the tier's share."""
     head = by_score[: tuning.passage_tier_files]
     rel = [view.path(int(cand_rows[k])) for k in head]
     scorer = stage_scorer(root, encoder, view.piece_idf, 0, tuning)
     scored = passages_of(query, root, rel, scorer, pieces)
     names = [passage_name(root, path) for path in rel]
     tier = passage_tier.tier_order(query, names, scored, among_code)
-    fused = passage_tier.fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
+    fused = passage_tier.fuse_orders(list(range(len(head))), tier, weight)
     return np.concatenate([head[fused], by_score[len(head) :]])
-
-
-def scores_in_order(fused: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Scores whose order is ``order`` (indices into ``fused``, best first), in the units of
-    ``fused`` (the stage puts its files above every other by ``fused``'s best)."""
-    out = np.empty(len(fused))
-    out[order] = float(fused.max()) - np.arange(len(order)) * 1e-6
-    return out
 
 
 def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str, ...]) -> set[int]:

@@ -94,22 +94,23 @@ class Tuning:
     #: Characters a window spans, each overlapping the next by half.
     passage_words_window: int = 1200
 
-    # ---- the passage tier (rank/passage_tier.py; both orders) -------------------------------
-    # The dev half of semble-code (8 repositories; --fast source folders / whole, default
-    # source folders / whole; benchmarks/semble_code.py --passage-tier and --set): off .764 /
-    # .738 / .775 / .761; share x files .35 x100 .785 / .761 / .788 / -; .5 x100 .798 / .774
-    # / .803 / -; .65 x100 .808 / .780 / .808 / .795; .8 x100 .810 / .788 / .809 / -; .65 x50
-    # .806 / .782 / .811 / .791; .8 x50 .811 / .786 / .813 / .794 (chosen: the best mean of
-    # the four, and the fewest files); .65 x200 .808 / .790 / .807 / -.
+    # ---- the passage tier (rank/passage_tier.py; both orders, in a tree of code) ---------
+    # Dev halves (docs/benchmarks.md, "The passage tier"): semble-code's 8 repositories,
+    # source folders and whole (benchmarks/semble_code.py --passage-tier, --set), and the
+    # code sets swebench-lite, sphinx and sympy (benchmarks/code_priors.py --set). --fast,
+    # source / whole / swebench-lite / sphinx / sympy: off .764 / .738 / .765 / .410 / .572
+    # (mean .650); share .5 x50 files .797 / .779 / .691 / .439 / .641 (.669, chosen); .8 x50
+    # .811 / .786 / .662 / .416 / .568 (.649). The default order: off .775 / .761 / .621 /
+    # .420 / .594 (.634); .5 x50 .803 / .795 / .640 / .444 / .625 (.661, chosen); .65 x50
+    # .811 / .791 / .649 / .434 / .592 (.655); .8 x50 .813 / .794 / .662 / .464 / .560 (.658).
+    # On semble-code alone (source folders, --fast / default, 100 files): .35 .785 / .788,
+    # .5 .798 / .803, .65 .808 / .808, .8 .810 / .809; at .65, 50 / 100 / 200 files .806 /
+    # .808 / .808 and whole .782 / .780 / .790: 50 is the fewest within .005.
     #: The tier's share in the reciprocal rank fusion of its file order with the order it
     #: read (0: the tier off).
-    passage_tier_weight: float = 0.8
+    passage_tier_weight: float = 0.5
     #: Files of the order whose passages the tier reads.
     passage_tier_files: int = 50
-    #: Where the default order runs the tier: before the transformer stage (the stage then
-    #: re-orders the best files of the tier's order by its own scores), or after it (False:
-    #: the tier's order fused with the stage's).
-    passage_tier_first: bool = False
 
 
 #: The shipped point.
