@@ -49,6 +49,35 @@ def words(text: str) -> list[str]:
     return out
 
 
+def counted_words(text: str, wanted: set[str] | frozenset[str]) -> Counter[str]:
+    """How often each of the ``wanted`` words occurs among ``words(text)``: the same counts,
+    with the text's words counted in C and each distinct word looked at once (the passage
+    scorers count a query's words in thousands of passages)."""
+    if not wanted:
+        return Counter()
+    if not text.isascii():  # ASCII_WORD below is ``_WORD`` for ASCII text alone
+        return Counter(w for w in words(text) if w in wanted)
+    out: Counter[str] = Counter()
+    for word, count in Counter(_ASCII_WORD.findall(text)).items():
+        low = word.lower()
+        if low in wanted:
+            out[low] += count
+        if word.islower() or word.isupper() or word.isdigit():
+            continue
+        if any(w in low for w in wanted):  # a part can be wanted only if it is inside
+            parts = _CAMEL.findall(word)
+            if len(parts) > 1:
+                for part in parts:
+                    part = part.lower()
+                    if part in wanted:
+                        out[part] += count
+    return out
+
+
+#: ``_WORD`` in ASCII text.
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
 def term_id(term: str) -> int:
     return xxhash.xxh32_intdigest(term.encode("utf-8", "surrogatepass"))
 

@@ -19,7 +19,7 @@ import numpy as np
 import xxhash
 
 from rrg.index.definitions import is_code
-from rrg.index.textstats import words
+from rrg.index.textstats import counted_words, words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors
@@ -110,17 +110,35 @@ def query_vector(query: str, scorer: PassageScorer) -> np.ndarray:
     return scorer.vectors_for("passage", [key], encode)[key]
 
 
-def passage_bm25(query: str, texts: Sequence[str]) -> np.ndarray:
-    """BM25 of each passage against the query, with the passages as the corpus."""
+#: The query terms' counts in the passages one query has read, by content hash: the stage and
+#: the passage tier read many of the same passages (a query's, then cleared for the next).
+_COUNTED: dict[str, Counter[str]] = {}
+_COUNTED_FOR: list[frozenset[str]] = [frozenset()]
+
+
+def passage_bm25(query: str, texts: Sequence[str], keys: Sequence[str] | None = None) -> np.ndarray:
+    """BM25 of each passage against the query, with the passages as the corpus; ``keys``,
+    the passages' content hashes, let a second read of a passage in one query count
+    nothing again."""
     terms = set(words(query))
-    # Only a passage holding a query term as a substring can hold it as a word: the others
-    # are not split into words at all (most passages of a code file, for a short query).
-    counts = [
-        Counter(w for w in words(t) if w in terms)
-        if any(term in low for term in terms)
-        else Counter()
-        for t, low in zip(texts, (t.lower() for t in texts), strict=True)
-    ]
+    if _COUNTED_FOR[0] != terms or len(_COUNTED) > 50_000:
+        _COUNTED.clear()
+        _COUNTED_FOR[0] = frozenset(terms)
+
+    def counted(k: int) -> Counter[str]:
+        key = keys[k] if keys is not None else None
+        if key is not None and key in _COUNTED:
+            return _COUNTED[key]
+        text = texts[k]
+        low = text.lower()
+        # Only a passage holding a query term as a substring can hold it as a word: the
+        # others are not split into words at all (most passages of code, for a short query).
+        found = counted_words(text, terms) if any(t in low for t in terms) else Counter()
+        if key is not None:
+            _COUNTED[key] = found
+        return found
+
+    counts = [counted(k) for k in range(len(texts))]
     lengths = np.array([max(1, len(t) // 6) for t in texts], np.float64)  # ~6 chars a word
     avg = float(lengths.mean()) if len(lengths) else 1.0
     scores = np.zeros(len(texts), np.float64)
@@ -211,6 +229,21 @@ class _Bodies(Sequence[str]):
         return passage_text(name, self.paragraphs[k])
 
 
+#: Files cut into passages in this process, by cut, name and content hash: the stage and the
+#: passage tier cut many of the same files in one query (tree-sitter's parse is most of it).
+_CUTS: dict[tuple[Cut | None, str, str], list[Paragraph]] = {}
+_CUTS_KEPT = 256
+
+
+def _cut(text: str, name: str, cut: Cut | None) -> list[Paragraph]:
+    key = (cut, name, xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass")))
+    if key not in _CUTS:
+        if len(_CUTS) >= _CUTS_KEPT:
+            _CUTS.clear()
+        _CUTS[key] = cut(text, name) if cut else split_paragraphs(text)
+    return _CUTS[key]
+
+
 def score_passages(
     query: str,
     texts: Iterable[str],
@@ -229,7 +262,7 @@ def score_passages(
     paragraphs: list[Paragraph] = []
     for owner, text in enumerate(texts):
         name = names[owner] if names else ""
-        for paragraph in cut(text, name) if cut else split_paragraphs(text):
+        for paragraph in _cut(text, name, cut):
             owners.append(owner)
             paragraphs.append(paragraph)
     bodies = _Bodies(owners, paragraphs, names or [])
@@ -237,7 +270,7 @@ def score_passages(
     if not bodies:
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
     every_key = [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in bodies]
-    lexical = passage_bm25(query, bodies)
+    lexical = passage_bm25(query, bodies, every_key)
     static = None
     if scorer.piece_idf is not None:
         static = passage_static(query, bodies, every_key, scorer, query_pieces)
