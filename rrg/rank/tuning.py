@@ -99,18 +99,17 @@ class Tuning:
     # source folders and whole (benchmarks/semble_code.py --passage-tier, --set), and the
     # code sets swebench-lite, sphinx and sympy (benchmarks/code_priors.py --set). --fast,
     # source / whole / swebench-lite / sphinx / sympy: off .764 / .738 / .765 / .410 / .572
-    # (mean .650); share .5 x50 files .797 / .779 / .691 / .439 / .641 (.669, chosen); .8 x50
-    # .811 / .786 / .662 / .416 / .568 (.649). The default order: off .775 / .761 / .621 /
-    # .420 / .594 (.634); .5 x50 .803 / .795 / .640 / .444 / .625 (.661, chosen); .65 x50
-    # .811 / .791 / .649 / .434 / .592 (.655); .8 x50 .813 / .794 / .662 / .464 / .560 (.658).
-    # On semble-code alone (source folders, --fast / default, 100 files): .35 .785 / .788,
-    # .5 .798 / .803, .65 .808 / .808, .8 .810 / .809; at .65, 50 / 100 / 200 files .806 /
-    # .808 / .808 and whole .782 / .780 / .790: 50 is the fewest within .005.
+    # (mean .650); share .5 x50 files .797 / .779 / .691 / .439 / .641 (.669); .5 x25 .798 /
+    # .776 / .694 / .451 / .627 (.669, chosen); .8 x50 .811 / .786 / .662 / .416 / .568
+    # (.649). The default order: off .775 / .761 / .621 / .420 / .594 (.634); .5 x50 .803 /
+    # .795 / .640 / .444 / .625 (.661); .5 x25 .803 / .800 / .640 / .449 / .615 (.661,
+    # chosen); .65 x50 (.655); .8 x50 .813 / .794 / .662 / .464 / .560 (.658). The best mean
+    # in each order, and the fewest files within .005 of it.
     #: The tier's share in the reciprocal rank fusion of its file order with the order it
     #: read (0: the tier off).
     passage_tier_weight: float = 0.5
     #: Files of the order whose passages the tier reads.
-    passage_tier_files: int = 50
+    passage_tier_files: int = 25
 
 
 #: The shipped point.
