@@ -104,13 +104,18 @@ def _tree(root: Path, extension: str) -> None:
         (root / "src" / f"mod{k}.{extension}").write_text(f"def helper_{k}(x):\n    return x\n")
 
 
-def test_in_a_code_tree_the_file_of_many_strong_passages_rises(
-    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def in_tmp(tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tmp_path as the working folder, with the session's cache (the static table once)."""
     for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
         monkeypatch.setenv(name, env[name])
-    _tree(tmp_path, "py")
     monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_in_a_code_tree_the_file_of_many_strong_passages_rises(in_tmp: Path) -> None:
+    tmp_path = in_tmp
+    _tree(tmp_path, "py")
     for stage in (0, 20):
         off = _order(tmp_path, "retry with backoff", stage, passage_tier_weight=0.0)
         assert off[:2] == [b"src/policy.py", b"src/client.py"]
@@ -121,13 +126,9 @@ def test_in_a_code_tree_the_file_of_many_strong_passages_rises(
         assert tiered[:2] == off[1::-1]
 
 
-def test_in_a_tree_of_prose_the_tier_does_not_run(
-    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
-        monkeypatch.setenv(name, env[name])
+def test_in_a_tree_of_prose_the_tier_does_not_run(in_tmp: Path) -> None:
+    tmp_path = in_tmp
     _tree(tmp_path, "txt")
-    monkeypatch.chdir(tmp_path)
     off = _order(tmp_path, "retry with backoff", 0, passage_tier_weight=0.0)
     assert _order(tmp_path, "retry with backoff", 0) == off
     assert _order(tmp_path, "retry with backoff", 0, passage_tier_weight=1.0) == off

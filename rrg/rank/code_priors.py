@@ -71,12 +71,16 @@ def query_form(query: str) -> QueryForm:
     return QueryForm(tuple(dict.fromkeys(_EMBEDDED.findall(text))), False, words, asks)
 
 
+def file_stem(path: str) -> str:
+    """A path's file name up to its first dot (a dot file's whole name)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.split(".", 1)[0] if not name.startswith(".") else name
+
+
 def stem_words(path: str) -> set[str]:
     """The words of a path's file stem and of its folder's name, lower-cased."""
     parts = path.replace("\\", "/").split("/")
-    name = parts[-1]
-    stem = name.split(".", 1)[0] if not name.startswith(".") else name
-    words = set(_split_words(stem))
+    words = set(_split_words(file_stem(path)))
     if len(parts) > 1:
         words.update(_split_words(parts[-2]))
     return words

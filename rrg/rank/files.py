@@ -334,12 +334,11 @@ def _rank(
     by_score = order_by(fused)
     # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
     # scifact -.057, nfcorpus -.020, cranfield -.020, hotpotqa +.007; docs/benchmarks.md).
-    weight = tuning.passage_tier_weight
-    if among_code and weight:
+    if among_code and tuning.passage_tier_weight:
         check()
         with timings.phase("passage tier"):
             by_score = passage_tier_order(
-                query, root, encoder, view, cand_rows, by_score, pieces, among_code, weight, tuning
+                query, root, encoder, view, cand_rows, by_score, pieces, tuning
             )
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
@@ -393,20 +392,18 @@ def passage_tier_order(
     cand_rows: np.ndarray,
     by_score: np.ndarray,
     pieces: np.ndarray,
-    among_code: bool,
-    weight: float,
     tuning: Tuning,
 ) -> np.ndarray:
-    """The candidates' order (``by_score``, indices into ``cand_rows``) with its head fused
-    with the passage tier's order of the same files (``rrg.rank.passage_tier``), ``weight``
-    the tier's share."""
+    """The candidates' order (``by_score``, indices into ``cand_rows``) of a tree of code
+    with its head fused with the passage tier's order of the same files
+    (``rrg.rank.passage_tier``)."""
     head = by_score[: tuning.passage_tier_files]
     rel = [view.path(int(cand_rows[k])) for k in head]
     scorer = stage_scorer(root, encoder, view.piece_idf, 0, tuning)
     scored = passages_of(query, root, rel, scorer, pieces)
     names = [passage_name(root, path) for path in rel]
-    tier = passage_tier.tier_order(query, names, scored, among_code)
-    fused = passage_tier.fuse_orders(list(range(len(head))), tier, weight)
+    tier = passage_tier.tier_order(query, names, scored, among_code=True)
+    fused = passage_tier.fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
     return np.concatenate([head[fused], by_score[len(head) :]])
 
 

@@ -73,7 +73,7 @@ def tier_order(query: str, names: list[str], scored: ScoredPassages, among_code:
         for k, paragraph in enumerate(scored.paragraphs):
             defined = [n for n in form.names if _defines(paragraph.text, n)]
             if defined:
-                stem = _stem(names[owners[k]])
+                stem = priors.file_stem(names[owners[k]]).lower()
                 named = any(priors.stem_is(stem, n) for n in defined)
                 score[k] += unit * (NAMED_FILE if named else 1.0)
     factor = np.ones(len(names))
@@ -145,8 +145,3 @@ def _definition_pattern(name: str) -> re.Pattern[str]:
 
 def _defines(text: str, name: str) -> bool:
     return name in text and _definition_pattern(name).search(text) is not None
-
-
-def _stem(path: str) -> str:
-    base = path.rsplit("/", 1)[-1].lower()
-    return base.split(".", 1)[0] if not base.startswith(".") else base

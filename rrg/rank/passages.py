@@ -113,17 +113,18 @@ def query_vector(query: str, scorer: PassageScorer) -> np.ndarray:
 #: The query terms' counts in the passages one query has read, by content hash: the stage and
 #: the passage tier read many of the same passages (a query's, then cleared for the next).
 _COUNTED: dict[str, Counter[str]] = {}
-_COUNTED_FOR: list[frozenset[str]] = [frozenset()]
+_COUNTED_TERMS: frozenset[str] = frozenset()
 
 
 def passage_bm25(query: str, texts: Sequence[str], keys: Sequence[str] | None = None) -> np.ndarray:
     """BM25 of each passage against the query, with the passages as the corpus; ``keys``,
     the passages' content hashes, let a second read of a passage in one query count
     nothing again."""
-    terms = set(words(query))
-    if _COUNTED_FOR[0] != terms or len(_COUNTED) > 50_000:
+    global _COUNTED_TERMS
+    terms = frozenset(words(query))
+    if terms != _COUNTED_TERMS or len(_COUNTED) > 50_000:
         _COUNTED.clear()
-        _COUNTED_FOR[0] = frozenset(terms)
+        _COUNTED_TERMS = terms
 
     def counted(k: int) -> Counter[str]:
         key = keys[k] if keys is not None else None
