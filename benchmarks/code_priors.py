@@ -23,6 +23,7 @@ from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, sw
 from benchmarks.passage_stage import half
 from benchmarks.quality import ndcg10
 from benchmarks.semble_code import OFF, SHIPPED, Setting
+from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
 from rrg.rank.files import RankSettings, rank_files
 from rrg.rank.tuning import TUNING
@@ -46,13 +47,13 @@ def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[st
         settings = {"shipped": SHIPPED, f"{name}={value}": {name: number}}
     spec = default_model()
     ranks = {
-        name: RankSettings(spec, stage, lambda message: None, tuning=replace(TUNING, **values))
+        name: RankSettings(stage, lambda message: None, tuning=replace(TUNING, **values))
         for name, values in settings.items()
     }
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
         for name, rank in ranks.items():
-            ranking = rank_files(query, os.fsencode(s.root), paths, rank)
+            ranking = rank_files(query, ServedRoot(os.fsencode(s.root), spec), paths, rank)
             ranked = [doc_of[p] for p in ranking.ordered if p in doc_of]
             out[half(qid)].setdefault(name, []).append(ndcg10(ranked, s.qrels.get(qid, {})))
     return out

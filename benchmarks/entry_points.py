@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from benchmarks.common import OUT, machine
 from benchmarks.datasets import LabelledSet, beir, swebench_repos
+from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
 from rrg.rank import files as rank
 from rrg.rank.entry_points import best_paragraphs
@@ -47,9 +48,10 @@ def run_set(s: LabelledSet, limit: int | None) -> dict[str, dict[str, list[float
         for budget in BUDGETS:
             start = time.monotonic()
             tuning = replace(TUNING, stage_passages=budget)
-            settings = rank.RankSettings(spec, STAGE_FILES, lambda m: None, tuning=tuning)
-            ranking = rank.rank_files(query, os.fsencode(s.root), paths, settings)
-            found = best_paragraphs(query, ranking, spec, 10)
+            settings = rank.RankSettings(STAGE_FILES, lambda m: None, tuning=tuning)
+            served = ServedRoot(os.fsencode(s.root), spec)
+            ranking = rank.rank_files(query, served, paths, settings)
+            found = best_paragraphs(query, ranking, 10)
             row.setdefault(f"t{budget}", []).append(time.monotonic() - start)
             hit = float(any(doc_of.get(p) in gold for p, _ in found))
             row.setdefault(f"b{budget}", []).append(hit)

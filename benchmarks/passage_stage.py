@@ -36,9 +36,10 @@ from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, sw
 from benchmarks.definitions_cut import cut_definitions, is_code
 from benchmarks.quality import ndcg10
 from benchmarks.split_before import split_before
+from rrg.index.served import ServedRoot
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import refresh_index, signals
+from rrg.rank.files import signals
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.scoring import fuse, order_by, staged_scores
@@ -86,7 +87,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
     encoder = Encoder(spec)
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
-    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), encoder, lambda m: None, False)
+    view, _, _ = ServedRoot(root, spec).refresh(sorted(rel_by_doc.values()), lambda m: None, False)
     docs = list(s.doc_path)
     rows = view.rows_of([rel_by_doc[d] for d in docs])
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}

@@ -24,10 +24,11 @@ import numpy as np
 
 from benchmarks.common import OUT, STOP, machine, rrg
 from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_tasks
+from rrg.index.served import ServedRoot
 from rrg.index.textstats import words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import refresh_index, signals
+from rrg.rank.files import signals
 from rrg.rank.scoring import fuse, order_by, staged_scores
 
 CAP = 30
@@ -88,7 +89,7 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
     start = time.perf_counter()
-    view, _, _ = refresh_index(root, sorted(rel_by_doc.values()), encoder, lambda m: None, False)
+    view, _, _ = ServedRoot(root, spec).refresh(sorted(rel_by_doc.values()), lambda m: None, False)
     build_s = time.perf_counter() - start
     docs = list(s.doc_path)
     rows = view.rows_of([rel_by_doc[d] for d in docs])

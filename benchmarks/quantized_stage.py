@@ -30,9 +30,10 @@ from benchmarks.common import OUT, machine
 from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks
 from benchmarks.passage_stage import TIE, half, paired_interval
 from benchmarks.quality import ndcg10
+from rrg.index.served import ServedRoot
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import refresh_index, signals
+from rrg.rank.files import signals
 from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.scoring import fuse, order_by, staged_scores
 from rrg.rank.tuning import TUNING
@@ -88,9 +89,8 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
     cheap_encoder = next(iter(variants.values())).encoder
     root = os.fsencode(s.root)
     rel_by_doc = {d: os.fsencode(p) for d, p in s.doc_path.items()}
-    view, _, _ = refresh_index(
-        root, sorted(rel_by_doc.values()), cheap_encoder, lambda m: None, False
-    )
+    served = ServedRoot(root, cheap_encoder.spec)
+    view, _, _ = served.refresh(sorted(rel_by_doc.values()), lambda m: None, False)
     docs = list(s.doc_path)
     rows = view.rows_of([rel_by_doc[d] for d in docs])
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}

@@ -37,6 +37,7 @@ from pathlib import Path
 from statistics import mean
 
 from benchmarks.common import OUT, SHARED_DATA, machine, rg
+from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
 from rrg.rank.files import RankSettings, rank_files
 from rrg.rank.tuning import TUNING
@@ -146,14 +147,14 @@ def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, 
     paths = sorted(printed.splitlines())
     spec = default_model()
     ranks = {
-        name: RankSettings(spec, stage, lambda message: None, tuning=replace(TUNING, **values))
+        name: RankSettings(stage, lambda message: None, tuning=replace(TUNING, **values))
         for name, values in settings.items()
     }
     root = os.fsencode(corpus)
     scores: dict[str, list[float]] = {name: [] for name in settings}
     for _, query, labels in queries(repo):
         for name, rank in ranks.items():
-            ranking = rank_files(query, root, paths, rank)
+            ranking = rank_files(query, ServedRoot(root, spec), paths, rank)
             files = [os.fsdecode(p) for p in ranking.ordered[:10]]
             scores[name].append(SCORE.ndcg10(files, labels))  # type: ignore[attr-defined]
     return scores

@@ -158,7 +158,7 @@ class Project:
         _check_limit(limit, "limit")
         plan = self._plan(query, ["--files"], paths, globs, fast, limit or 0)
         notices: list[str] = []
-        _, ranking, _ = rank_candidates(plan, notices.append)
+        _, ranking = rank_candidates(plan, notices.append)
         chosen = ranking.ordered[:limit] if limit else ranking.ordered
         total = len(ranking.ordered)
         if len(chosen) < total:
@@ -183,9 +183,9 @@ class Project:
         _check_limit(limit, "limit")
         plan = self._plan(query, ["--files"], paths, globs, fast, limit)
         notices: list[str] = []
-        _, ranking, spec = rank_candidates(plan, notices.append)
+        _, ranking = rank_candidates(plan, notices.append)
         # One more than asked: whether the limit held any back.
-        found = best_paragraphs(query, ranking, spec, limit + 1 if limit else _EVERY)
+        found = best_paragraphs(query, ranking, limit + 1 if limit else _EVERY)
         shown = found[:limit] if limit else found
         more = len(found) > len(shown)
         passages = [Passage(self._relative(path), p.start, p.end, p.text) for path, p in shown]
@@ -217,12 +217,10 @@ class Project:
             message = one_line(refused.messages.decode("utf-8", "replace"))
             raise RrgError(message.removeprefix("rrg: ") or "rg refused the pattern")
         notices: list[str] = []
-        candidates, ranking, _ = rank_candidates(plan, notices.append)
+        candidates, ranking = rank_candidates(plan, notices.append)
         files = searched_files(plan.rg, plan.args, ranking)
         printed = bytearray()
-        run = OrderedRun(
-            plan, files, query, ranking.root, with_filename=True, encoder=ranking.encoder
-        )
+        run = OrderedRun(plan, files, query, ranking.served, with_filename=True)
         result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]
         return SearchResult(matches, [*notices, *result.facts])
@@ -232,21 +230,19 @@ class Project:
         does this itself, bounded in time; this waits for the whole)."""
         import time
 
+        from rrg.index.served import serve
         from rrg.index.store import IndexUnavailable
-        from rrg.model.encoder import Encoder
         from rrg.paths import relative_to
-        from rrg.rank.files import prepare_model, refresh_index, serving_root
         from rrg.rg.candidates import list_candidates
 
-        root = serving_root(os.fsencode(self.root), self.model)
+        served = serve(os.fsencode(self.root), self.model)
         args = parse_rg_command(["--files", "--", os.fspath(self.root)])
         candidates = list_candidates(self.rg, args)
-        encoder = Encoder(self.model)
-        prepare_model(encoder, False)  # once a machine: not the index's time
+        served.prepare_model(False)  # once a machine: not the index's time
         start = time.monotonic()
         try:
-            _, _, report = refresh_index(
-                root, relative_to(root, candidates.paths), encoder, _ignore, False
+            _, _, report = served.refresh(
+                relative_to(served.root, candidates.paths), _ignore, False
             )
         except IndexUnavailable as err:
             raise RrgError(f"cannot update the index of {self.root}: {err}") from err
@@ -257,13 +253,12 @@ class Project:
     def status(self) -> IndexStatus:
         """Which index serves the project, and how much it holds (nothing is built)."""
         from rrg.index.caches import status_text
+        from rrg.index.served import serve
         from rrg.index.store import IndexStore
-        from rrg.rank.files import serving_root
-        from rrg.rank.root_cache import index_path_for
 
-        root = serving_root(os.fsencode(self.root), self.model)
-        path = index_path_for(root, self.model)
-        served_by = os.fsdecode(root)
+        served = serve(os.fsencode(self.root), self.model)
+        path = served.index_path
+        served_by = os.fsdecode(served.root)
         if not path.exists():
             return IndexStatus(False, served_by, 0, f"{self.root}: not indexed")
         try:

@@ -13,14 +13,14 @@ import pytest
 from test_reliability import make_tree, q
 
 from conftest import rrg_cmd, run
+from rrg.index.served import ServedRoot
 from rrg.index.store import IndexStore
 from rrg.model.registry import default_model
-from rrg.rank.root_cache import index_path_for
 
 
 def _index_of(tree: Path, cache: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RRG_CACHE_DIR", cache)
-    return index_path_for(os.fsencode(tree), default_model())
+    return ServedRoot(os.fsencode(tree), default_model()).index_path
 
 
 def test_a_search_beside_a_first_build_that_registered_nothing_yet_answers(

@@ -76,15 +76,15 @@ def test_fusion_by_rank() -> None:
 def _order(root: Path, query: str, stage: int, **changed: object) -> list[bytes]:
     import os
 
+    from rrg.index.served import ServedRoot
     from rrg.model.registry import default_model
     from rrg.rank.files import RankSettings, rank_files
     from rrg.rank.tuning import TUNING
 
     paths = sorted(str(p.relative_to(root)).encode() for p in root.rglob("*") if p.is_file())
-    settings = RankSettings(
-        default_model(), stage, lambda message: None, tuning=replace(TUNING, **changed)
-    )
-    return rank_files(query, os.fsencode(root), paths, settings).ordered
+    settings = RankSettings(stage, lambda message: None, tuning=replace(TUNING, **changed))
+    served = ServedRoot(os.fsencode(root), default_model())
+    return rank_files(query, served, paths, settings).ordered
 
 
 def _tree(root: Path, extension: str) -> None:

@@ -150,6 +150,7 @@ def test_a_variant_of_the_tuning_is_the_one_that_ranks(
     import os
     from dataclasses import replace
 
+    from rrg.index.served import ServedRoot
     from rrg.model.registry import default_model
     from rrg.rank.entry_points import best_paragraphs
     from rrg.rank.files import RankSettings, rank_files
@@ -169,26 +170,25 @@ def test_a_variant_of_the_tuning_is_the_one_that_ranks(
     paths = sorted(str(p.relative_to(root)).encode() for p in root.rglob("*") if p.is_file())
     spec = default_model()
 
+    def served() -> ServedRoot:
+        return ServedRoot(os.fsencode(root), spec)
+
     def order(**changed: object) -> list[bytes]:
         # The passage tier off: it fuses its own order of the passages (where the README's
         # words are dense) with the cheap order, and the penalty alone is tested here.
         tuning = replace(TUNING, passage_tier_weight=0.0, **changed)
-        settings = RankSettings(spec, 0, lambda message: None, tuning=tuning)
-        ranking = rank_files("retry with backoff", os.fsencode(root), paths, settings)
+        settings = RankSettings(0, lambda message: None, tuning=tuning)
+        ranking = rank_files("retry with backoff", served(), paths, settings)
         assert ranking.tuning == tuning
         return ranking.ordered
 
     shipped, none, heavy = order(), order(prose_penalty=0.0), order(prose_penalty=50.0)
     assert none.index(b"README.md") < heavy.index(b"README.md") == len(paths) - 1
     assert shipped == order()  # the variants left nothing behind
-    settings = RankSettings(
-        spec, 0, lambda message: None, tuning=replace(TUNING, code_passages=False)
-    )
-    ranking = rank_files("retry with backoff", os.fsencode(root), paths, settings)
-    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, spec, 10)}
+    settings = RankSettings(0, lambda message: None, tuning=replace(TUNING, code_passages=False))
+    ranking = rank_files("retry with backoff", served(), paths, settings)
+    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, 10)}
     assert any("def retry" in text and "def backoff" in text for text in found), found
-    ranking = rank_files(
-        "retry with backoff", os.fsencode(root), paths, RankSettings(spec, 0, print)
-    )
-    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, spec, 10)}
+    ranking = rank_files("retry with backoff", served(), paths, RankSettings(0, print))
+    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, 10)}
     assert not any("def retry" in text and "def backoff" in text for text in found), found

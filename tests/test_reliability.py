@@ -622,9 +622,8 @@ def test_a_slow_build_and_a_fast_one_give_one_index(
 
     from rrg.api import open_project
     from rrg.index import refresh
-    from rrg.model.encoder import Encoder
+    from rrg.index.served import ServedRoot
     from rrg.model.static_table import static_table
-    from rrg.rank.root_cache import index_path_for
 
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -651,8 +650,9 @@ def test_a_slow_build_and_a_fast_one_give_one_index(
         monkeypatch.setattr(refresh, "read_head", reader)
         project = open_project(tree)
         assert project.index().files == 60
-        vocab = static_table(Encoder(project.model)).shape[0]
-        view = refresh.open_view(index_path_for(os.fsencode(tree), project.model), vocab)
+        served = ServedRoot(os.fsencode(tree), project.model)
+        vocab = static_table(served.encoder).shape[0]
+        view = refresh.open_view(served.index_path, vocab)
         # Segments are numbered as written (chunks, then merges of them): several chunks.
         assert view is not None and int(view.segments[-1].name[1:10]) > 4
         paths = [f"doc{k:02}.txt".encode() for k in range(60)]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.index.vectors import VectorCache
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.rerank import score
@@ -234,7 +235,7 @@ def test_an_excerpts_score_does_not_depend_on_what_was_read_with_it(
 
     def scores(index: Path, only: list[str]) -> list[float]:
         matches = [Match(b"a.txt", {}, None, 0, 0, "", [], text, None) for text in only]
-        score(matches, "where does the river meet the sea", encoder, index)
+        score(matches, "where does the river meet the sea", encoder, VectorCache(index))
         return [m.score for m in matches]
 
     together = scores(tmp_path / "together.sqlite", texts)

@@ -33,6 +33,7 @@ from rrg.index.embedded import (
     write_part,
 )
 from rrg.index.refresh import open_view, read_head
+from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_TEXT, busy_reason, writer_lock
 from rrg.index.textstats import decode, looks_binary
 from rrg.index.view import IndexView
@@ -43,7 +44,7 @@ from rrg.progress import Progress
 from rrg.rank import passages
 from rrg.rank.code_passages import cut_passages
 from rrg.rank.passages import Encode, VectorsFor
-from rrg.rank.root_cache import index_path_for, passage_tag
+from rrg.rank.root_cache import passage_tag
 from rrg.rank.tuning import TUNING
 
 #: Passages embedded between two saved parts (``RRG_EMBED_BATCH``): what an interrupted job
@@ -64,8 +65,8 @@ def embedding_model(spec: ModelSpec) -> str:
     return passage_tag("passage", spec, TUNING)
 
 
-def is_embedded(root: bytes, spec: ModelSpec) -> bool:
-    return embed_dir(index_path_for(root, spec)).is_dir()
+def is_embedded(served: ServedRoot) -> bool:
+    return embed_dir(served.index_path).is_dir()
 
 
 @dataclass
@@ -91,16 +92,12 @@ def live_files(view: IndexView, rows: np.ndarray) -> list[tuple[int, bytes]]:
 
 
 def embed_root(
-    root: bytes,
-    view: IndexView,
-    rows: np.ndarray,
-    encoder: Encoder,
-    show_progress: bool,
+    served: ServedRoot, view: IndexView, rows: np.ndarray, show_progress: bool
 ) -> EmbedReport:
     """Embed every listed file the root's embedding index lacks, a part saved each
     ``embed_batch()`` passages; then merge the parts if there are many or some hold files
     since edited. Holds the root's embedding lock (one job at a time; searches never wait)."""
-    index_path = index_path_for(root, encoder.spec)
+    encoder, index_path = served.encoder, served.index_path
     parent = embed_dir(index_path)
     model = embedding_model(encoder.spec)
     start = time.monotonic()
@@ -117,7 +114,9 @@ def embed_root(
         seq = _next_seq(parent)
         bar = Progress("rrg: embedding", show_progress)
         try:
-            for batch, texts in _batches(root, todo, embed_batch(), lambda n: bar(n, len(todo))):
+            for batch, texts in _batches(
+                served.root, todo, embed_batch(), lambda n: bar(n, len(todo))
+            ):
                 by_key = _encode(encoder, texts)
                 ordered = [by_key[k] for _, keys in batch for k in keys]
                 dims = encoder.spec.dims
@@ -191,12 +190,12 @@ def _merge_if_due(parent: Path, seq: int, model: str, index_path: Path, live: se
 _held: dict[Path, tuple[tuple[str, ...], Embedded | None]] = {}
 
 
-def held_vectors(root: bytes, spec: ModelSpec) -> Embedded | None:
+def held_vectors(served: ServedRoot) -> Embedded | None:
     """The root's embedding index as it stands (None: never embedded, or nothing usable),
     read once a process while its parts stay the same (the stage and the dense scores of
     one query both read it; a server answers many queries)."""
     try:
-        index_path = index_path_for(root, spec)
+        index_path = served.index_path
     except (OSError, RrgError):
         return None  # no usable cache dir: nothing was embedded there
     parent = embed_dir(index_path)
@@ -207,7 +206,7 @@ def held_vectors(root: bytes, spec: ModelSpec) -> Embedded | None:
     cached = _held.get(index_path)
     if cached is not None and cached[0] == names:
         return cached[1]
-    held = load_embedded(index_path, embedding_model(spec)) if names else None
+    held = load_embedded(index_path, embedding_model(served.spec)) if names else None
     usable = held if held is not None and held.parts else None
     _held[index_path] = (names, usable)
     return usable
@@ -239,16 +238,16 @@ def reading_embedded(held: Embedded, vectors_for: VectorsFor) -> VectorsFor:
     return read
 
 
-def embed_status(root: bytes, encoder: Encoder) -> str | None:
+def embed_status(served: ServedRoot) -> str | None:
     """How much of the root is embedded, the size on disk and the model (None: never
     embedded)."""
-    index_path = index_path_for(root, encoder.spec)
+    index_path = served.index_path
     parent = embed_dir(index_path)
     if not parent.is_dir():
         return None
-    model = embedding_model(encoder.spec)
+    model = embedding_model(served.spec)
     held = load_embedded(index_path, model) or Embedded([])
-    view = open_view(index_path, static_table(encoder).shape[0])
+    view = open_view(index_path, static_table(served.encoder).shape[0])
     if view is None:
         return "unreadable index: the next rrg --index rebuilds it and embeds anew"
     text_rows = np.flatnonzero(view.kinds == KIND_TEXT).tolist()

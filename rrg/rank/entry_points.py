@@ -13,8 +13,6 @@ import os
 import numpy as np
 
 from rrg.index.definitions import defined_names
-from rrg.model.encoder import Encoder
-from rrg.model.registry import ModelSpec
 from rrg.rank.code_priors import query_form
 from rrg.rank.files import Ranking, passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
@@ -23,9 +21,7 @@ from rrg.rank.scoring import order_by
 TOP_FILES = 20
 
 
-def best_paragraphs(
-    query: str, ranking: Ranking, spec: ModelSpec, limit: int
-) -> list[tuple[bytes, Paragraph]]:
+def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
     """The ``limit`` paragraphs of the top ranked files closest to the query, best first:
     by the model's cosine among those it read, else by the cheap score."""
     if limit <= 0:
@@ -41,9 +37,9 @@ def best_paragraphs(
         budget = 0 if ranking.fast else ranking.tuning.stage_passages
         # Paths as rg printed them are relative to the cwd, not to the index's root.
         where = [os.path.abspath(p) for p in paths]
-        encoder = ranking.encoder or Encoder(spec)
-        scorer = stage_scorer(ranking.root, encoder, ranking.piece_idf, budget, ranking.tuning)
-        scored = passages_of(query, ranking.root, where, scorer)
+        served = ranking.served
+        scorer = stage_scorer(served, ranking.piece_idf, budget, ranking.tuning)
+        scored = passages_of(query, served.root, where, scorer)
     if not scored.paragraphs:
         return []
     read = ~np.isnan(scored.cosine)

@@ -18,14 +18,8 @@ import numpy as np
 from rrg import timings
 from rrg.errors import ModelError, RrgError
 from rrg.index.definitions import query_definition_terms
-from rrg.index.refresh import (
-    IndexBusy,
-    Listing,
-    RefreshReport,
-    read_head,
-    refresh,
-    stat_listing,
-)
+from rrg.index.refresh import IndexBusy, Listing, RefreshReport, read_head
+from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids, term_id
 from rrg.index.view import IndexView
@@ -33,7 +27,6 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
-from rrg.progress import Progress
 from rrg.rank import passage_lexical, passage_tier
 from rrg.rank.code_order import code_order, may_be_decisive
 from rrg.rank.code_passages import blank_line_passages, cut_passages
@@ -46,7 +39,6 @@ from rrg.rank.embedding import (
 from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
 from rrg.rank.root_cache import (
     QUERY_TOKENS,
-    index_path_for,
     passage_tag,
     query_pieces,
     query_seen,
@@ -71,72 +63,13 @@ class Ranking:
     binary: set[bytes]  # files rg would skip while walking (NUL bytes)
     ranked: int  # how many files at the head of ``ordered`` the index ranked
     report: RefreshReport | None
+    #: The root whose index served (an indexed ancestor of the search root), with the model
+    #: as the ranking loaded it: the passages and the rerank that follow use it.
+    served: ServedRoot
     piece_idf: np.ndarray | None = None  # the index's WordPiece idf, for paragraph vectors
-    root: bytes = b""  # the root whose index served (an indexed ancestor of the search root)
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
     tuning: Tuning = TUNING  # the constants it was ranked with
-    #: The model as the ranking loaded it (its tokenizer, its session where the stage ran):
-    #: the passages and the rerank that follow use it rather than load it again.
-    encoder: Encoder | None = None
-
-
-def serving_root(root: bytes, spec: ModelSpec) -> bytes:
-    """The root whose index serves a search under ``root``: the nearest indexed ancestor
-    (itself included), so that an agent moving around a repository uses the repository's
-    index and corpus statistics instead of building one per folder; else ``root`` itself."""
-    at = root
-    while True:
-        try:
-            if index_path_for(at, spec).exists():
-                return at
-        except (OSError, RrgError):
-            return root  # no usable cache dir: the refresh says so and rg's order serves
-        parent = os.path.dirname(at)
-        if parent == at:
-            return root
-        at = parent
-
-
-def prepare_model(encoder: Encoder, show_progress: bool) -> bool:
-    """Distil the model's static table where this machine has none yet (once a machine:
-    ``rrg.cachedir.prepared_dir``); whether it was distilled now."""
-    if static_table_path(encoder.spec).is_file():
-        static_table(encoder)
-        return False
-    preparing = Progress(
-        "rrg: preparing the model's static table (once a machine)", show_progress, "tokens"
-    )
-    try:
-        static_table(encoder, preparing)
-    finally:
-        preparing.close()
-    return True
-
-
-def refresh_index(
-    root: bytes,
-    rel: list[bytes],
-    encoder: Encoder,
-    warn: Callable[[str], None],
-    show_progress: bool,
-    listing: Listing | None = None,
-    deadline: float | None = None,
-) -> tuple[IndexView, np.ndarray, RefreshReport]:
-    """The root's index brought up to date for rel (by ``deadline``, where one is given:
-    see ``refresh``); ``encoder`` is the caller's own, so that a query loads its
-    tokenizer once."""
-    prepare_model(encoder, show_progress)
-    bar = Progress("rrg: indexing", show_progress)
-    try:
-        path = index_path_for(root, encoder.spec)
-        at = Path(os.fsdecode(root))
-        if listing is None:
-            with timings.phase("stat"):
-                listing = stat_listing(at, rel)
-        return refresh(path, at, listing, encoder, warn, bar, deadline)
-    finally:
-        bar.close()
 
 
 def signals(
@@ -180,12 +113,11 @@ class StagePassages:
 
 @dataclass(frozen=True)
 class RankSettings:
-    """How a ranking runs: the model, how many files the stage re-orders (0: the cheap
-    order alone), where warnings go, whether an index build shows its bar, a
-    ``checkpoint`` called between the steps that may raise to give the ranking up, and the
-    chosen constants (``tuning``: a benchmark passes a variant)."""
+    """How a ranking runs: how many files the stage re-orders (0: the cheap order alone),
+    where warnings go, whether an index build shows its bar, a ``checkpoint`` called
+    between the steps that may raise to give the ranking up, and the chosen constants
+    (``tuning``: a benchmark passes a variant)."""
 
-    spec: ModelSpec
     stage_files: int
     warn: Callable[[str], None]
     show_progress: bool = False
@@ -198,35 +130,19 @@ class RankSettings:
 
 def rank_files(
     query: str,
-    root: bytes,
+    served: ServedRoot,
     printed: list[bytes],
     settings: RankSettings,
-    listing: Listing | None = None,
-) -> Ranking:
-    """Candidate files best first (see ``_rank``), with the model as the ranking loaded
-    it."""
-    encoder = Encoder(settings.spec)
-    ranking = _rank(query, root, printed, settings, encoder, listing)
-    ranking.encoder = encoder
-    return ranking
-
-
-def _rank(
-    query: str,
-    root: bytes,
-    printed: list[bytes],
-    settings: RankSettings,
-    encoder: Encoder,
     listing: Listing | None = None,
 ) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
-    best passages. ``root`` is the serving root and ``listing`` the printed paths relative
-    to it, already stat-ed (both from ``list_and_stat``). The checkpoint runs before the
-    model is loaded, before scoring and before the model runs (a search that has found out
-    it matches nothing gives up there)."""
-    spec, stage_files, warn, check, tuning = (
-        settings.spec,
+    best passages. ``served`` is the serving root and ``listing`` the printed paths
+    relative to it, already stat-ed (both from ``list_and_stat``). The checkpoint runs
+    before the model is loaded, before scoring and before the model runs (a search that has
+    found out it matches nothing gives up there)."""
+    root, encoder = served.root, served.encoder
+    stage_files, warn, check, tuning = (
         settings.stage_files,
         settings.warn,
         settings.checkpoint,
@@ -239,25 +155,23 @@ def _rank(
     if (
         stage_files > 0
         and not symbol
-        and model_ready(spec)
-        and not query_seen(query, root, spec, tuning)
+        and model_ready(served.spec)
+        and not query_seen(query, served, tuning)
     ):
         encoder.preload()
     rel = listing.paths if listing is not None else relative_to(root, printed)
-    prepare_model(encoder, settings.show_progress)  # once a machine: not the index's time
+    served.prepare_model(settings.show_progress)  # once a machine: not the index's time
     wait = settings.index_wait
     deadline = None if wait is None else time.monotonic() + wait
     try:
-        view, rows, report = refresh_index(
-            root, rel, encoder, warn, settings.show_progress, listing, deadline
-        )
+        view, rows, report = served.refresh(rel, warn, settings.show_progress, listing, deadline)
     except ModelError:
         raise
     except IndexBusy as busy:
         if busy.view is None or busy.rows is None or not len(busy.view.kinds):
             # No index yet, or one whose first build has registered nothing so far.
             warn(f"{busy}; searching in rg's order")
-            return Ranking(list(printed), set(), 0, None, None, root, tuning=tuning)
+            return Ranking(list(printed), set(), 0, None, served, tuning=tuning)
         # Files changed or added since are still searched: their rows are -1, so they
         # follow the ranked ones in rg's order.
         view, rows, report = busy.view, busy.rows, busy.report
@@ -271,7 +185,7 @@ def _rank(
             warn(f"{busy}; ranking from its last state")
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
-        return Ranking(list(printed), set(), 0, None, None, root, tuning=tuning)
+        return Ranking(list(printed), set(), 0, None, served, tuning=tuning)
     kinds = np.full(len(rows), -1, np.int64)
     has_row = rows >= 0
     kinds[has_row] = view.kinds[rows[has_row]]
@@ -281,10 +195,10 @@ def _rank(
     text = np.nonzero(kinds == KIND_TEXT)[0]
     rankable = text[np.argsort(rows[text], kind="stable")]
     if not len(rankable):
-        return Ranking(list(printed), binary, 0, report, view.piece_idf, root, tuning=tuning)
+        return Ranking(list(printed), binary, 0, report, served, view.piece_idf, tuning=tuning)
     check()
     with timings.phase("rank"):
-        pieces = query_pieces(query, root, encoder)
+        pieces = query_pieces(query, served)
         lexical, semantic = signals(query, view, encoder, pieces, tuning.path_weight)
     cand_rows = rows[rankable]
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
@@ -304,7 +218,7 @@ def _rank(
         try:
             with timings.phase("stage"):
                 top, best, scored = run_stage(
-                    query, root, encoder, view, cand_rows, fused, stage_files, pieces, tuning
+                    query, served, view, cand_rows, fused, stage_files, pieces, tuning
                 )
         except (ModelError, OSError, sqlite3.Error) as err:
             warn(f"the transformer stage failed ({err}); ranking without it")
@@ -337,23 +251,20 @@ def _rank(
     if among_code and tuning.passage_tier_weight:
         check()
         with timings.phase("passage tier"):
-            by_score = passage_tier_order(
-                query, root, encoder, view, cand_rows, by_score, pieces, tuning
-            )
+            by_score = passage_tier_order(query, served, view, cand_rows, by_score, pieces, tuning)
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
     return Ranking(
-        ranked + rest, binary, len(ranked), report, view.piece_idf, root, stage, fast, tuning
+        ranked + rest, binary, len(ranked), report, served, view.piece_idf, stage, fast, tuning
     )
 
 
 def run_stage(
     query: str,
-    root: bytes,
-    encoder: Encoder,
+    served: ServedRoot,
     view: IndexView,
     cand_rows: np.ndarray,
     fused: np.ndarray,
@@ -367,8 +278,9 @@ def run_stage(
     only the others are cut into passages for the model."""
     top = order_by(fused)[:stage_files]
     budget = max(tuning.stage_passages, len(top))
-    scorer = stage_scorer(root, encoder, view.piece_idf, budget, tuning)
-    held = held_vectors(root, encoder.spec)
+    root = served.root
+    scorer = stage_scorer(served, view.piece_idf, budget, tuning)
+    held = held_vectors(served)
     if held is not None:
         # --recall and the no-pattern mode cut the passages of embedded files when they
         # print (their vectors read from the index).
@@ -386,8 +298,7 @@ def run_stage(
 
 def passage_tier_order(
     query: str,
-    root: bytes,
-    encoder: Encoder,
+    served: ServedRoot,
     view: IndexView,
     cand_rows: np.ndarray,
     by_score: np.ndarray,
@@ -399,9 +310,9 @@ def passage_tier_order(
     (``rrg.rank.passage_tier``)."""
     head = by_score[: tuning.passage_tier_files]
     rel = [view.path(int(cand_rows[k])) for k in head]
-    scorer = stage_scorer(root, encoder, view.piece_idf, 0, tuning)
-    scored = passages_of(query, root, rel, scorer, pieces)
-    names = [passage_name(root, path) for path in rel]
+    scorer = stage_scorer(served, view.piece_idf, 0, tuning)
+    scored = passages_of(query, served.root, rel, scorer, pieces)
+    names = [passage_name(served.root, path) for path in rel]
     tier = passage_tier.tier_order(query, names, scored, among_code=True)
     fused = passage_tier.fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
     return np.concatenate([head[fused], by_score[len(head) :]])
@@ -423,17 +334,17 @@ def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str
 
 
 def stage_scorer(
-    root: bytes, encoder: Encoder, piece_idf: np.ndarray | None, budget: int, tuning: Tuning
+    served: ServedRoot, piece_idf: np.ndarray | None, budget: int, tuning: Tuning
 ) -> PassageScorer:
     """The stage's scorer for a root: its vectors kept in the root's vector cache, read
     first from its embedding index where it has one and its vectors are the ones this
     tuning reads (the index is built at the shipped point)."""
-    spec = encoder.spec
-    vectors_for = root_vectors(root, spec, tuning)
-    held = held_vectors(root, spec)
+    spec = served.spec
+    vectors_for = root_vectors(served, tuning)
+    held = held_vectors(served)
     if held is not None and passage_tag("passage", spec, tuning) == embedding_model(spec):
         vectors_for = reading_embedded(held, vectors_for)
-    return PassageScorer(encoder, piece_idf, vectors_for, budget, tuning)
+    return PassageScorer(served.encoder, piece_idf, vectors_for, budget, tuning)
 
 
 def passages_of(

@@ -7,8 +7,6 @@ repeat searches), so a repeated or overlapping search pays only for matches it h
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import xxhash
 
@@ -22,8 +20,9 @@ from rrg.rg.matches import Match
 SCORE_TOKENS = 96
 
 
-def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) -> None:
-    """Cosine of each match excerpt with the query, vectors cached by content hash."""
+def score(matches: list[Match], query: str, encoder: Encoder, cache: VectorCache) -> None:
+    """Cosine of each match excerpt with the query, vectors cached by content hash in
+    ``cache`` (the root's)."""
     keys = [xxhash.xxh3_64_hexdigest(m.excerpt.encode("utf-8", "surrogatepass")) for m in matches]
     text_of = dict(zip(keys, (m.excerpt for m in matches), strict=True))
 
@@ -33,7 +32,6 @@ def score(matches: list[Match], query: str, encoder: Encoder, index_path: Path) 
         # with what the cache held; see ``Encoder.encode``.
         return encoder.encode(texts, max_tokens=SCORE_TOKENS)
 
-    cache = VectorCache(index_path)
     tag = cache_tag("excerpt", encoder.spec, SCORE_TOKENS)
     vectors = cached_vectors(cache, tag, keys, encode)
     qvec = encoder.encode([query], max_tokens=128)[0]

@@ -5,25 +5,17 @@ write that fails costs only recomputing: a search never fails for want of a cach
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
-from pathlib import Path
 
 import numpy as np
 import xxhash
 
-from rrg.cachedir import index_file
 from rrg.errors import RrgError
-from rrg.index.vectors import VectorCache, cached_vectors
-from rrg.model.encoder import Encoder
+from rrg.index.served import ServedRoot
+from rrg.index.vectors import cached_vectors
 from rrg.model.registry import ModelSpec
 from rrg.rank.passages import Encode, VectorsFor, query_key
 from rrg.rank.tuning import Tuning
-
-
-def index_path_for(root: bytes, spec: ModelSpec) -> Path:
-    return index_file(Path(os.fsdecode(root)), spec.key)
-
 
 #: WordPiece tokens of a query that its static vectors read (against files and passages).
 QUERY_TOKENS = 256
@@ -45,21 +37,23 @@ def passage_tag(kind: str, spec: ModelSpec, tuning: Tuning) -> str:
     return cache_tag(kind, spec, tuning.passage_tokens) + f"-code{tuning.code_passage_tokens}"
 
 
-def query_seen(query: str, root: bytes, spec: ModelSpec, tuning: Tuning) -> bool:
+def query_seen(query: str, served: ServedRoot, tuning: Tuning) -> bool:
     """Whether the root's vector cache holds this query's vector (then the stage may need no
     model at all); False when it cannot be read."""
+    spec = served.spec
     try:
-        cache = VectorCache(index_path_for(root, spec))
-        return bool(cache.get(passage_tag("passage", spec, tuning), [query_key(spec, query)]))
+        tag = passage_tag("passage", spec, tuning)
+        return bool(served.vectors.get(tag, [query_key(spec, query)]))
     except (OSError, sqlite3.Error, RrgError):
         return False
 
 
-def root_vectors(root: bytes, spec: ModelSpec, tuning: Tuning) -> VectorsFor:
+def root_vectors(served: ServedRoot, tuning: Tuning) -> VectorsFor:
     """Passage vectors (the model's, and the static table's) by content hash from the
     root's vector cache (or, with no usable cache dir, computed for this call only)."""
+    spec = served.spec
     try:
-        cache = VectorCache(index_path_for(root, spec))
+        cache = served.vectors
     except (OSError, RrgError):
 
         def uncached(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
@@ -74,19 +68,19 @@ def root_vectors(root: bytes, spec: ModelSpec, tuning: Tuning) -> VectorsFor:
     return vectors_for
 
 
-def query_pieces(query: str, root: bytes, encoder: Encoder) -> np.ndarray:
+def query_pieces(query: str, served: ServedRoot) -> np.ndarray:
     """The query's WordPiece ids, kept in the root's vector cache: loading the tokenizer
     takes 13-18 ms, a tenth of a query asked again on a 2,000-file repository."""
     key = xxhash.xxh3_64_hexdigest(query.encode("utf-8", "surrogatepass"))
-    tag = f"pieces-{encoder.spec.key}-{QUERY_TOKENS}"
+    tag = f"pieces-{served.spec.key}-{QUERY_TOKENS}"
     try:
-        cache = VectorCache(index_path_for(root, encoder.spec))
+        cache = served.vectors
         kept = cache.get_pieces(tag, key)
     except (OSError, sqlite3.Error, RrgError):
         cache, kept = None, None
     if kept is not None:
         return kept
-    pieces = encoder.piece_ids([query], QUERY_TOKENS)[0]
+    pieces = served.encoder.piece_ids([query], QUERY_TOKENS)[0]
     if cache is not None:
         with contextlib.suppress(OSError, sqlite3.Error):  # unkept, it is only recomputed
             cache.put_pieces(tag, key, pieces)

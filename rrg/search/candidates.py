@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rrg import timings
 from rrg.environment import index_wait_s
-from rrg.model.registry import ModelSpec
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates
@@ -20,6 +18,8 @@ from rrg.search.plan import QueryPlan
 
 if TYPE_CHECKING:
     from rrg.index.refresh import Listing
+    from rrg.index.served import ServedRoot
+    from rrg.model.registry import ModelSpec
     from rrg.rank.files import Ranking
 
 Warn = Callable[[str], None]
@@ -31,7 +31,7 @@ class NothingMatches(Exception):
 
 def rank_candidates(
     plan: QueryPlan, warn: Warn, walk: CountWalk | None = None
-) -> tuple[Candidates, Ranking, ModelSpec]:
+) -> tuple[Candidates, Ranking]:
     """The files rg would search for these arguments, ranked against the plan's query. With a
     walk counting matches meanwhile: NothingMatches as soon as it found none."""
     from rrg.rank.files import RankSettings, rank_files
@@ -41,22 +41,20 @@ def rank_candidates(
             raise NothingMatches
 
     request = plan.request
-    spec = plan.spec
     check_walk()
     with timings.phase("list+stat"):
-        candidates, root, listing = list_and_stat(plan.rg, plan.args, spec)
+        candidates, served, listing = list_and_stat(plan.rg, plan.args, plan.spec)
     settings = RankSettings(
-        spec,
         request.stage_files,
         warn,
         request.show_progress,
         checkpoint=check_walk,
         index_wait=index_wait_s(),
     )
-    ranking = rank_files(request.query, root, candidates.paths, settings, listing)
+    ranking = rank_files(request.query, served, candidates.paths, settings, listing)
     report = ranking.report
     if report is not None and report.left:
-        started = finish_in_background(ranking.root, request.model)
+        started = finish_in_background(served.root, request.model)
         then = (
             "while the index is finished in the background"
             if started
@@ -67,30 +65,30 @@ def rank_candidates(
             f"{settings.index_wait or 0:g} s a search waits for its index (RRG_INDEX_WAIT_S); "
             f"the others follow in rg's order {then}"
         )
-    return candidates, ranking, spec
+    return candidates, ranking
 
 
 def list_and_stat(
     rg: str, args: RgArgs, spec: ModelSpec
-) -> tuple[Candidates, bytes, Listing | None]:
+) -> tuple[Candidates, ServedRoot, Listing | None]:
     """rg's candidates, the root whose index serves them, and each one stat-ed for the
     freshness check while rg was still listing (None where the root cannot be opened: the
     refresh then stats them itself, or says why it cannot)."""
     from rrg.index.refresh import StatPass
-    from rrg.rank.files import serving_root
+    from rrg.index.served import serve
 
-    root = serving_root(search_root(args.paths), spec)
+    served = serve(search_root(args.paths), spec)
     try:
-        stat_pass = StatPass(Path(os.fsdecode(root)))
+        stat_pass = StatPass(served.folder)
     except OSError:
-        return list_candidates(rg, args), root, None
+        return list_candidates(rg, args), served, None
     try:
         candidates = list_candidates(
-            rg, args, lambda printed: stat_pass.add(relative_to(root, printed))
+            rg, args, lambda printed: stat_pass.add(relative_to(served.root, printed))
         )
     finally:
         listing = stat_pass.finish()
-    return candidates, root, listing
+    return candidates, served, listing
 
 
 def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:

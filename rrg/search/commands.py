@@ -7,10 +7,11 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
-from rrg.model.registry import ModelSpec, installed_models, resolve_model
+from rrg.model.registry import installed_models, resolve_model
 from rrg.output import stdout
 from rrg.output.notices import report_facts
 from rrg.paths import relative_to, search_root
@@ -24,6 +25,9 @@ from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
 from rrg.search.plan import QueryPlan, SearchRequest
 from rrg.search.stream import OrderedRun, search_in_order
+
+if TYPE_CHECKING:
+    from rrg.index.served import ServedRoot
 
 Warn = Callable[[str], None]
 #: Every passage the stage read (``--limit 0`` without a pattern).
@@ -110,7 +114,7 @@ def _rg_itself(plan: QueryPlan) -> int:
 
 def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     args, request = plan.args, plan.request
-    candidates, ranking, spec = rank_candidates(plan, warn, walk)
+    candidates, ranking = rank_candidates(plan, warn, walk)
     if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
         # No file to order (an empty folder, globs that leave none): rg says what it says
         # of a search that searched nothing, with its exit code.
@@ -133,7 +137,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         limit = request.passage_limit
         with timings.phase("passages"):
             # One more than printed: whether the cap held any back.
-            found = best_paragraphs(request.query, ranking, spec, limit + 1 if limit else ALL)
+            found = best_paragraphs(request.query, ranking, limit + 1 if limit else ALL)
             style = PassageStyle(
                 args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
             )
@@ -149,9 +153,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         return EXIT_MATCH if found else EXIT_NO_MATCH
     files = searched_files(plan.rg, args, ranking)
     # The files are all that rg lists (binary ones aside): one walk may count them.
-    run = OrderedRun(
-        plan, files, request.query, ranking.root, plan.filenames, True, walk, ranking.encoder
-    )
+    run = OrderedRun(plan, files, request.query, ranking.served, plan.filenames, True, walk)
     with timings.phase("search"):
         result = search_in_order(run)
     report_facts(result.facts, args.output_mode == "--json")
@@ -176,7 +178,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
         return EXIT_ERROR  # nothing to rank, and no scope written
     args = args.with_paths([p for p in args.paths if p not in missing])
     plan = QueryPlan.make(rg, rg_args, args, request)
-    candidates, ranking, spec = rank_candidates(plan, warn)
+    candidates, ranking = rank_candidates(plan, warn)
     # The scope holds what -q would search: a --scope-file search reads its files by name,
     # where rg would print "binary file matches" for the ones it skips while walking.
     best = searched_files(rg, args, ranking)[: request.scope_size]
@@ -191,7 +193,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
             [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
         )
     if request.paragraphs:
-        stdout.write(entry_points(best_paragraphs(query, ranking, spec, request.paragraphs)))
+        stdout.write(entry_points(best_paragraphs(query, ranking, request.paragraphs)))
     if candidates.error or missing:
         return EXIT_ERROR
     return EXIT_MATCH if scope else EXIT_NO_MATCH
@@ -200,6 +202,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
 def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     """Search the files of a scope file in its order, as -q searches its ranking."""
     from rrg.index.scopes import read_scope
+    from rrg.index.served import ServedRoot
 
     args = parse_rg_command(rg_args)
     plan = QueryPlan.make(rg, rg_args, args, request)
@@ -214,12 +217,12 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     if request.rerank and not query and not request.rerank_query:
         raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
     files = [p for p in scope.paths if os.path.lexists(p)]
-    root = os.fsencode(scope.cwd or os.getcwd())
+    served = ServedRoot(os.fsencode(scope.cwd or os.getcwd()), plan.spec)
     refused = pattern_refusal(rg, args)
     if refused is not None:
         streams.err(refused.messages)
         return refused.code
-    result = search_in_order(OrderedRun(plan, files, query, root, with_filename=True))
+    result = search_in_order(OrderedRun(plan, files, query, served, with_filename=True))
     if len(files) < len(scope.paths):
         result.facts.insert(
             0,
@@ -244,11 +247,9 @@ def index_command(
     """``--index`` (``action`` "build"), ``--index-status`` ("status"), ``--index-clear``
     ("clear") for the root that serves the given PATH."""
     from rrg.index import caches
+    from rrg.index.served import serve
     from rrg.index.store import builder_lock
-    from rrg.model.encoder import Encoder
     from rrg.rank.embedding import embed_status
-    from rrg.rank.files import serving_root
-    from rrg.rank.root_cache import index_path_for
     from rrg.search.background import is_background_build
 
     args = _listing_args(rg_args, "--index, --index-status and --index-clear")
@@ -259,10 +260,10 @@ def index_command(
             raise RrgError(f"{given}: no such file or directory")
     spec = resolve_model(request.model)
     asked = search_root(args.paths)
-    root = serving_root(asked, spec)
-    path = index_path_for(root, spec)
+    served = serve(asked, spec)
+    root, path = served.root, served.index_path
     where = os.fsdecode(asked)
-    served = "" if root == asked else f" (served by the index of {os.fsdecode(root)})"
+    by = "" if root == asked else f" (served by the index of {os.fsdecode(root)})"
     if action == "clear":
         if root != asked:
             stdout.say(
@@ -277,45 +278,36 @@ def index_command(
         if not path.exists():
             stdout.say(f"{where}: not indexed (rrg --index {where} builds it)")
             return EXIT_NO_MATCH
-        status = embed_status(root, Encoder(spec))
-        stdout.say(caches.status_text(where + served, path, spec.name, status))
+        status = embed_status(served)
+        stdout.say(caches.status_text(where + by, path, spec.name, status))
         return EXIT_MATCH
     if is_background_build():
         # Started by a search (rrg.search.background): one such build a root at a time.
         with builder_lock(path) as first:
             if not first:
                 return EXIT_MATCH
-            return _build(rg, args, request, spec, root, where + served, warn)
-    return _build(rg, args, request, spec, root, where + served, warn)
+            return _build(rg, args, request, served, where + by, warn)
+    return _build(rg, args, request, served, where + by, warn)
 
 
 def _build(
-    rg: str,
-    args: RgArgs,
-    request: SearchRequest,
-    spec: ModelSpec,
-    root: bytes,
-    where: str,
-    warn: Warn,
+    rg: str, args: RgArgs, request: SearchRequest, served: ServedRoot, where: str, warn: Warn
 ) -> int:
     """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
     then embedded where the root is (or is to be)."""
     from rrg.environment import embed_always
     from rrg.index.store import IndexUnavailable
-    from rrg.model.encoder import Encoder
     from rrg.rank.embedding import embed_root, is_embedded
-    from rrg.rank.files import prepare_model, refresh_index
 
     candidates = list_candidates(rg, args)
-    encoder = Encoder(spec)
     start = time.monotonic()
-    if prepare_model(encoder, request.show_progress):
+    if served.prepare_model(request.show_progress):
         # Said apart: it is the model's, once a machine, not this tree's indexing time.
         stdout.say(f"prepared the model's static table in {time.monotonic() - start:.2f} s (once)")
         start = time.monotonic()
     try:
-        view, rows, report = refresh_index(
-            root, relative_to(root, candidates.paths), encoder, warn, request.show_progress
+        view, rows, report = served.refresh(
+            relative_to(served.root, candidates.paths), warn, request.show_progress
         )
     except IndexUnavailable as err:
         raise RrgError(f"cannot update the index of {where}: {err}") from err
@@ -324,8 +316,8 @@ def _build(
         f"{report.touched} unchanged content, {report.deleted} removed "
         f"in {time.monotonic() - start:.2f} s"
     )
-    if request.embed or embed_always() or is_embedded(root, spec):
-        embedded = embed_root(root, view, rows, encoder, request.show_progress)
+    if request.embed or embed_always() or is_embedded(served):
+        embedded = embed_root(served, view, rows, request.show_progress)
         rate = embedded.passages / embedded.seconds if embedded.seconds else 0.0
         stdout.say(
             f"embedded {where}: {embedded.files} files ({embedded.passages} "

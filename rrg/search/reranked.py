@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import time
 
-from rrg.model.encoder import Encoder
 from rrg.output.printer import Printer
 from rrg.rank import rerank as scoring
 from rrg.rank.keywords import rerank_query
-from rrg.rank.root_cache import index_path_for
 from rrg.rg.args import RgArgs
 from rrg.rg.matches import collect
 from rrg.rg.ordered import OrderedSearch, StreamResult
@@ -26,12 +24,12 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
     matches, more, error = collect(search, run.files, request.pool)
     if not more and (cap == 0 or len(matches) <= cap):
         return None
-    spec = plan.spec
+    served = run.served
     scoring.score(
         matches,
         request.rerank_query or rerank_query(run.query, patterns_of(args)),
-        run.encoder or Encoder(spec),
-        index_path_for(run.root, spec),
+        served.encoder,
+        served.vectors,
     )
     scoring.add_file_prior(matches, run.files)
     best = scoring.top(matches, cap or len(matches))

@@ -13,22 +13,21 @@ from rrg.rg.walk import CountWalk
 from rrg.search.plan import QueryPlan
 
 if TYPE_CHECKING:
-    from rrg.model.encoder import Encoder
+    from rrg.index.served import ServedRoot
 
 
 @dataclass(frozen=True)
 class OrderedRun:
     """One search over files in a chosen order: the plan, the files, and the root whose
-    caches serve it."""
+    caches and model serve it (--rerank reads them)."""
 
     plan: QueryPlan
     files: list[bytes]
     query: str
-    root: bytes
+    served: ServedRoot
     with_filename: bool
     walk: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
-    encoder: Encoder | None = None  # the model as the ranking loaded it (for --rerank)
 
 
 def search_in_order(run: OrderedRun, write: Callable[[bytes], None] = stdout.write) -> StreamResult:

@@ -1,0 +1,122 @@
+"""The root a search is served from: the folder whose index ranks it, with the model that
+index is built for, and everything keyed by the pair.
+
+A search under a folder is served by the nearest indexed ancestor (``serve``), so that an
+agent moving around a repository uses the repository's index and corpus statistics instead
+of building one per folder. The index's path, the model's encoder and the vector cache are
+made here, once a search (or once a library call), and nowhere else: the ranking, the
+passages, the rerank and the index commands all read them from one ``ServedRoot``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from rrg import timings
+from rrg.cachedir import index_file
+from rrg.errors import RrgError
+from rrg.index.refresh import Listing, RefreshReport, refresh, stat_listing
+from rrg.index.vectors import VectorCache
+from rrg.index.view import IndexView
+from rrg.model.encoder import Encoder
+from rrg.model.registry import ModelSpec
+from rrg.model.static_table import static_table, static_table_path
+from rrg.progress import Progress
+
+
+@dataclass(frozen=True, eq=False)
+class ServedRoot:
+    """A root and the model its index is built for. Its index path, encoder and vector
+    cache are made when first asked for and kept (one encoder a search: the tokenizer and
+    the model load once)."""
+
+    root: bytes
+    spec: ModelSpec
+
+    @property
+    def folder(self) -> Path:
+        return Path(os.fsdecode(self.root))
+
+    @cached_property
+    def index_path(self) -> Path:
+        """The index's file (its folder made if missing): OSError or RrgError where no
+        cache dir can be used."""
+        return index_file(self.folder, self.spec.key)
+
+    @cached_property
+    def encoder(self) -> Encoder:
+        return Encoder(self.spec)
+
+    @cached_property
+    def vectors(self) -> VectorCache:
+        """The root's vector cache: OSError or RrgError as ``index_path``."""
+        return VectorCache(self.index_path)
+
+    def is_indexed(self) -> bool:
+        """Whether the root has an index for this model (False where no cache dir can be
+        used)."""
+        try:
+            return self.index_path.exists()
+        except (OSError, RrgError):
+            return False
+
+    def prepare_model(self, show_progress: bool) -> bool:
+        """Distil the model's static table where this machine has none yet (once a machine:
+        ``rrg.cachedir.prepared_dir``); whether it was distilled now."""
+        if static_table_path(self.spec).is_file():
+            static_table(self.encoder)
+            return False
+        preparing = Progress(
+            "rrg: preparing the model's static table (once a machine)", show_progress, "tokens"
+        )
+        try:
+            static_table(self.encoder, preparing)
+        finally:
+            preparing.close()
+        return True
+
+    def refresh(
+        self,
+        rel: list[bytes],
+        warn: Callable[[str], None],
+        show_progress: bool,
+        listing: Listing | None = None,
+        deadline: float | None = None,
+    ) -> tuple[IndexView, np.ndarray, RefreshReport]:
+        """The index brought up to date for ``rel`` (paths relative to the root; by
+        ``deadline``, where one is given: see ``rrg.index.refresh.refresh``); ``listing``:
+        the same paths already stat-ed."""
+        self.prepare_model(show_progress)
+        bar = Progress("rrg: indexing", show_progress)
+        try:
+            path = self.index_path
+            if listing is None:
+                with timings.phase("stat"):
+                    listing = stat_listing(self.folder, rel)
+            return refresh(path, self.folder, listing, self.encoder, warn, bar, deadline)
+        finally:
+            bar.close()
+
+
+def serve(searched: bytes, spec: ModelSpec) -> ServedRoot:
+    """The root whose index serves a search under ``searched``: its nearest indexed
+    ancestor (itself included); else ``searched`` itself (its index is then built there)."""
+    at = searched
+    while True:
+        candidate = ServedRoot(at, spec)
+        try:
+            if candidate.index_path.exists():
+                return candidate
+        except (OSError, RrgError):
+            break  # no usable cache dir: the refresh says so and rg's order serves
+        parent = os.path.dirname(at)
+        if parent == at:
+            break
+        at = parent
+    return ServedRoot(searched, spec)
