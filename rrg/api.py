@@ -252,24 +252,18 @@ class Project:
 
     def status(self) -> IndexStatus:
         """Which index serves the project, and how much it holds (nothing is built)."""
-        from rrg.index.caches import status_text
+        from rrg.index.caches import index_status
         from rrg.index.served import serve
-        from rrg.index.store import IndexStore
+        from rrg.rank.embedding import embed_status
 
         served = serve(os.fsencode(self.root), self.model)
         path = served.index_path
         served_by = os.fsdecode(served.root)
         if not path.exists():
             return IndexStatus(False, served_by, 0, f"{self.root}: not indexed")
-        try:
-            store = IndexStore(path, create=False)
-            try:
-                files = store.live_count()
-            finally:
-                store.close()
-        except Exception:  # noqa: BLE001 - any damage: the next search rebuilds it
-            files = 0
-        return IndexStatus(True, served_by, files, status_text(served_by, path, self.model.name))
+        files, text = index_status(served_by, path, self.model.name, embed_status(served))
+        # An unreadable index holds nothing a search can use: the next search rebuilds it.
+        return IndexStatus(True, served_by, files or 0, text)
 
     def _plan(
         self,
@@ -310,6 +304,8 @@ class Project:
 
     def _inside(self, path: str) -> str:
         """A path under the project as an absolute one; outside it, an error."""
+        if "\0" in path:
+            raise RrgError("a path holds no NUL byte")
         full = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([full, os.fspath(self.root)]) != os.fspath(self.root):
             raise RrgError(f"{path}: outside the project {self.root}")

@@ -127,9 +127,10 @@ def test_bad_input_is_a_tool_error_and_the_server_lives_on(
     async def session(client: Any) -> None:
         cases = [
             ({"query": "x", "pattern": "("}, "regex parse error"),
-            ({"query": "x", "pattern": "timeout", "path": "../secret.txt"}, "outside the served"),
-            ({"query": "x", "path": str(outside)}, "outside the served"),
+            ({"query": "x", "pattern": "timeout", "path": "../secret.txt"}, "outside the project"),
+            ({"query": "x", "path": str(outside)}, "outside the project"),
             ({"query": "x", "path": "src/missing"}, "no such file"),
+            ({"query": "x", "path": "src\0x"}, "no NUL byte"),
             ({"query": "x", "limit": 0}, "limit must be"),
             ({"query": "x", "limit": 100_000}, "limit must be"),
             ({"query": "   "}, "query is empty"),

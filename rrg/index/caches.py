@@ -72,14 +72,21 @@ def _size(path: Path) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
 
 
-def status_text(where: str, index_path: Path, model: str, embedded: str | None = None) -> str:
-    """Which index serves the root, how big and fresh it is, its embedding index
-    (``embedded``: how much of the root, or None when never embedded), and every file kept
-    for it."""
+def index_status(
+    where: str, index_path: Path, model: str, embedded: str | None = None
+) -> tuple[int | None, str]:
+    """The files the index holds (None where it cannot be read), and the status as the
+    command line says it: which index serves the root, how big and fresh it is, its
+    embedding index (``embedded``: how much of the root, or None when never embedded), and
+    every file kept for it."""
+    count: int | None = None
     try:
         store = IndexStore(index_path, create=False)
-        files = str(store.live_count())
-        store.close()
+        try:
+            count = store.live_count()
+        finally:
+            store.close()
+        files = str(count)
     except Exception as err:  # noqa: BLE001 - any damage (SQLite or format) is reported
         files = f"unreadable ({err}); the next search rebuilds it"
     age = time.time() - index_path.stat().st_mtime
@@ -115,4 +122,4 @@ def status_text(where: str, index_path: Path, model: str, embedded: str | None =
         )
     except RrgError as err:  # the status still tells the rest
         lines.append(f"  scope files: {err}")
-    return "\n".join(lines) + "\n"
+    return count, "\n".join(lines) + "\n"

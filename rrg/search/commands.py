@@ -279,7 +279,7 @@ def index_command(
             stdout.say(f"{where}: not indexed (rrg --index {where} builds it)")
             return EXIT_NO_MATCH
         status = embed_status(served)
-        stdout.say(caches.status_text(where + by, path, spec.name, status))
+        stdout.say(caches.index_status(where + by, path, spec.name, status)[1])
         return EXIT_MATCH
     if is_background_build():
         # Started by a search (rrg.search.background): one such build a root at a time.

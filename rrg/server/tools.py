@@ -75,10 +75,6 @@ class Tools:
 
     project: Project
 
-    @property
-    def root(self) -> str:
-        return os.fspath(self.project.root)
-
     def search(
         self,
         query: str,
@@ -142,18 +138,11 @@ class Tools:
         data = {"passages": [asdict(p) for p in found.passages]}
         return _answer(text, data, found.notices)
 
-    def _paths(self, path: str | None) -> tuple[str, ...]:
-        """The path as the library takes it: none for the root."""
-        if path is None or path in ("", "."):
-            return ()
-        if "\0" in path:
-            raise ToolInputError("rrg: a path holds no NUL byte")
-        full = os.path.realpath(os.path.join(self.root, path))
-        if os.path.commonpath([full, self.root]) != self.root:
-            raise ToolInputError(f"rrg: {path}: outside the served folder {self.root}")
-        if not os.path.exists(full):
-            raise ToolInputError(f"rrg: {path}: no such file or directory")
-        return (os.path.relpath(full, self.root),)
+    @staticmethod
+    def _paths(path: str | None) -> tuple[str, ...]:
+        """The path as the library takes it (none for the root): the library refuses one
+        outside the project, or missing."""
+        return () if path is None or path in ("", ".") else (path,)
 
 
 T = TypeVar("T")
