@@ -104,7 +104,10 @@ class Tuning:
     # (.649). The default order: off .775 / .761 / .621 / .420 / .594 (.634); .5 x50 .803 /
     # .795 / .640 / .444 / .625 (.661); .5 x25 .803 / .800 / .640 / .449 / .615 (.661,
     # chosen); .65 x50 (.655); .8 x50 .813 / .794 / .662 / .464 / .560 (.658). The best mean
-    # in each order, and the fewest files within .005 of it.
+    # in each order, and the fewest files within .005 of it. Fewer files for --fast's cost,
+    # run side by side later (source / whole / swebench-lite / sphinx / sympy): x25 .7985 /
+    # .777 / .694 / .432 / .643 (.669), x15 .7965 / .7725 / .694 / .433 / .627 (.665, worse
+    # on three of five), x10 .7915 / .766 on the first two: kept 25.
     #: The tier's share in the reciprocal rank fusion of its file order with the order it
     #: read (0: the tier off).
     passage_tier_weight: float = 0.5
