@@ -154,3 +154,28 @@ def test_agent_guide_is_short_and_names_the_protocol(tmp_path: Path, env: dict[s
     assert len(text.splitlines()) < 60
     for needle in ("--recall", "--scope-file", "--rerank", "stopped at --limit", "--quiet"):
         assert needle in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "mode"),
+    [
+        (["--help"], "HELP"),
+        (["--version", "-q", "x"], "VERSION"),
+        (["--list-models"], "LIST_MODELS"),
+        (["--agent-guide"], "AGENT_GUIDE"),
+        (["--mcp", "."], "MCP"),
+        (["--index", "."], "INDEX"),
+        (["--index", "--embed", "."], "INDEX"),
+        (["--index-status"], "INDEX_STATUS"),
+        (["--index-clear", "src"], "INDEX_CLEAR"),
+        (["--recall", "where retries wait"], "RECALL"),
+        (["--scope-file", "s.txt", "-q", "x", "retry"], "SCOPE"),
+        (["-q", "x", "retry"], "QUERY"),
+        (["-q", "x", "--fast", "--limit", "5", "retry"], "QUERY"),
+    ],
+)
+def test_each_command_line_asks_for_one_mode(argv: list[str], mode: str) -> None:
+    from rrg.cli.argsplit import split_argv
+    from rrg.cli.settings import Mode, parse_options
+
+    assert parse_options(split_argv(argv)).mode is Mode[mode]

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rrg import __version__, streams, timings
 from rrg.cli.argsplit import SplitArgs
-from rrg.cli.settings import Options, parse_options
+from rrg.cli.settings import Mode, Options, parse_options
 from rrg.environment import check_environment
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
 from rrg.rg.args import reads_stdin
@@ -25,13 +26,6 @@ if TYPE_CHECKING:
 
 def warn(message: str) -> None:
     streams.err(f"rrg: {message}\n".encode())
-
-
-def version_text() -> str:
-    from rrg.rg.version import rg_version
-
-    rg = find_rg()
-    return f"rrg {__version__}\nripgrep {rg_version(rg)} at {rg}\n"
 
 
 def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
@@ -66,38 +60,12 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
 
 
 def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
-    if opts.help:
-        from rrg.cli.helptext import help_text
-
-        try:
-            rg_name = find_rg()
-        except RrgError:
-            rg_name = "rg"
-        sys.stdout.write(help_text(rg_name))
-        return EXIT_MATCH
-    if opts.version:
-        sys.stdout.write(version_text())
-        return EXIT_MATCH
-    if opts.import_model is not None:
-        from rrg.model.importer import import_model
-
-        folder = import_model(opts.import_model, opts.trust_remote_code)
-        sys.stdout.write(
-            f"imported {opts.import_model} into {folder}\n"
-            f"use it with: rrg --model {folder.name} -q ...\n"
-        )
-        return EXIT_MATCH
-    if opts.agent_guide:
-        from rrg.cli.guide import AGENT_GUIDE
-
-        sys.stdout.write(AGENT_GUIDE)
-        return EXIT_MATCH
-    if opts.list_models:
-        from rrg.search.commands import list_models
-
-        return list_models()
-    if opts.mcp:
-        return _serve(rg_args)
+    """The function of the options' mode: those that need no search first, then the
+    searches, each after the checks every search needs."""
+    mode = opts.mode
+    alone = _ALONE.get(mode)
+    if alone is not None:
+        return alone(opts, rg_args)
     check_environment()  # before any work: deep in a search, a bad value would be a fault
     try:
         os.getcwd()  # paths, the index's root and scope files are all told from it
@@ -109,17 +77,88 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
     from rrg.rg.version import check_version
 
     check_version(rg, warn)
-    from rrg.search import commands
+    return _SEARCHES[mode](opts, rg, rg_args, walk)
+
+
+def _help(opts: Options, rg_args: list[str]) -> int:
+    from rrg.cli.helptext import help_text
+
+    try:
+        rg_name = find_rg()
+    except RrgError:
+        rg_name = "rg"
+    sys.stdout.write(help_text(rg_name))
+    return EXIT_MATCH
+
+
+def _version(opts: Options, rg_args: list[str]) -> int:
+    from rrg.output import reports
+    from rrg.rg.version import rg_version
+
+    rg = find_rg()
+    reports.version(__version__, rg_version(rg), rg)
+    return EXIT_MATCH
+
+
+def _import_model(opts: Options, rg_args: list[str]) -> int:
+    from rrg.model.importer import import_model
+    from rrg.output import reports
+
+    assert opts.import_model is not None
+    reports.model_imported(
+        opts.import_model, import_model(opts.import_model, opts.trust_remote_code)
+    )
+    return EXIT_MATCH
+
+
+def _agent_guide(opts: Options, rg_args: list[str]) -> int:
+    from rrg.cli.guide import AGENT_GUIDE
+
+    sys.stdout.write(AGENT_GUIDE)
+    return EXIT_MATCH
+
+
+def _list_models(opts: Options, rg_args: list[str]) -> int:
+    from rrg.search.commands import list_models
+
+    return list_models()
+
+
+def _index(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -> int:
+    from rrg.search.commands import index_command
+
+    return index_command(rg, rg_args, opts.request(), warn)
+
+
+def _index_status(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -> int:
+    from rrg.search.commands import index_status_command
+
+    return index_status_command(rg_args, opts.request())
+
+
+def _index_clear(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -> int:
+    from rrg.search.commands import index_clear_command
+
+    return index_clear_command(rg_args, opts.request())
+
+
+def _recall(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -> int:
+    from rrg.search.commands import recall_command
+
+    return recall_command(rg, rg_args, opts.request(), warn)
+
+
+def _scope(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -> int:
+    from rrg.search.commands import scope_command
+
+    return scope_command(rg, rg_args, opts.request())
+
+
+def _query(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -> int:
+    from rrg.search.commands import query_command
     from rrg.search.plan import QueryPlan
 
     request = opts.request()
-    if opts.index or opts.index_status or opts.index_clear:
-        action = "status" if opts.index_status else "clear" if opts.index_clear else "build"
-        return commands.index_command(rg, rg_args, request, action, warn)
-    if opts.recall is not None:
-        return commands.recall_command(rg, rg_args, request, warn)
-    if opts.scope_file is not None:
-        return commands.scope_command(rg, rg_args, request)
     if opts.query is None:
         raise RrgError(
             "this rrg option needs -q QUERY (or one of --recall, --scope-file, --index, "
@@ -133,10 +172,10 @@ def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:
     if reads_stdin(args):
         warn("searching standard input: nothing to order, running plain rg")
         return subprocess.run([rg, *rg_args]).returncode
-    return commands.query_command(QueryPlan.make(rg, rg_args, args, request), warn, walk)
+    return query_command(QueryPlan.make(rg, rg_args, args, request), warn, walk)
 
 
-def _serve(rg_args: list[str]) -> int:
+def _serve(opts: Options, rg_args: list[str]) -> int:
     """``rrg --mcp [PATH]``: the library's answers served as MCP tools."""
     from rrg.model.encoder import share_sessions
     from rrg.server.mcp import serve
@@ -146,3 +185,22 @@ def _serve(rg_args: list[str]) -> int:
     check_environment()
     share_sessions()  # the model loads once, for the first call that needs it
     return serve(rg_args[0] if rg_args else ".")
+
+
+#: The modes that run before, and without, the checks a search needs.
+_ALONE: dict[Mode, Callable[[Options, list[str]], int]] = {
+    Mode.HELP: _help,
+    Mode.VERSION: _version,
+    Mode.IMPORT_MODEL: _import_model,
+    Mode.AGENT_GUIDE: _agent_guide,
+    Mode.LIST_MODELS: _list_models,
+    Mode.MCP: _serve,
+}
+_SEARCHES: dict[Mode, Callable[[Options, str, list[str], CountWalk | None], int]] = {
+    Mode.INDEX: _index,
+    Mode.INDEX_STATUS: _index_status,
+    Mode.INDEX_CLEAR: _index_clear,
+    Mode.RECALL: _recall,
+    Mode.SCOPE: _scope,
+    Mode.QUERY: _query,
+}

@@ -7,6 +7,7 @@ refuses combinations that cannot apply, so that no option is silently ignored.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import click
@@ -21,6 +22,23 @@ def _default(long: str) -> int:
     default = BY_SPELLING[long].default
     assert default is not None
     return default
+
+
+class Mode(Enum):
+    """What a command line asks rrg to do: one function each (``rrg.cli.app``)."""
+
+    HELP = "--help"
+    VERSION = "--version"
+    IMPORT_MODEL = "--import-model"
+    AGENT_GUIDE = "--agent-guide"
+    LIST_MODELS = "--list-models"
+    MCP = "--mcp"
+    INDEX_STATUS = "--index-status"
+    INDEX_CLEAR = "--index-clear"
+    INDEX = "--index"
+    RECALL = "--recall"
+    SCOPE = "--scope-file"
+    QUERY = "--query"  # where none of the above is given
 
 
 @dataclass(frozen=True)
@@ -53,6 +71,25 @@ class Options:
     mcp: bool = False
     help: bool = False
     version: bool = False
+
+    @property
+    def mode(self) -> Mode:
+        """The one thing these options ask for (the option table refuses two commands
+        together; --help and --version win over everything, as they are not checked)."""
+        chosen = {
+            Mode.HELP: self.help,
+            Mode.VERSION: self.version,
+            Mode.IMPORT_MODEL: self.import_model is not None,
+            Mode.AGENT_GUIDE: self.agent_guide,
+            Mode.LIST_MODELS: self.list_models,
+            Mode.MCP: self.mcp,
+            Mode.INDEX_STATUS: self.index_status,
+            Mode.INDEX_CLEAR: self.index_clear,
+            Mode.INDEX: self.index,
+            Mode.RECALL: self.recall is not None,
+            Mode.SCOPE: self.scope_file is not None,
+        }
+        return next((mode for mode, given in chosen.items() if given), Mode.QUERY)
 
     @property
     def line_cap(self) -> int:

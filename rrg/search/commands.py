@@ -6,13 +6,13 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import installed_models, resolve_model
-from rrg.output import stdout
+from rrg.output import reports
 from rrg.output.notices import report_facts
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
@@ -91,9 +91,9 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
         if missing:
             return EXIT_ERROR
         if args.output_mode == "--json":
-            stdout.write(summary_message(None))
+            reports.passed_on(summary_message(None))
         elif args.stats_block:
-            stdout.write(StatsTally().block())
+            reports.passed_on(StatsTally().block())
         return EXIT_NO_MATCH
     finally:
         if walk is not None:
@@ -107,7 +107,7 @@ def _rg_itself(plan: QueryPlan) -> int:
         stdin=subprocess.DEVNULL,
         capture_output=True,
     )
-    stdout.write(done.stdout)
+    reports.passed_on(done.stdout)
     streams.err(done.stderr)
     return done.returncode
 
@@ -126,7 +126,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         sep = args.path_separator
         shown = [p.replace(b"/", sep) for p in files] if sep else files
         if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
-            stdout.write(b"".join(p + end for p in shown))
+            reports.file_list(shown, end)
         if len(files) < len(ranking.ordered):
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
@@ -141,7 +141,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             style = PassageStyle(
                 args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
             )
-            stdout.write(passage_blocks(found[:limit] if limit else found, style))
+            reports.passed_on(passage_blocks(found[:limit] if limit else found, style))
         if limit and len(found) > limit:
             report_facts(
                 [
@@ -186,14 +186,14 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     # back, it would be two paths that do not exist).
     scope = [p for p in best if b"\n" not in p]
     target = write_scope(query, scope)
-    stdout.say(f'"{query}" \u2192 {target} ({len(scope)} docs)')
+    reports.scope_written(query, target, len(scope))
     if len(scope) < len(best):
         left = len(best) - len(scope)
         report_facts(
             [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
         )
     if request.paragraphs:
-        stdout.write(entry_points(best_paragraphs(query, ranking, request.paragraphs)))
+        reports.passed_on(entry_points(best_paragraphs(query, ranking, request.paragraphs)))
     if candidates.error or missing:
         return EXIT_ERROR
     return EXIT_MATCH if scope else EXIT_NO_MATCH
@@ -241,16 +241,30 @@ def _listing_args(rg_args: list[str], what: str) -> RgArgs:
     return args
 
 
-def index_command(
-    rg: str, rg_args: list[str], request: SearchRequest, action: str, warn: Warn
-) -> int:
-    """``--index`` (``action`` "build"), ``--index-status`` ("status"), ``--index-clear``
-    ("clear") for the root that serves the given PATH."""
-    from rrg.index import caches
+@dataclass(frozen=True)
+class _IndexTarget:
+    """What an index command names: rg's listing arguments, the folder asked for, and the
+    root that serves it (the folder itself, or an indexed folder above it)."""
+
+    args: RgArgs
+    asked: bytes
+    served: ServedRoot
+
+    @property
+    def where(self) -> str:
+        return os.fsdecode(self.asked)
+
+    @property
+    def described(self) -> str:
+        """The folder, and the root that serves it where that is another."""
+        root = self.served.root
+        return self.where + (
+            "" if root == self.asked else f" (served by the index of {os.fsdecode(root)})"
+        )
+
+
+def _index_target(rg_args: list[str], request: SearchRequest) -> _IndexTarget:
     from rrg.index.served import serve
-    from rrg.index.store import builder_lock
-    from rrg.rank.embedding import embed_status
-    from rrg.search.background import is_background_build
 
     args = _listing_args(rg_args, "--index, --index-status and --index-clear")
     # A PATH that is not there would stand for its parent folder: a typo would then clear,
@@ -258,36 +272,54 @@ def index_command(
     for given in args.paths:
         if not os.path.lexists(given):
             raise RrgError(f"{given}: no such file or directory")
-    spec = resolve_model(request.model)
     asked = search_root(args.paths)
-    served = serve(asked, spec)
-    root, path = served.root, served.index_path
-    where = os.fsdecode(asked)
-    by = "" if root == asked else f" (served by the index of {os.fsdecode(root)})"
-    if action == "clear":
-        if root != asked:
-            stdout.say(
-                f"no index of its own for {where}; it is served by the index of "
-                f"{os.fsdecode(root)} (rrg --index-clear {os.fsdecode(root)} removes that)"
-            )
-            return EXIT_MATCH
-        removed = caches.clear_root(path)
-        stdout.say(f"removed the index of {where}" if removed else f"no index for {where}")
+    served = serve(asked, resolve_model(request.model))
+    served.index_path  # noqa: B018 - no usable cache dir: said before anything is done
+    return _IndexTarget(args, asked, served)
+
+
+def index_clear_command(rg_args: list[str], request: SearchRequest) -> int:
+    """``--index-clear``: remove the index of the given PATH's folder (not one above it)."""
+    from rrg.index import caches
+
+    target = _index_target(rg_args, request)
+    root, where = target.served.root, target.where
+    if root != target.asked:
+        reports.not_its_own_index(where, root)
         return EXIT_MATCH
-    if action == "status":
-        if not path.exists():
-            stdout.say(f"{where}: not indexed (rrg --index {where} builds it)")
-            return EXIT_NO_MATCH
-        status = embed_status(served)
-        stdout.say(caches.index_status(where + by, path, spec.name, status)[1])
-        return EXIT_MATCH
+    reports.index_cleared(where, caches.clear_root(target.served.index_path))
+    return EXIT_MATCH
+
+
+def index_status_command(rg_args: list[str], request: SearchRequest) -> int:
+    """``--index-status``: which index serves the given PATH, and what it holds."""
+    from rrg.index import caches
+    from rrg.rank.embedding import embed_status
+
+    target = _index_target(rg_args, request)
+    served, where = target.served, target.where
+    if not served.index_path.exists():
+        reports.not_indexed(where)
+        return EXIT_NO_MATCH
+    embedded = embed_status(served)
+    text = caches.index_status(target.described, served.index_path, served.spec.name, embedded)
+    reports.index_status(text[1])
+    return EXIT_MATCH
+
+
+def index_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
+    """``--index``: the index of the root that serves the given PATH brought up to date."""
+    from rrg.index.store import builder_lock
+    from rrg.search.background import is_background_build
+
+    target = _index_target(rg_args, request)
     if is_background_build():
         # Started by a search (rrg.search.background): one such build a root at a time.
-        with builder_lock(path) as first:
+        with builder_lock(target.served.index_path) as first:
             if not first:
                 return EXIT_MATCH
-            return _build(rg, args, request, served, where + by, warn)
-    return _build(rg, args, request, served, where + by, warn)
+            return _build(rg, target.args, request, target.served, target.described, warn)
+    return _build(rg, target.args, request, target.served, target.described, warn)
 
 
 def _build(
@@ -302,8 +334,7 @@ def _build(
     candidates = list_candidates(rg, args)
     start = time.monotonic()
     if served.prepare_model(request.show_progress):
-        # Said apart: it is the model's, once a machine, not this tree's indexing time.
-        stdout.say(f"prepared the model's static table in {time.monotonic() - start:.2f} s (once)")
+        reports.model_prepared(time.monotonic() - start)
         start = time.monotonic()
     try:
         view, rows, report = served.refresh(
@@ -311,25 +342,12 @@ def _build(
         )
     except IndexUnavailable as err:
         raise RrgError(f"cannot update the index of {where}: {err}") from err
-    stdout.say(
-        f"indexed {where}: {report.listed} files, {report.read} read, "
-        f"{report.touched} unchanged content, {report.deleted} removed "
-        f"in {time.monotonic() - start:.2f} s"
-    )
+    reports.index_built(where, report, time.monotonic() - start)
     if request.embed or embed_always() or is_embedded(served):
-        embedded = embed_root(served, view, rows, request.show_progress)
-        rate = embedded.passages / embedded.seconds if embedded.seconds else 0.0
-        stdout.say(
-            f"embedded {where}: {embedded.files} files ({embedded.passages} "
-            f"passages, {rate:.1f} a second), {embedded.kept} already embedded, "
-            f"in {embedded.seconds:.2f} s"
-        )
+        reports.embedded(where, embed_root(served, view, rows, request.show_progress))
     return EXIT_ERROR if candidates.error else EXIT_MATCH
 
 
 def list_models() -> int:
-    for spec in installed_models():
-        stdout.say(
-            f"{spec.name}\tdims={spec.dims or '?'}\tsource={spec.source}\tlicence={spec.licence}"
-        )
+    reports.models(installed_models())
     return EXIT_MATCH

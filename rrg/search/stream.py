@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rrg.output import stdout
+from rrg.output import reports
 from rrg.rg.args import RECORD_MODES
 from rrg.rg.ordered import OrderedSearch, StreamResult, StreamSettings
 from rrg.rg.walk import CountWalk
@@ -30,7 +30,9 @@ class OrderedRun:
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
 
 
-def search_in_order(run: OrderedRun, write: Callable[[bytes], None] = stdout.write) -> StreamResult:
+def search_in_order(
+    run: OrderedRun, write: Callable[[bytes], None] = reports.passed_on
+) -> StreamResult:
     """Run rg over files in this order with the cap (the pattern checked before: see
     ``rrg.rg.preflight``); what it prints goes to ``write`` (the library collects it)."""
     plan = run.plan
