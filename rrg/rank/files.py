@@ -137,55 +137,18 @@ def rank_files(
 ) -> Ranking:
     """Candidate files best first: the cheap tier (BM25 fused with static vectors) orders
     every file, then the transformer stage re-orders the ``stage_files`` best through their
-    best passages. ``served`` is the serving root and ``listing`` the printed paths
-    relative to it, already stat-ed (both from ``list_and_stat``). The checkpoint runs
-    before the model is loaded, before scoring and before the model runs (a search that has
-    found out it matches nothing gives up there)."""
-    root, encoder = served.root, served.encoder
-    stage_files, warn, check, tuning = (
-        settings.stage_files,
-        settings.warn,
-        settings.checkpoint,
-        settings.tuning,
-    )
-    check()
-    # A new query: the stage will run the model. (A symbol query is most often answered by
-    # its definition, the stage skipped: a load begun for it would delay the exit.)
-    symbol = may_be_decisive(query, tuning)
-    if (
-        stage_files > 0
-        and not symbol
-        and model_ready(served.spec)
-        and not query_seen(query, served, tuning)
-    ):
-        encoder.preload()
-    rel = listing.paths if listing is not None else relative_to(root, printed)
-    served.prepare_model(settings.show_progress)  # once a machine: not the index's time
-    wait = settings.index_wait
-    deadline = None if wait is None else time.monotonic() + wait
-    try:
-        view, rows, report = served.refresh(rel, warn, settings.show_progress, listing, deadline)
-    except ModelError:
-        raise
-    except IndexBusy as busy:
-        if busy.view is None or busy.rows is None or not len(busy.view.kinds):
-            # No index yet, or one whose first build has registered nothing so far.
-            warn(f"{busy}; searching in rg's order")
-            return Ranking(list(printed), set(), 0, None, served, tuning=tuning)
-        # Files changed or added since are still searched: their rows are -1, so they
-        # follow the ranked ones in rg's order.
-        view, rows, report = busy.view, busy.rows, busy.report
-        indexed = int((rows >= 0).sum())
-        if indexed < len(rows):
-            warn(
-                f"{busy}; ranking from its last state: {indexed:,} of {len(rows):,} files "
-                "indexed, the others follow in rg's order"
-            )
-        else:
-            warn(f"{busy}; ranking from its last state")
-    except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
-        warn(f"cannot use the index ({err}); searching in rg's order")
+    best passages, and in a tree of code the passage tier fuses its order of their passages
+    in. ``served`` is the serving root and ``listing`` the printed paths relative to it,
+    already stat-ed (both from ``list_and_stat``). The checkpoint runs before the model is
+    loaded, before scoring and before the model runs (a search that has found out it
+    matches nothing gives up there)."""
+    tuning = settings.tuning
+    settings.checkpoint()
+    _preload_for_stage(query, served, settings)
+    indexed = _refreshed_index(served, printed, settings, listing)
+    if indexed is None:
         return Ranking(list(printed), set(), 0, None, served, tuning=tuning)
+    view, rows, report = indexed
     kinds = np.full(len(rows), -1, np.int64)
     has_row = rows >= 0
     kinds[has_row] = view.kinds[rows[has_row]]
@@ -196,11 +159,88 @@ def rank_files(
     rankable = text[np.argsort(rows[text], kind="stable")]
     if not len(rankable):
         return Ranking(list(printed), binary, 0, report, served, view.piece_idf, tuning=tuning)
-    check()
+    settings.checkpoint()
+    by_score, staged, fast = _ordered(query, served, view, rows[rankable], settings)
+    stage = None
+    if staged is not None:
+        stage = StagePassages([printed[i] for i in rankable[staged.paths_at]], staged.scored)
+    order = rankable[by_score]
+    ranked = [printed[i] for i in order]
+    unranked = np.ones(len(printed), bool)
+    unranked[order] = False
+    rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
+    return Ranking(
+        ranked + rest, binary, len(ranked), report, served, view.piece_idf, stage, fast, tuning
+    )
+
+
+def _preload_for_stage(query: str, served: ServedRoot, settings: RankSettings) -> None:
+    """A new query: the stage will run the model, which starts loading now, on another
+    thread. (A symbol query is most often answered by its definition, the stage skipped: a
+    load begun for it would delay the exit.)"""
+    if (
+        settings.stage_files > 0
+        and not may_be_decisive(query, settings.tuning)
+        and model_ready(served.spec)
+        and not query_seen(query, served, settings.tuning)
+    ):
+        served.encoder.preload()
+
+
+def _refreshed_index(
+    served: ServedRoot, printed: list[bytes], settings: RankSettings, listing: Listing | None
+) -> tuple[IndexView, np.ndarray, RefreshReport | None] | None:
+    """The index brought up to date for the printed files (within ``index_wait``), or as
+    another process left it while that one writes; None, with a warning, where no index
+    can serve (then rg's order does)."""
+    warn = settings.warn
+    rel = listing.paths if listing is not None else relative_to(served.root, printed)
+    served.prepare_model(settings.show_progress)  # once a machine: not the index's time
+    wait = settings.index_wait
+    deadline = None if wait is None else time.monotonic() + wait
+    try:
+        return served.refresh(rel, warn, settings.show_progress, listing, deadline)
+    except ModelError:
+        raise
+    except IndexBusy as busy:
+        if busy.view is None or busy.rows is None or not len(busy.view.kinds):
+            # No index yet, or one whose first build has registered nothing so far.
+            warn(f"{busy}; searching in rg's order")
+            return None
+        # Files changed or added since are still searched: their rows are -1, so they
+        # follow the ranked ones in rg's order.
+        indexed = int((busy.rows >= 0).sum())
+        if indexed < len(busy.rows):
+            warn(
+                f"{busy}; ranking from its last state: {indexed:,} of {len(busy.rows):,} "
+                "files indexed, the others follow in rg's order"
+            )
+        else:
+            warn(f"{busy}; ranking from its last state")
+        return busy.view, busy.rows, busy.report
+    except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
+        warn(f"cannot use the index ({err}); searching in rg's order")
+        return None
+
+
+@dataclass
+class _Staged:
+    """The stage's passages, with its files as indices into the candidates."""
+
+    paths_at: np.ndarray
+    scored: ScoredPassages
+
+
+def _ordered(
+    query: str, served: ServedRoot, view: IndexView, cand_rows: np.ndarray, settings: RankSettings
+) -> tuple[np.ndarray, _Staged | None, bool]:
+    """The candidates (rows of the index) best first, as indices into ``cand_rows``; the
+    passages the stage read; whether the order is the cheap tier's alone (--fast, a symbol
+    query's decisive definition, or a stage that failed)."""
+    tuning, check = settings.tuning, settings.checkpoint
     with timings.phase("rank"):
         pieces = query_pieces(query, served)
-        lexical, semantic = signals(query, view, encoder, pieces, tuning.path_weight)
-    cand_rows = rows[rankable]
+        lexical, semantic = signals(query, view, served.encoder, pieces, tuning.path_weight)
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
         fused, offsets, decisive, among_code = code_order(
@@ -210,18 +250,17 @@ def rank_files(
             lambda names: defining_candidates(view, cand_rows, names),
             tuning,
         )
-    stage: StagePassages | None = None
-    fast = stage_files <= 0
-    staged = not fast and not decisive
-    if staged:
+    stage: _Staged | None = None
+    fast = settings.stage_files <= 0
+    if not fast and not decisive:
         check()
         try:
             with timings.phase("stage"):
                 top, best, scored = run_stage(
-                    query, served, view, cand_rows, fused, stage_files, pieces, tuning
+                    query, served, view, cand_rows, fused, settings.stage_files, pieces, tuning
                 )
         except (ModelError, OSError, sqlite3.Error) as err:
-            warn(f"the transformer stage failed ({err}); ranking without it")
+            settings.warn(f"the transformer stage failed ({err}); ranking without it")
             fast = True
         else:
             fused = fused.copy()
@@ -234,7 +273,7 @@ def rank_files(
                 offsets=offsets[top],
             )
             if scored is not None:
-                stage = StagePassages([printed[i] for i in rankable[top]], scored)
+                stage = _Staged(top, scored)
     if fast and tuning.passage_words_weight:
         # The cheap order alone (--fast, or a stage that failed): the stage's passages weigh
         # closeness better, and this signal added to them gained nothing (docs/benchmarks.md).
@@ -243,7 +282,9 @@ def rank_files(
             rel = [view.path(int(cand_rows[k])) for k in head]
             fused = fused.copy()
             fused[head] += tuning.passage_words_weight * zscore(
-                passage_lexical.best_window_bm25(query, root, rel, tuning.passage_words_window)
+                passage_lexical.best_window_bm25(
+                    query, served.root, rel, tuning.passage_words_window
+                )
             )
     by_score = order_by(fused)
     # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
@@ -252,14 +293,7 @@ def rank_files(
         check()
         with timings.phase("passage tier"):
             by_score = passage_tier_order(query, served, view, cand_rows, by_score, pieces, tuning)
-    order = rankable[by_score]
-    ranked = [printed[i] for i in order]
-    unranked = np.ones(len(printed), bool)
-    unranked[order] = False
-    rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
-    return Ranking(
-        ranked + rest, binary, len(ranked), report, served, view.piece_idf, stage, fast, tuning
-    )
+    return by_score, stage, fast
 
 
 def run_stage(
