@@ -127,3 +127,28 @@ def test_patterns_from_stdin_and_rg_version(monkeypatch: pytest.MonkeyPatch) -> 
     os.unlink(held)
     assert patterns_to_file(["-e", "x"]) == (["-e", "x"], None)
     assert rg_version(find_rg())[0].isdigit()
+
+
+def test_the_index_modes_say_what_they_did(tree: Path) -> None:
+    """--index, --index-status and --index-clear, each its own function over one target,
+    worded by output/reports.py."""
+    code, out, err = cli("--index", ".", "--no-progress")
+    assert code == 0, err
+    assert out.startswith(f"indexed {tree}: 3 files, ") and " removed in " in out
+    code, out, _ = cli("--index-status", "src")
+    assert code == 0 and out.startswith(f"{tree / 'src'} (served by the index of {tree})\n")
+    assert "  files indexed: 3\n" in out
+    code, out, _ = cli("--index-clear", "src")
+    assert (code, out) == (
+        0,
+        f"no index of its own for {tree / 'src'}; it is served by the index of {tree} "
+        f"(rrg --index-clear {tree} removes that)\n",
+    )
+    code, out, _ = cli("--index-clear", ".")
+    assert (code, out) == (0, f"removed the index of {tree}\n")
+    code, out, _ = cli("--index-status", ".")
+    assert (code, out) == (1, f"{tree}: not indexed (rrg --index {tree} builds it)\n")
+    code, out, _ = cli("--version")
+    assert code == 0 and out.startswith("rrg ") and "\nripgrep " in out
+    code, out, _ = cli("--list-models")
+    assert code == 0 and "\tdims=" in out
