@@ -60,7 +60,7 @@ Setting = dict[str, float]
 #: The code priors' weights, as shipped.
 PRIORS = (
     "definition_weight",
-    "embedded_scale",
+    "in_sentence_scale",
     "stem_weight",
     "path_penalty",
     "code_tree_share",
@@ -76,7 +76,7 @@ def sweep() -> dict[str, Setting]:
     out = {"shipped": SHIPPED, "off": OFF}
     grid = {
         "definition_weight": (0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0),
-        "embedded_scale": (0.0, 0.25, 0.5, 1.0),
+        "in_sentence_scale": (0.0, 0.25, 0.5, 1.0),
         "stem_weight": (0.0, 1.0, 2.0, 3.0, 4.0),
         "path_penalty": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0),
         # 2: prose never a secondary file (the rule off)

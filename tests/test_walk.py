@@ -170,14 +170,14 @@ def test_no_walk_where_a_count_pass_cannot_give_the_records() -> None:
 
 def test_when_the_walk_pays() -> None:
     search = OrderedSearch(
-        "rg", parse_rg_args(["needle"]), StreamSettings(30, False, walk=[]), stdout.write
+        "rg", parse_rg_args(["needle"]), StreamSettings(30, False, walk_paths=[]), stdout.write
     )
     assert not search._walk_pays(0, 0, 10_000)  # the best files are always read first
     assert not search._walk_pays(160, 0, 10_000)  # none in 160: 4,800 more may hold 30
     assert search._walk_pays(672, 0, 10_000)  # none in 672: 20,160 more, past the walk
     assert not search._walk_pays(160, 20, 10_000)  # 20 in 160: about 80 more files
     unlimited = OrderedSearch(
-        "rg", parse_rg_args(["needle"]), StreamSettings(0, False, walk=[]), stdout.write
+        "rg", parse_rg_args(["needle"]), StreamSettings(0, False, walk_paths=[]), stdout.write
     )
     assert unlimited._walk_pays(32, 5, 10_000)  # everything is read: walk at once
     assert not unlimited._walk_pays(32, 5, 40)  # unless few are left

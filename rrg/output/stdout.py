@@ -1,4 +1,4 @@
-"""Standard output, written from one place: the pipeline's stages hand their bytes here.
+"""Standard output, written from one place: the pipeline's steps hand their bytes here.
 
 rrg's own lines interleave with output that rg's processes write straight to the same
 descriptor, so every write goes out at once (Python's buffer flushed first, then the bytes

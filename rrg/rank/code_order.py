@@ -57,7 +57,7 @@ def code_order(
     if form.names and len(fused) <= NAME_SCAN_LIMIT:
         weighed += _named_after(form.names, len(fused), rel_of, set(weighed))
     weighed += sorted(defining.difference(weighed))
-    scale = 1.0 if form.symbol else tuning.embedded_scale
+    scale = 1.0 if form.symbol else tuning.in_sentence_scale
     among_code = _holds_code(len(fused), rel_of, tuning.code_tree_share)
     for k in weighed:
         path = rel_of(k).decode("utf-8", "replace")

@@ -34,7 +34,7 @@ _SYMBOL_QUERY = re.compile(
 )
 #: Identifiers a person writes inside a sentence: camelCase, PascalCase with a second hump,
 #: snake_case with an underscore inside; never a plain word.
-_EMBEDDED = re.compile(
+_IN_SENTENCE = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
     r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b"
@@ -68,7 +68,7 @@ def query_form(query: str) -> QueryForm:
             last = last.rsplit(sep, 1)[-1]
         names = (last,) if last == text else (last, text)
         return QueryForm(names, True, words, asks)
-    return QueryForm(tuple(dict.fromkeys(_EMBEDDED.findall(text))), False, words, asks)
+    return QueryForm(tuple(dict.fromkeys(_IN_SENTENCE.findall(text))), False, words, asks)
 
 
 def file_stem(path: str) -> str:

@@ -37,7 +37,7 @@ COHERENCE = 0.2
 #: A passage that defines the identifier a query is gains this many best scores (half for
 #: identifiers inside a sentence), half as much again where its file is named after it.
 DEFINITION = 3.0
-EMBEDDED = 0.5
+IN_SENTENCE = 0.5
 NAMED_FILE = 1.5
 #: A passage whose file's stem and folder hold the query's words gains the best score times
 #: their share.
@@ -69,7 +69,7 @@ def tier_order(query: str, names: list[str], scored: ScoredPassages, among_code:
     _lift_best_of_strong_files(score, owners, len(names))
     best = float(score.max())
     if form.names:
-        unit = best * DEFINITION * (1.0 if form.symbol else EMBEDDED)
+        unit = best * DEFINITION * (1.0 if form.symbol else IN_SENTENCE)
         for k, paragraph in enumerate(scored.paragraphs):
             defined = [n for n in form.names if _defines(paragraph.text, n)]
             if defined:

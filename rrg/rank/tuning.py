@@ -39,7 +39,7 @@ class Tuning:
     definition_weight: float = 4.0
     #: Share of it for identifiers inside a natural-language query (0 .776, .25 .783, .5
     #: .787, 1 .786).
-    embedded_scale: float = 0.5
+    in_sentence_scale: float = 0.5
     #: Offset for a file whose stem and folder hold every query word, a share of it for a
     #: share of the words (0 .777, 1 .781, 2 .787, 3 .790, 4 .788).
     stem_weight: float = 2.0

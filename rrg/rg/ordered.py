@@ -101,7 +101,7 @@ class StreamSettings:
     terminal: bool = False  # standard output is a terminal: rg then prints file headings
     # The user's PATHs when the files to search are exactly what rg lists under them (minus
     # binary files): then one walking count pass may replace the named ones.
-    walk: list[str] | None = None
+    walk_paths: list[str] | None = None
     early_walk: CountWalk | None = None  # that walk, started before the ranking
 
 
@@ -115,8 +115,8 @@ class OrderedSearch:
         self.rg = rg
         self.write = write
         self.terminal = settings.terminal
-        self.walk = settings.walk
-        self.early_walk = settings.early_walk if settings.walk is not None else None
+        self.walk_paths = settings.walk_paths
+        self.early_walk = settings.early_walk if settings.walk_paths is not None else None
         self.excerpt = settings.excerpt
         self.lines_cut = 0
         self.summary: Json | None = None
@@ -318,7 +318,7 @@ class OrderedSearch:
         """Whether walking every file once costs less than reading on by name until the cap
         is reached, at the match rate seen so far (one more match assumed, so that a rate
         of zero after a few files does not yet mean none will follow)."""
-        if self.walk is None or not scanned:
+        if self.walk_paths is None or not scanned:
             return False
         if not self.cap:
             return NAMED_COST * (total - scanned) > total
@@ -358,11 +358,13 @@ class OrderedSearch:
     ) -> Iterator[tuple[bytes | None, int]]:
         """The counts of ``remaining`` from one rg run that walks the user's PATHs (the
         walk started early, or one started now), given back in the order of ``remaining``."""
-        assert self.walk is not None
+        assert self.walk_paths is not None
         walk = self.early_walk
         self.early_walk = None
         if walk is None or not walk.usable:
-            walk = CountWalk(count_command(self.rg, self.args, self.walk), 0, self.args.nul_ended)
+            walk = CountWalk(
+                count_command(self.rg, self.args, self.walk_paths), 0, self.args.nul_ended
+            )
         found, error = walk.counts(set(remaining))
         result.error |= error
         in_group = 0

@@ -1,4 +1,4 @@
-"""Stage one and two of a query: the files rg would search, ranked against the query."""
+"""Steps one and two of a query: the files rg would search, ranked against the query."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What each search command does, stage by stage (the CLI only parses and dispatches)."""
+"""What each search command does, step by step (the CLI only parses and picks the mode;
+``rrg.output`` words and writes what a command found)."""
 
 from __future__ import annotations
 

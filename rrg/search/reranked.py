@@ -1,4 +1,4 @@
-"""Stage four, with ``--rerank``: up to ``--pool`` matches collected in relevance order,
+"""Step four, with ``--rerank``: up to ``--pool`` matches collected in relevance order,
 scored by the model, the best ``--limit`` printed in score order."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stage three: rg streamed over the files in the chosen order, stopped at the cap."""
+"""Step three of a query: rg streamed over the files in the chosen order, stopped at the cap."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class OrderedRun:
     query: str
     served: ServedRoot
     with_filename: bool
-    walk: bool = False  # the files are exactly rg's listing under the user's PATHs
+    all_listed: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
 
 
@@ -42,7 +42,7 @@ def search_in_order(
         run.with_filename,
         excerpt,
         plan.terminal,
-        args.paths if run.walk else None,
+        args.paths if run.all_listed else None,
         run.early_walk,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
