@@ -1,6 +1,7 @@
 """The transformer vector cache of one root: vectors by content hash and model, so that a
-text the model has read once (a file's head, a match excerpt) is never encoded again; and
-each query's WordPiece ids, so that a query asked again loads no tokenizer.
+text the model has read once (a file's head, a match excerpt) is never encoded again; each
+query's WordPiece ids, so that a query asked again loads no tokenizer; and each file's
+passages as cut (``cuts``), so that a file read by a query before is not parsed again.
 
 One SQLite file beside the root's index, written under the root's writer lock, and bounded:
 entries unused for MAX_AGE_DAYS go, and past MAX_BYTES the least recently used go first.
@@ -45,7 +46,16 @@ CREATE TABLE IF NOT EXISTS pieces (
     PRIMARY KEY (key, model)
 )
 """
-_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA)
+_CUTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS cuts (
+    key TEXT PRIMARY KEY,   -- xxh3-64 of the file's text, its path and the cutter's make
+    data BLOB NOT NULL,     -- its passages, packed (rrg.rank.kept_cuts)
+    used INTEGER NOT NULL   -- unix time of the last write or hit
+)
+"""
+_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA, _CUTS_SCHEMA)
+#: Bound of the kept cuts, apart from the vectors' (about 3,000 files of 20 KB, packed).
+MAX_CUT_BYTES = 32 * 1024 * 1024
 
 
 def vectors_path(index_path: Path) -> Path:
@@ -160,6 +170,45 @@ class VectorCache:
 
         return self._write(write, wait_s=0)
 
+    def get_cuts(self, keys: list[str]) -> dict[str, tuple[bytes, int]]:
+        """Files' passages as kept by ``put_cuts``, and when each was last marked used, by
+        key; none where none is kept (or the file is an older rrg's, with no table of cuts
+        yet)."""
+        if not keys or not self.path.exists():
+            return {}
+        db = self._connect()
+        try:
+            marks = ",".join("?" * len(keys))
+            query = f"SELECT key, data, used FROM cuts WHERE key IN ({marks})"
+            return {
+                str(key): (bytes(data), int(used)) for key, data, used in db.execute(query, keys)
+            }
+        except sqlite3.OperationalError:
+            return {}
+        finally:
+            db.close()
+
+    def put_cuts(self, fresh: dict[str, bytes], hits: list[str]) -> bool:
+        """Keep new cuts, mark those read as used; False when the lock was busy. It never
+        waits for the lock: a cut not kept is only made again by the next query."""
+        if not fresh and not hits:
+            return True
+        now = int(time.time())
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            for statement in _TABLES:  # a file an older rrg made, or left half-made
+                db.execute(statement)
+            db.executemany(
+                "INSERT OR REPLACE INTO cuts VALUES (?,?,?)",
+                [(key, data, now) for key, data in fresh.items()],
+            )
+            db.executemany("UPDATE cuts SET used=? WHERE key=?", [(now, key) for key in hits])
+            self._prune(db, now)
+            db.execute("COMMIT")
+
+        return self._write(write, wait_s=0)
+
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
         the file has grown past the bound or a day has passed since the last prune."""
@@ -170,21 +219,9 @@ class VectorCache:
         db.execute("INSERT OR REPLACE INTO prune VALUES ('last', ?)", (now,))
         db.execute("DELETE FROM vectors WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM pieces WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
-        total = db.execute("SELECT COALESCE(SUM(LENGTH(vec) + 64), 0) FROM vectors").fetchone()[0]
-        if total <= self.max_bytes:
-            return
-        # Down to 90% of the bound, least recently used first, so that pruning is rare.
-        excess = total - int(self.max_bytes * 0.9)
-        cutoff_rows = db.execute(
-            "SELECT rowid, LENGTH(vec) + 64 FROM vectors ORDER BY used, rowid"
-        ).fetchall()
-        doomed = []
-        for rowid, size in cutoff_rows:
-            if excess <= 0:
-                break
-            doomed.append((rowid,))
-            excess -= size
-        db.executemany("DELETE FROM vectors WHERE rowid=?", doomed)
+        db.execute("DELETE FROM cuts WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
+        _bound(db, "vectors", "vec", self.max_bytes)
+        _bound(db, "cuts", "data", MAX_CUT_BYTES)
 
     def stats(self) -> tuple[int, int]:
         """(vectors, bytes of vector data)."""
@@ -209,6 +246,24 @@ class VectorCache:
         finally:
             db.close()
         return counts, int(size)
+
+
+def _bound(db: sqlite3.Connection, table: str, column: str, max_bytes: int) -> None:
+    """A table's rows down to 90% of ``max_bytes`` when over it, least recently used first,
+    so that pruning is rare."""
+    size = f"LENGTH({column}) + 64"
+    total = db.execute(f"SELECT COALESCE(SUM({size}), 0) FROM {table}").fetchone()[0]
+    if total <= max_bytes:
+        return
+    excess = total - int(max_bytes * 0.9)
+    doomed = []
+    rows = db.execute(f"SELECT rowid, {size} FROM {table} ORDER BY used, rowid").fetchall()
+    for rowid, row_size in rows:
+        if excess <= 0:
+            break
+        doomed.append((rowid,))
+        excess -= row_size
+    db.executemany(f"DELETE FROM {table} WHERE rowid=?", doomed)
 
 
 def cached_vectors(

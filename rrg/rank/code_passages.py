@@ -14,9 +14,13 @@ a query reads, never on the pass-through path.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+import xxhash
 
 from rrg.rank.paragraphs import MAX_CHARS, Paragraph, split_paragraphs
 
@@ -131,6 +135,28 @@ def _parser(extension: str) -> Parser | None:
         return Parser(Language(getattr(module, grammar[1])()))
     except (ImportError, AttributeError, ValueError, TypeError):
         return None  # a grammar missing or of an ABI this tree-sitter cannot load
+
+
+@cache
+def cut_make(extension: str) -> str:
+    """What the cut of a file with this extension depends on besides its text: the cutting
+    code (this module and ``rrg.rank.paragraphs``) and the tree-sitter and grammar installed
+    (their files' size and time): a cut kept by a build that cuts otherwise is never read
+    (``rrg.rank.kept_cuts``)."""
+    from rrg.rank import paragraphs
+
+    made = xxhash.xxh3_64()
+    for source in (__file__, paragraphs.__file__):
+        made.update(Path(source).read_bytes())
+    grammar = GRAMMARS.get(extension)
+    modules = ["tree_sitter", grammar[0]] if grammar else []
+    for name in modules:
+        try:
+            stat = os.stat(importlib.import_module(name).__file__ or "")
+        except (ImportError, OSError):
+            continue  # no grammar: the file is cut at blank lines, by the code hashed above
+        made.update(f"{name} {stat.st_size} {stat.st_mtime_ns}".encode())
+    return made.hexdigest()
 
 
 def cut_passages(text: str, name: str) -> list[Paragraph]:

@@ -36,6 +36,7 @@ from rrg.rank.embedding import (
     held_vectors,
     reading_embedded,
 )
+from rrg.rank.kept_cuts import KeptCuts
 from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
 from rrg.rank.root_cache import (
     QUERY_TOKENS,
@@ -378,7 +379,11 @@ def stage_scorer(
     held = held_vectors(served)
     if held is not None and passage_tag("passage", spec, tuning) == embedding_model(spec):
         vectors_for = reading_embedded(held, vectors_for)
-    return PassageScorer(served.encoder, piece_idf, vectors_for, budget, tuning)
+    try:
+        cuts: KeptCuts | None = KeptCuts(served.vectors)
+    except (OSError, RrgError):
+        cuts = None  # no usable cache dir: files are cut each time
+    return PassageScorer(served.encoder, piece_idf, vectors_for, budget, tuning, cuts)
 
 
 def passages_of(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import xxhash
@@ -26,6 +26,9 @@ from rrg.model.static_table import static_table, static_vectors
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 from rrg.rank.tuning import Tuning
+
+if TYPE_CHECKING:
+    from rrg.rank.kept_cuts import KeptCuts
 
 
 def token_limit(name: str, tuning: Tuning) -> int:
@@ -59,13 +62,14 @@ class PassageScorer:
     """What reads a query's passages: the model, the index's WordPiece idf for the static
     tier (None: BM25 alone), the vector cache (``vectors_for``), how many passages the
     model reads (``budget``; 0: the cheap tier alone) and how many tokens of each
-    (``tuning``)."""
+    (``tuning``); ``cuts``: files' passages kept across processes (None: cut each time)."""
 
     encoder: Encoder
     piece_idf: np.ndarray | None
     vectors_for: VectorsFor
     budget: int
     tuning: Tuning
+    cuts: KeptCuts | None = None
 
 
 @dataclass
@@ -236,12 +240,20 @@ _CUTS: dict[tuple[Cut | None, str, str], list[Paragraph]] = {}
 _CUTS_KEPT = 256
 
 
-def _cut(text: str, name: str, cut: Cut | None) -> list[Paragraph]:
-    key = (cut, name, xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass")))
+def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[Paragraph]:
+    digest = xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
+    key = (cut, name, digest)
     if key not in _CUTS:
+        if kept is not None and not kept.worth_keeping(text):
+            kept = None
+        found = kept.find(cut, name, digest) if kept is not None else None
+        if found is None:
+            found = cut(text, name) if cut else split_paragraphs(text)
+            if kept is not None:
+                kept.keep(cut, name, digest, found)
         if len(_CUTS) >= _CUTS_KEPT:
             _CUTS.clear()
-        _CUTS[key] = cut(text, name) if cut else split_paragraphs(text)
+        _CUTS[key] = found
     return _CUTS[key]
 
 
@@ -263,9 +275,11 @@ def score_passages(
     paragraphs: list[Paragraph] = []
     for owner, text in enumerate(texts):
         name = names[owner] if names else ""
-        for paragraph in _cut(text, name, cut):
+        for paragraph in _cut(text, name, cut, scorer.cuts):
             owners.append(owner)
             paragraphs.append(paragraph)
+    if scorer.cuts is not None:
+        scorer.cuts.save()
     bodies = _Bodies(owners, paragraphs, names or [])
     cosine = np.full(len(bodies), np.nan)
     if not bodies:

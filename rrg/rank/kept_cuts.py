@@ -1,0 +1,105 @@
+"""Files' passages kept across processes, in the root's vector cache (``VectorCache``'s
+``cuts``): a file read by a query before is not cut again.
+
+Cutting a file at its definitions is tree-sitter's parse and a walk of its tree: on a
+repository of long TypeScript files, 0.15-0.2 s for the 25 files the passage tier reads,
+more than the rest of a ``--fast`` query. An agent asks many questions of one repository,
+and the same files come back: each is cut once, its passages kept by the hash of its text,
+its path and the make of the cutter (``code_passages.cut_make``), and read back packed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import time
+import zlib
+
+import xxhash
+
+from rrg.index.vectors import VectorCache
+from rrg.rank.code_passages import blank_line_passages, cut_make, cut_passages
+from rrg.rank.paragraphs import Paragraph
+
+#: A kept cut read within this many seconds of its last mark is not marked again: a query
+#: that only reads writes nothing.
+MARK_AFTER_S = 86400
+#: Shorter files are cut again rather than read back: a kept cut costs 0.5-0.7 ms to read
+#: (the file's connection, the query, unpacking), a cut of a file under 2,000 characters
+#: 0.2-0.3 ms, of 2,000-8,000 0.8-0.9 ms, of 8,000-32,000 2.5-2.9 ms, of 32,000-128,000
+#: 10-13 ms (zod and tokio, 300 files each; docs/benchmarks.md).
+KEEP_FROM_CHARS = 4096
+
+
+class KeptCuts:
+    """One query's look into the kept cuts: ``find`` reads, ``keep`` and ``find``'s hits
+    wait in memory until ``save`` writes them at once. Every failure to read or write only
+    costs cutting again."""
+
+    def __init__(self, cache: VectorCache) -> None:
+        self.cache = cache
+        self.fresh: dict[str, bytes] = {}
+        self.hits: list[str] = []
+
+    @staticmethod
+    def worth_keeping(text: str) -> bool:
+        return len(text) >= KEEP_FROM_CHARS
+
+    def find(self, cut: object, name: str, digest: str) -> list[Paragraph] | None:
+        """The kept passages of a file (``digest``: its text's hash) as ``cut`` cuts it;
+        None where none is kept, or ``cut`` is not one of rrg's own."""
+        key = _key(cut, name, digest)
+        if key is None:
+            return None
+        try:
+            found = self.cache.get_cuts([key])
+        except sqlite3.Error:
+            return None
+        if key not in found:
+            return None
+        data, used = found[key]
+        try:
+            passages = _unpack(data)
+        except (ValueError, TypeError, zlib.error):
+            return None  # damaged: cut again, and kept anew
+        if used < time.time() - MARK_AFTER_S:
+            self.hits.append(key)
+        return passages
+
+    def keep(self, cut: object, name: str, digest: str, passages: list[Paragraph]) -> None:
+        key = _key(cut, name, digest)
+        if key is not None:
+            self.fresh[key] = _pack(passages)
+
+    def save(self) -> None:
+        if self.fresh or self.hits:
+            with contextlib.suppress(OSError, sqlite3.Error):
+                self.cache.put_cuts(self.fresh, self.hits)
+        self.fresh, self.hits = {}, []
+
+
+def _key(cut: object, name: str, digest: str) -> str | None:
+    if cut is None or cut is blank_line_passages:
+        kind = "blank"
+    elif cut is cut_passages:
+        kind = "code"
+    else:
+        return None  # a benchmark's own cut: its make is not known here
+    dot = name.rfind(".")
+    extension = name[dot:].lower() if dot > name.rfind("/") else ""
+    made = f"{kind}\0{cut_make(extension)}\0{name}\0{digest}"
+    return xxhash.xxh3_64_hexdigest(made.encode("utf-8", "surrogatepass"))
+
+
+def _pack(passages: list[Paragraph]) -> bytes:
+    rows = [[p.start, p.end, p.text, p.context] for p in passages]
+    return zlib.compress(json.dumps(rows).encode("ascii"), 1)  # lone surrogates escaped
+
+
+def _unpack(data: bytes) -> list[Paragraph]:
+    rows = json.loads(zlib.decompress(data).decode("ascii"))
+    return [
+        Paragraph(int(start), int(end), str(text), str(context))
+        for start, end, text, context in rows
+    ]
