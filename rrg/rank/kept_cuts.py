@@ -41,6 +41,8 @@ class KeptCuts:
         self.cache = cache
         self.fresh: dict[str, bytes] = {}
         self.hits: list[str] = []
+        self._db: sqlite3.Connection | None = None  # one query's reads share it
+        self._opened = False
 
     @staticmethod
     def worth_keeping(text: str) -> bool:
@@ -53,7 +55,9 @@ class KeptCuts:
         if key is None:
             return None
         try:
-            found = self.cache.get_cuts([key])
+            if not self._opened:
+                self._db, self._opened = self.cache.reader(), True
+            found = self.cache.get_cuts([key], self._db) if self._db is not None else {}
         except sqlite3.Error:
             return None
         if key not in found:
@@ -73,6 +77,10 @@ class KeptCuts:
             self.fresh[key] = _pack(passages)
 
     def save(self) -> None:
+        """Write what was cut and found, and let go of the reads' connection."""
+        if self._db is not None:
+            self._db.close()
+        self._db, self._opened = None, False
         if self.fresh or self.hits:
             with contextlib.suppress(OSError, sqlite3.Error):
                 self.cache.put_cuts(self.fresh, self.hits)
