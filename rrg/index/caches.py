@@ -20,7 +20,7 @@ from rrg.index.store import (
     segments_dir,
     writer_lock,
 )
-from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, VectorCache, vectors_path
+from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, MAX_CUT_BYTES, VectorCache, vectors_path
 
 
 def root_files(index_path: Path) -> list[Path]:
@@ -91,12 +91,17 @@ def index_status(
         files = f"unreadable ({err}); the next search rebuilds it"
     age = time.time() - index_path.stat().st_mtime
     try:
-        counts, vector_bytes = VectorCache(index_path).counts()
+        cache = VectorCache(index_path)
+        counts, vector_bytes = cache.counts()
         static = counts.pop("static", 0)
+        cut_files, cut_bytes = cache.cut_counts()
         vectors = (
             f"{sum(counts.values())} model vectors, {static} static passage vectors, "
             f"{vector_bytes / 1e6:.1f} MB "
-            f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)"
+            f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused); "
+            f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
+            f"{cut_bytes / 1e6:.1f} MB "
+            f"(up to {MAX_CUT_BYTES // 2**20} MB)"
         )
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
         vectors = f"unreadable ({err}); the next search makes it anew"

@@ -256,6 +256,21 @@ class VectorCache:
             db.close()
         return counts, int(size)
 
+    def cut_counts(self) -> tuple[int, int]:
+        """Files whose passages are kept, and the bytes they take."""
+        if not self.path.exists():
+            return 0, 0
+        db = self._connect()
+        try:
+            files, size = db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM cuts"
+            ).fetchone()
+        except sqlite3.OperationalError:
+            return 0, 0  # an older rrg's file: no table of cuts yet
+        finally:
+            db.close()
+        return int(files), int(size)
+
 
 def _bound(db: sqlite3.Connection, table: str, column: str, max_bytes: int) -> None:
     """A table's rows down to 90% of ``max_bytes`` when over it, least recently used first,
