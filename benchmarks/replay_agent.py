@@ -1,6 +1,6 @@
 """A scripted agent (no LLM) for the end-to-end replay: the fixed command sequence an agent
 following ``rrg --agent-guide`` would issue for a question, and the same script with plain
-rg. Used by benchmarks/replay.py and tests/test_replay.py.
+rg. Used by benchmarks/replay.py and tests/search/test_replay.py.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import re
 import stat
 import subprocess
@@ -14,6 +15,8 @@ import pytest
 from rrg.rg.binary import find_rg
 
 BIN = Path(sys.executable).parent
+#: The checkout: tests live a folder per layer under tests/.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
@@ -120,3 +123,19 @@ def openings(log: Path) -> list[tuple[str, str]]:
     """(the pid of the rg run, the file) for each file an opening_logger hook saw opened."""
     pairs = [line.split(" ", 1) for line in log.read_text().splitlines()]
     return [(pid, path) for pid, path in pairs]
+
+
+def q(query: str, *args: str) -> list[str]:
+    """An ``rrg -q`` command line."""
+    return [*rrg_cmd(), "-q", query, *args]
+
+
+def make_tree(root: Path, files: int) -> Path:
+    """``files`` text files of 60 random words each (seeded) and a numbered needle line."""
+    rnd = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "sigma", "theta", "zeta"]
+    root.mkdir(parents=True, exist_ok=True)
+    for k in range(files):
+        text = " ".join(rnd.choice(words) for _ in range(60))
+        (root / f"f{k:05d}.txt").write_text(f"{text}\nneedle {k}\n")
+    return root

@@ -1,6 +1,6 @@
 """What rrg must know of rg's own flags to split and read an rg command line.
 
-Kept as plain data (no imports) for the pass-through path. ``tests/test_options.py`` reads
+Kept as plain data (no imports) for the pass-through path. ``tests/cli/test_options.py`` reads
 the installed rg's ``--help`` and fails when these tables drift from it.
 """
 

@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from test_reliability import make_tree
 
-from conftest import rrg_cmd, run
+from conftest import make_tree, rrg_cmd, run
 from rrg.index.scopes import MAX_SCOPES
 from rrg.index.vectors import VectorCache, cached_vectors
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rrg_cmd, run
+from conftest import ROOT, rrg_cmd, run
 from rrg.cli.helptext import readme_table
 from rrg.cli.options import OPTIONS
 from rrg.rg.flags import SHORT_TO_LONG, VALUE_LONG, VALUE_SHORT
@@ -129,7 +129,7 @@ def test_missing_rg_is_a_clear_error(tmp_path: Path, env: dict[str, str]) -> Non
 def test_readme_option_table_is_the_option_table() -> None:
     """README's table is rendered from the one option table: every option, its help and
     its default as --help states them."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert readme_table() in readme, "stale: run python -m rrg.cli.helptext"
     for opt in OPTIONS:
         row = next(

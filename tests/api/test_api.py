@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from rrg import api
 from tests.conftest import rrg_cmd, run
 
@@ -139,7 +140,7 @@ def test_bad_input_is_one_line(project: api.Project, tmp_path: Path) -> None:
 def test_the_documented_example_runs(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
         monkeypatch.setenv(name, env[name])
-    doc = (Path(__file__).parent.parent / "docs" / "api.md").read_text()
+    doc = (ROOT / "docs" / "api.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
     assert blocks, "docs/api.md shows no example"
     for block in blocks:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from rrg.cli.completions import FILES, GENERATORS
 
-COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
+COMPLETIONS = ROOT / "completions"
 
 
 @pytest.mark.parametrize("shell", sorted(FILES))

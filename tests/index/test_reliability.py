@@ -13,22 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rrg_cmd, run
+from conftest import ROOT, make_tree, q, rrg_cmd, run
 from rrg.index.refresh import CHUNK_FILES, FIRST_CHUNK_FILES
-
-
-def q(query: str, *args: str) -> list[str]:
-    return [*rrg_cmd(), "-q", query, *args]
-
-
-def make_tree(root: Path, files: int) -> Path:
-    rnd = random.Random(3)
-    words = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "sigma", "theta", "zeta"]
-    root.mkdir(parents=True, exist_ok=True)
-    for k in range(files):
-        text = " ".join(rnd.choice(words) for _ in range(60))
-        (root / f"f{k:05d}.txt").write_text(f"{text}\nneedle {k}\n")
-    return root
 
 
 def _indexed_rows(index_dir: Path, name: str) -> int:
@@ -287,9 +273,7 @@ def test_broken_model_folder_is_one_line_exit_2(tmp_path: Path, env: dict[str, s
     model.mkdir()
     (model / "model.onnx").write_bytes(b"this is not an onnx graph")
     (model / "tokenizer.json").write_text(
-        (
-            Path(__file__).resolve().parent.parent / "rrg" / "data" / "minilm-tokenizer.json"
-        ).read_text()
+        (ROOT / "rrg" / "data" / "minilm-tokenizer.json").read_text()
     )
     tree = make_tree(tmp_path / "tree", 5)
     out = run(q("needle", "--model", str(model), "needle"), tree, env)
@@ -545,7 +529,7 @@ def _model_that_fails_on_long_inputs(folder: Path) -> None:
     model.ir_version = 8
     folder.mkdir()
     onnx.save(model, str(folder / "model.onnx"))
-    tokenizer = Path(__file__).resolve().parent.parent / "rrg" / "data" / "minilm-tokenizer.json"
+    tokenizer = ROOT / "rrg" / "data" / "minilm-tokenizer.json"
     shutil.copy(tokenizer, folder / "tokenizer.json")
     meta = {"name": "fails-on-long-input", "dims": 8, "pooling": "mean", "max_tokens": 256}
     (folder / "rrg-model.json").write_text(json.dumps(meta))

@@ -50,7 +50,7 @@ def test_import_round_trip(tmp_path: Path, env: dict[str, str]) -> None:
 
     imported = Encoder(model_from_folder(folder)).encode(SENTENCES)
     # The default model's float graph: its int8 weights are MiniLM's (its queries run with
-    # int8 activations too, a little further off: tests/test_encoder.py).
+    # int8 activations too, a little further off: tests/model/test_encoder.py).
     default = Encoder(default_model(), exact=True).encode(SENTENCES)
     reference = st_module.SentenceTransformer(str(source), device="cpu").encode(
         SENTENCES, normalize_embeddings=True

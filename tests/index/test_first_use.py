@@ -10,9 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_reliability import make_tree, q
 
-from conftest import rrg_cmd, run
+from conftest import ROOT, make_tree, q, rrg_cmd, run
 from rrg.index.served import ServedRoot
 from rrg.index.store import IndexStore
 from rrg.model.registry import default_model
@@ -131,7 +130,7 @@ def test_max_columns_in_a_pipe_is_rgs_text(
 def test_the_readme_names_installable_commands() -> None:
     """Issue 34, item 10: rrg is installed from its checkout (no such package on PyPI),
     and a scope file's path is the one --recall prints, not a fixed one."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert "pip install 'rrg[" not in readme and "pip install '.[mcp]'" in readme
     assert "scopes/scope-1.txt" not in readme
 

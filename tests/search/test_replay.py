@@ -4,12 +4,13 @@ sees at least as much gold evidence as the same script with plain rg, in no more
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+from conftest import ROOT
+
+BENCHMARKS = ROOT / "benchmarks"
+SHARED = ROOT.parent / "shared" / "data"
 
 
 @pytest.mark.skipif(

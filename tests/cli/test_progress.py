@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_reliability import make_tree
 
-from conftest import rrg_cmd, run
+from conftest import make_tree, rrg_cmd, run
 from rrg import progress
 
 
