@@ -26,6 +26,28 @@ class Refusal:
     messages: bytes
 
 
+def order_refusal(args: RgArgs, what: str, rerank: bool) -> str | None:
+    """Why these flags cannot run in relevance order (``what``: the rrg option asking for
+    it), or None: a flag that undoes the order, or with ``rerank`` one whose output has no
+    lines to score one at a time."""
+    breaker = args.order_breaker()
+    if breaker:
+        return (
+            f"{breaker} cannot be used with {what}: rrg runs rg with one thread in "
+            "relevance order, and it would undo that order"
+        )
+    if rerank:
+        from rrg.rg.matches import unsupported_with_rerank
+
+        flag = unsupported_with_rerank(args)
+        if flag:
+            return (
+                f"{flag} cannot be used with --rerank: it prints matching lines, "
+                "one at a time, in score order"
+            )
+    return None
+
+
 def rg_over(rg: str, args: RgArgs, paths: list[str], extra: list[str] | None = None) -> list[str]:
     """rg with the user's flags and patterns (and ``extra`` flags) over ``paths``."""
     return [rg, *args.search_args(), *args.pattern_args, *(extra or []), "--", *paths]

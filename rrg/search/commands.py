@@ -20,7 +20,13 @@ from rrg.rg.args import RgArgs
 from rrg.rg.candidates import list_candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
-from rrg.rg.preflight import missing_messages, missing_paths, pattern_refusal, rg_over
+from rrg.rg.preflight import (
+    missing_messages,
+    missing_paths,
+    order_refusal,
+    pattern_refusal,
+    rg_over,
+)
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
@@ -35,33 +41,16 @@ Warn = Callable[[str], None]
 ALL = 1 << 30
 
 
-def _refuse_order_breakers(args: RgArgs, what: str) -> None:
-    breaker = args.order_breaker()
-    if breaker:
-        raise RrgError(
-            f"{breaker} cannot be used with {what}: rrg runs rg with one thread in "
-            "relevance order, and it would undo that order"
-        )
-
-
-def _refuse_unrankable(plan: QueryPlan) -> None:
-    if not plan.request.rerank:
-        return
-    from rrg.rg.matches import unsupported_with_rerank
-
-    flag = unsupported_with_rerank(plan.args)
-    if flag:
-        raise RrgError(
-            f"{flag} cannot be used with --rerank: it prints matching lines, "
-            "one at a time, in score order"
-        )
+def _refuse_what_breaks_the_order(plan: QueryPlan, what: str) -> None:
+    refused = order_refusal(plan.args, what, plan.request.rerank)
+    if refused:
+        raise RrgError(refused)
 
 
 def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) -> int:
     """``rrg -q QUERY [PATTERN]``: the files in relevance order, rg over them to the cap."""
     args = plan.args
-    _refuse_order_breakers(args, "-q")
-    _refuse_unrankable(plan)
+    _refuse_what_breaks_the_order(plan, "-q")
     if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
         # Passages have no such form: the flag would be dropped in silence.
         raise RrgError(
@@ -207,8 +196,7 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
 
     args = parse_rg_command(rg_args)
     plan = QueryPlan.make(rg, rg_args, args, request)
-    _refuse_order_breakers(args, "--scope-file")
-    _refuse_unrankable(plan)
+    _refuse_what_breaks_the_order(plan, "--scope-file")
     if args.paths:
         raise RrgError("--scope-file takes its paths from the scope file: give no PATH")
     if not args.has_pattern:
