@@ -228,26 +228,15 @@ class Project:
     def index(self) -> IndexReport:
         """The index brought up to date for every file rg lists in the project (a search
         does this itself, bounded in time; this waits for the whole)."""
-        import time
-
         from rrg.index.served import serve
-        from rrg.index.store import IndexUnavailable
-        from rrg.paths import relative_to
-        from rrg.rg.candidates import list_candidates
+        from rrg.search.indexing import build_index
 
         served = serve(os.fsencode(self.root), self.model)
         args = parse_rg_command(["--files", "--", os.fspath(self.root)])
-        candidates = list_candidates(self.rg, args)
-        served.prepare_model(False)  # once a machine: not the index's time
-        start = time.monotonic()
-        try:
-            _, _, report = served.refresh(
-                relative_to(served.root, candidates.paths), _ignore, False
-            )
-        except IndexUnavailable as err:
-            raise RrgError(f"cannot update the index of {self.root}: {err}") from err
+        built = build_index(self.rg, args, served, _ignore, False, os.fspath(self.root))
+        report = built.report
         return IndexReport(
-            report.listed, report.read, report.touched, report.deleted, time.monotonic() - start
+            report.listed, report.read, report.touched, report.deleted, built.seconds
         )
 
     def status(self) -> IndexStatus:

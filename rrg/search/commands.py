@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -15,9 +14,8 @@ from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import installed_models, resolve_model
 from rrg.output import reports
 from rrg.output.notices import report_facts
-from rrg.paths import relative_to, search_root
+from rrg.paths import search_root
 from rrg.rg.args import RgArgs
-from rrg.rg.candidates import list_candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
 from rrg.rg.preflight import (
@@ -317,24 +315,16 @@ def _build(
     """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
     then embedded where the root is (or is to be)."""
     from rrg.environment import embed_always
-    from rrg.index.store import IndexUnavailable
     from rrg.rank.embedding import embed_root, is_embedded
+    from rrg.search.indexing import build_index
 
-    candidates = list_candidates(rg, args)
-    start = time.monotonic()
-    if served.prepare_model(request.show_progress):
-        reports.model_prepared(time.monotonic() - start)
-        start = time.monotonic()
-    try:
-        view, rows, report = served.refresh(
-            relative_to(served.root, candidates.paths), warn, request.show_progress
-        )
-    except IndexUnavailable as err:
-        raise RrgError(f"cannot update the index of {where}: {err}") from err
-    reports.index_built(where, report, time.monotonic() - start)
+    show = request.show_progress
+    # The model's preparation is said apart: it is once a machine, not this tree's time.
+    built = build_index(rg, args, served, warn, show, where, reports.model_prepared)
+    reports.index_built(where, built.report, built.seconds)
     if request.embed or embed_always() or is_embedded(served):
-        reports.embedded(where, embed_root(served, view, rows, request.show_progress))
-    return EXIT_ERROR if candidates.error else EXIT_MATCH
+        reports.embedded(where, embed_root(served, built.view, built.rows, show))
+    return EXIT_ERROR if built.candidates.error else EXIT_MATCH
 
 
 def list_models() -> int:
