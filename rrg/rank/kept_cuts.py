@@ -25,11 +25,13 @@ from rrg.rank.paragraphs import Paragraph
 #: A kept cut read within this many seconds of its last mark is not marked again: a query
 #: that only reads writes nothing.
 MARK_AFTER_S = 86400
-#: Shorter files are cut again rather than read back: a kept cut costs 0.5-0.7 ms to read
-#: (the file's connection, the query, unpacking), a cut of a file under 2,000 characters
-#: 0.2-0.3 ms, of 2,000-8,000 0.8-0.9 ms, of 8,000-32,000 2.5-2.9 ms, of 32,000-128,000
-#: 10-13 ms (zod and tokio, 300 files each; docs/benchmarks.md).
-KEEP_FROM_CHARS = 4096
+#: Shorter files are cut each time, and kept nowhere: a read back saves 0.1 ms of them at
+#: most. A file's cut against its read back, the connection shared by a query's reads (zod
+#: and tokio, 300 files each; docs/benchmarks.md): under 1,000 characters 0.16-0.17 ms
+#: against 0.05-0.06, 1,000-2,000 0.31-0.46 against 0.06-0.10, 2,000-4,000 0.57-0.91
+#: against 0.10-0.15, 8,000-32,000 2.2-3.9 against 0.23-0.38, past 32,000 13-18 against
+#: 0.75-1.3.
+KEEP_FROM_CHARS = 1000
 
 
 class KeptCuts:
