@@ -58,14 +58,6 @@ class ServedRoot:
         """The root's vector cache: OSError or RrgError as ``index_path``."""
         return VectorCache(self.index_path)
 
-    def is_indexed(self) -> bool:
-        """Whether the root has an index for this model (False where no cache dir can be
-        used)."""
-        try:
-            return self.index_path.exists()
-        except (OSError, RrgError):
-            return False
-
     def prepare_model(self, show_progress: bool) -> bool:
         """Distil the model's static table where this machine has none yet (once a machine:
         ``rrg.cachedir.prepared_dir``); whether it was distilled now."""

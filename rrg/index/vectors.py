@@ -97,23 +97,37 @@ class VectorCache:
         if not fresh and not hits:
             return True
         now = int(time.time())
+        return self._store(
+            "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
+            [(k, model, v.astype("<f2").tobytes(), now) for k, v in fresh.items()],
+            "UPDATE vectors SET used=? WHERE key=? AND model=?",
+            [(now, k, model) for k in hits],
+            now,
+            LOCK_WAIT_S,
+        )
+
+    def _store(
+        self,
+        insert: str,
+        rows: list[tuple[object, ...]],
+        mark: str,
+        marks: list[tuple[object, ...]],
+        now: int,
+        wait_s: float,
+    ) -> bool:
+        """New rows written and read ones marked used, in one transaction that prunes;
+        False when the lock was busy past ``wait_s``."""
 
         def write(db: sqlite3.Connection) -> None:
             db.execute("BEGIN IMMEDIATE")
             for statement in _TABLES:  # a file an older rrg made, or left half-made
                 db.execute(statement)
-            db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)",
-                [(k, model, v.astype("<f2").tobytes(), now) for k, v in fresh.items()],
-            )
-            db.executemany(
-                "UPDATE vectors SET used=? WHERE key=? AND model=?",
-                [(now, k, model) for k in hits],
-            )
+            db.executemany(insert, rows)
+            db.executemany(mark, marks)
             self._prune(db, now)
             db.execute("COMMIT")
 
-        return self._write(write, wait_s=LOCK_WAIT_S)
+        return self._write(write, wait_s)
 
     def _write(self, work: Callable[[sqlite3.Connection], None], wait_s: float) -> bool:
         """Run ``work`` on the file under the writer lock; False when the lock was busy.
@@ -203,20 +217,14 @@ class VectorCache:
         if not fresh and not hits:
             return True
         now = int(time.time())
-
-        def write(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN IMMEDIATE")
-            for statement in _TABLES:  # a file an older rrg made, or left half-made
-                db.execute(statement)
-            db.executemany(
-                "INSERT OR REPLACE INTO cuts VALUES (?,?,?)",
-                [(key, data, now) for key, data in fresh.items()],
-            )
-            db.executemany("UPDATE cuts SET used=? WHERE key=?", [(now, key) for key in hits])
-            self._prune(db, now)
-            db.execute("COMMIT")
-
-        return self._write(write, wait_s=0)
+        return self._store(
+            "INSERT OR REPLACE INTO cuts VALUES (?,?,?)",
+            [(key, data, now) for key, data in fresh.items()],
+            "UPDATE cuts SET used=? WHERE key=?",
+            [(now, key) for key in hits],
+            now,
+            wait_s=0,
+        )
 
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
