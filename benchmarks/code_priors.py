@@ -3,10 +3,11 @@ SWE-bench code sets. File nDCG@10 with the priors as shipped, with them off, and
 either (the priors off, code cut at blank lines), dev and test halves (odd and even query
 ids), in the cheap order (``--fast``) or, with ``--stage``, the default order.
 
-Run: python -m benchmarks.code_priors [--stage] [--shipped] [--set FIELD=VALUE]
+Run: python -m benchmarks.code_priors [--stage] [--shipped] [--set FIELD=VALUE[,...]]...
 [LIMIT] [SET ...]
 (--shipped: the shipped setting alone, a third of the time; --set: the shipped setting and
-one variant of it beside: a field of rrg.rank.tuning.Tuning, e.g. code_passage_tokens=96)
+a variant of it beside, one for each --set: fields of rrg.rank.tuning.Tuning, e.g.
+code_passage_tokens=96)
 (LIMIT: queries a set, default all; SET: a set's name, default every set)
 Minutes for the cheap order; the stage reads passages the first time (tens of minutes).
 """
@@ -36,15 +37,25 @@ SETTINGS: dict[str, Setting] = {
 }
 
 
+def variants() -> dict[str, Setting]:
+    """Each ``--set FIELD=VALUE[,FIELD=VALUE]``, named by what it sets."""
+    out: dict[str, Setting] = {}
+    for k, arg in enumerate(sys.argv[:-1]):
+        if arg == "--set":
+            pairs = [item.partition("=") for item in sys.argv[k + 1].split(",")]
+            out[sys.argv[k + 1]] = {
+                name: int(value) if value.isdigit() else float(value) for name, _, value in pairs
+            }
+    return out
+
+
 def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[str, list[float]]]:
     os.chdir(s.root)
     doc_of = {os.fsencode(path): doc for doc, path in s.doc_path.items()}
     paths = sorted(doc_of)
     settings = {"shipped": SHIPPED} if "--shipped" in sys.argv else SETTINGS
-    if "--set" in sys.argv:
-        name, _, value = sys.argv[sys.argv.index("--set") + 1].partition("=")
-        number = int(value) if value.isdigit() else float(value)
-        settings = {"shipped": SHIPPED, f"{name}={value}": {name: number}}
+    if variants():
+        settings = {"shipped": SHIPPED, **variants()}
     spec = default_model()
     ranks = {
         name: RankSettings(stage, lambda message: None, tuning=replace(TUNING, **values))
@@ -67,10 +78,11 @@ def main() -> None:
     groups = [(name, [beir(name)]) for name in BEIR_SETS]
     groups.append(("swebench-lite", swebench_tasks()))
     groups += [(s.name, [s]) for s in swebench_repos()]
-    given = sys.argv[1:]
-    if "--set" in given:
-        del given[given.index("--set") : given.index("--set") + 2]
-    wanted = [a for a in given if not a.startswith("--") and not a.isdigit()]
+    wanted = [
+        a
+        for k, a in enumerate(sys.argv[1:], 1)
+        if not a.startswith("--") and not a.isdigit() and sys.argv[k - 1] != "--set"
+    ]
     groups = [(name, sets) for name, sets in groups if not wanted or name in wanted]
     print(f"code priors on the labelled sets, {'default' if stage else '--fast'}; {machine()}\n")
     print("| set | half | queries | shipped | priors off | before | shipped - before |")
@@ -87,10 +99,12 @@ def main() -> None:
                 continue
             on = mean(got["shipped"])
             n = len(got["shipped"])
-            variant = next((k for k in got if "=" in k), None)
-            if variant is not None:
-                other = mean(got[variant])
-                cells = f"{on:.3f} | {variant}: {other:.3f} | - | {other - on:+.3f} (variant)"
+            others = [k for k in got if "=" in k]
+            if others:
+                cells = f"{on:.3f} | " + ", ".join(
+                    f"{k}: {mean(got[k]):.3f} ({mean(got[k]) - on:+.3f})" for k in others
+                )
+                cells += " | - | (variants)"
             elif "before" in got:
                 off, before = mean(got["off"]), mean(got["before"])
                 cells = f"{on:.3f} | {off:.3f} | {before:.3f} | {on - before:+.3f}"

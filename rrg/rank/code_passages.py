@@ -247,8 +247,9 @@ def _definition(node: Node, start: int, lines: list[str], context: str) -> Itera
     text = _text(start, end, lines)
     if not text.strip():
         return
+    name = defined_name(node)
     if len(text) <= MAX_DEFINITION_CHARS:
-        yield Paragraph(start + 1, end + 1, text, context)
+        yield Paragraph(start + 1, end + 1, text, context, name)
         return
     members = _members(node)
     own = lines[node.start_point[0]].strip()
@@ -261,13 +262,36 @@ def _definition(node: Node, start: int, lines: list[str], context: str) -> Itera
             if member is members[0] and begin < member.start_point[0]:
                 head_end = _doc_start(begin, member.start_point[0], lines)
                 if head_end > begin:
-                    yield from _pieces(begin, head_end - 1, lines, context)
+                    yield from _pieces(begin, head_end - 1, lines, context, name)
                 begin = head_end
             yield from _definition(member, begin, lines, own)
             at = member.end_point[0] + 1
         return
     # Each piece is read under its owner's line and its own signature.
-    yield from _pieces(start, end, lines, f"{context}\n{own}" if context else own)
+    yield from _pieces(start, end, lines, f"{context}\n{own}" if context else own, name)
+
+
+def defined_name(node: Node) -> str:
+    """The name a definition node gives (``factorint``, ``Router.Handle``'s ``Handle``,
+    C++'s ``Foo::bar``'s ``bar``), through decorators, ``export`` and declarators; empty
+    where its grammar names none (a Rust ``impl``, an Elixir call)."""
+    for _ in range(8):
+        named = node.child_by_field_name("name")
+        if named is not None:
+            node = named  # an identifier, or a qualified one with a name of its own
+            continue
+        if node.type.endswith("identifier") or node.type == "constant":
+            return (node.text or b"").decode("utf-8", "replace")
+        inner = node.child_by_field_name("definition") or node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next(
+                (c for c in node.named_children if c.type == "type_spec" or _is_definition(c)),
+                None,
+            )
+        if inner is None:
+            return ""
+        node = inner
+    return ""
 
 
 def _first_line(start: int, end: int, lines: list[str]) -> int:
@@ -300,8 +324,11 @@ def _members(node: Node) -> list[Node]:
     return sorted(found, key=lambda n: n.start_point[0])
 
 
-def _pieces(start: int, end: int, lines: list[str], context: str) -> Iterator[Paragraph]:
-    """Rows start..end as consecutive pieces of at most MAX_CHARS characters each."""
+def _pieces(
+    start: int, end: int, lines: list[str], context: str, name: str = ""
+) -> Iterator[Paragraph]:
+    """Rows start..end as consecutive pieces of at most MAX_CHARS characters each; the
+    first carries the ``name`` of the definition it starts."""
     at = start
     while at <= end:
         at = _first_line(at, end, lines)  # a piece starts on its first text
@@ -316,7 +343,9 @@ def _pieces(start: int, end: int, lines: list[str], context: str) -> Iterator[Pa
         if text.strip():
             if len(text) > MAX_CHARS:  # one line longer than a passage: cut as prose is
                 for p in split_paragraphs(text):
-                    yield Paragraph(p.start + at, p.end + at, p.text, context)
+                    yield Paragraph(p.start + at, p.end + at, p.text, context, name)
+                    name = ""
             else:
-                yield Paragraph(at + 1, last + 1, text, context)
+                yield Paragraph(at + 1, last + 1, text, context, name)
+            name = ""
         at = stop

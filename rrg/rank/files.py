@@ -348,7 +348,9 @@ def passage_tier_order(
     scorer = stage_scorer(served, view.piece_idf, 0, tuning)
     scored = passages_of(query, served.root, rel, scorer, pieces)
     names = [passage_name(served.root, path) for path in rel]
-    tier = passage_tier.tier_order(query, names, scored, among_code=True)
+    tier = passage_tier.tier_order(
+        query, names, scored, among_code=True, abbreviation=tuning.abbreviation_weight
+    )
     fused = passage_tier.fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
     return np.concatenate([head[fused], by_score[len(head) :]])
 

@@ -17,6 +17,9 @@ class Paragraph:
     # Read before the text, not printed: the first line of the class a method was cut from
     # (``rrg.rank.code_passages``), so that the method is read as the class's.
     context: str = ""
+    # The name of the definition the passage starts (``rrg.rank.code_passages``): what
+    # the query's words may abbreviate (``rrg.rank.abbreviations``). Empty elsewhere.
+    name: str = ""
 
 
 #: How far back from an even cut a piece of a long line may end, to end after a space.

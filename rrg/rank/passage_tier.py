@@ -23,7 +23,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from rrg.index.definitions import is_code
 from rrg.rank import code_priors as priors
+from rrg.rank.abbreviations import abbreviates, content_words
 from rrg.rank.passages import ScoredPassages
 
 #: Reciprocal rank fusion's constant (1 / (K + rank)), here and in the final fusion.
@@ -55,9 +57,17 @@ _DEFINING = (
 ).split()
 
 
-def tier_order(query: str, names: list[str], scored: ScoredPassages, among_code: bool) -> list[int]:
+def tier_order(
+    query: str,
+    names: list[str],
+    scored: ScoredPassages,
+    among_code: bool,
+    abbreviation: float = 0.0,
+) -> list[int]:
     """The files (indices into ``names``, their paths) in the order of their best passage,
-    the passages ranked as the module says; files with no passage are left out."""
+    the passages ranked as the module says; files with no passage are left out. A passage
+    that defines a name abbreviating the query's words (``rrg.rank.abbreviations``) gains
+    ``abbreviation`` best scores."""
     owners = np.asarray(scored.owners, np.int64)
     if not len(owners):
         return []
@@ -76,6 +86,14 @@ def tier_order(query: str, names: list[str], scored: ScoredPassages, among_code:
                 stem = priors.file_stem(names[owners[k]]).lower()
                 named = any(priors.stem_is(stem, n) for n in defined)
                 score[k] += unit * (NAMED_FILE if named else 1.0)
+    if abbreviation and not form.symbol:
+        said = content_words(query, priors.STOP_WORDS)
+        code = [is_code(name) for name in names]
+        for k, paragraph in enumerate(scored.paragraphs):
+            if not code[owners[k]]:
+                continue
+            if paragraph.name and abbreviates(paragraph.name, said):
+                score[k] += best * abbreviation
     factor = np.ones(len(names))
     stem_gain = np.zeros(len(names))
     for f, path in enumerate(names):

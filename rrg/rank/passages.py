@@ -23,6 +23,8 @@ from rrg.index.textstats import counted_words, words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors
+from rrg.rank.abbreviations import abbreviates, content_words
+from rrg.rank.code_priors import STOP_WORDS, query_form
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 from rrg.rank.tuning import Tuning
@@ -197,10 +199,11 @@ def passage_text(name: str, paragraph: Paragraph) -> str:
     return f"{head}\n{paragraph.text}" if head else paragraph.text
 
 
-def pick(owners: list[int], cheap: np.ndarray, budget: int) -> list[int]:
-    """Which passages the model reads: each file's best by the cheap score first, so that
-    every file gets a fair hearing, then the best of the rest, ``budget`` in all."""
-    chosen: list[int] = []
+def pick(owners: list[int], cheap: np.ndarray, budget: int, first: Sequence[int] = ()) -> list[int]:
+    """Which passages the model reads: ``first`` (passages the cheap scores cannot judge),
+    then each file's best by the cheap score, so that every file gets a fair hearing, then
+    the best of the rest, ``budget`` in all."""
+    chosen: list[int] = list(dict.fromkeys(first))
     seen: set[int] = set()
     order = order_by(cheap).tolist()
     for k in order:
@@ -257,6 +260,32 @@ def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[P
     return _CUTS[key]
 
 
+def _abbreviating(
+    query: str,
+    owners: list[int],
+    paragraphs: list[Paragraph],
+    code: list[bool],
+    cheap: np.ndarray,
+    scorer: PassageScorer,
+) -> list[int]:
+    """The best (by ``cheap``) ``tuning.read_abbreviations`` passages of code (``code``: by
+    owner) that define a name abbreviating the query's words (``factorint`` for "factor an
+    integer"): one word to the cheap scores, which cannot see that it answers; the model
+    can, if it reads it."""
+    most = scorer.tuning.read_abbreviations
+    if not most or not scorer.budget or query_form(query).symbol:
+        return []
+    said = content_words(query, STOP_WORDS)
+    found = []
+    for k in order_by(cheap).tolist():
+        name = paragraphs[k].name
+        if name and code[owners[k]] and abbreviates(name, said):
+            found.append(k)
+            if len(found) == most:
+                break
+    return found
+
+
 def score_passages(
     query: str,
     texts: Iterable[str],
@@ -292,7 +321,9 @@ def score_passages(
         cheap = fuse(lexical, static)
     else:
         cheap = lexical
-    chosen = pick(owners, cheap, scorer.budget)
+    code = [is_code(name) for name in names] if names else []
+    first = _abbreviating(query, owners, paragraphs, code, cheap, scorer) if code else []
+    chosen = pick(owners, cheap, scorer.budget, first)
     if not chosen:  # the cheap tier alone: the model is not run
         return ScoredPassages(
             owners, paragraphs, np.asarray(cheap, np.float64), cosine, lexical, static

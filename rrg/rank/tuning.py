@@ -80,6 +80,12 @@ class Tuning:
     #: Code is cut at its definitions (tree-sitter); False: at blank lines, as prose is (the
     #: benchmarks compare the two).
     code_passages: bool = True
+    #: Passages that define a name abbreviating the query's words the model reads before
+    #: any other (rank/abbreviations.py), at most this many; 0: none. The default order on
+    #: semble-code's dev half, source folders / whole, with the tier's weight below: 0 .801
+    #: / .7975 (.801 / .799 at that weight), 4 .806 / .801, 8 .806 / .7985; 4 alone .804 /
+    #: .798. A new query's time: the same (the budget above is shared, not raised).
+    read_abbreviations: int = 4
 
     # ---- the cheap order's passage signal (rank/passage_lexical.py; --fast alone) ----------
     # The dev half of semble-code, source folders / whole, the cheap order (--passage-words):
@@ -113,6 +119,12 @@ class Tuning:
     passage_tier_weight: float = 0.5
     #: Files of the order whose passages the tier reads.
     passage_tier_files: int = 25
+    #: Best passage scores a passage of the tier gains when it defines a name that
+    #: abbreviates the query's words (``factorint``, ``gcd``; rank/abbreviations.py).
+    #: --fast on semble-code's dev half, source folders / whole: 0 .7985 / .777, .25 .7995
+    #: / .778, .5 .8025 / .7815, 1 .7995 / .7825: the best mean of the two. The code sets'
+    #: issue texts are past the rule's length (unchanged to the digit, three sets).
+    abbreviation_weight: float = 0.5
 
 
 #: The shipped point.

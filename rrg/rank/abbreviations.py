@@ -1,0 +1,88 @@
+"""Names that abbreviate a query's words: ``factorint`` for "factor an integer",
+``trigsimp`` for "simplify trigonometric expressions", ``gcd`` for "greatest common divisor".
+
+Code names things by clipped, joined words; a question spells them out. Neither BM25 nor
+the static vectors join the two (``factorint`` is one word to both), so a definition named
+that way is found only if the model happens to read it. Pure: names and words in, a verdict
+out.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+#: The shortest piece of a query word that counts as its abbreviation (``int``, ``det``).
+MIN_PIECE = 3
+#: The fewest initials an acronym has (``gcd``, ``lcm``, ``fft``).
+MIN_ACRONYM = 3
+#: A query of more content words than this is not read for abbreviations: pieces of any two
+#: of its words make a name. An issue's text (60-800 words) matched 20-600 of sympy's
+#: definition names each; a question of a sentence matches a few.
+MAX_WORDS = 12
+
+
+def abbreviates(name: str, words: tuple[str, ...]) -> bool:
+    """Whether ``name`` is made of pieces of two or more of the query's content ``words``
+    (``content_words``; each piece the start of a distinct word, at least ``MIN_PIECE``
+    letters of it, in any order) or is the acronym of adjacent ones, in a query of at most
+    ``MAX_WORDS`` such words. A name that is one query word, or joins whole query words at
+    its own boundaries (``user_name``), is left to the word scores, which match it already;
+    pieces also join what they miss for want of a stemmer (``schedule_task`` for "tasks
+    are scheduled")."""
+    letters = re.sub(r"[^a-z0-9]", "", name.lower())
+    said = [w for w in words if w]
+    if len(letters) < MIN_ACRONYM or not said or len(said) > MAX_WORDS:
+        return False
+    if _spelled_out(name, words):
+        return False
+    if len(letters) <= len(said) and _acronym(letters, words):
+        return True
+    long_enough = tuple(sorted({w for w in words if len(w) >= MIN_PIECE}))
+    return _pieces(letters, long_enough, 0, frozenset(), 0)
+
+
+def content_words(query: str, stop_words: frozenset[str]) -> tuple[str, ...]:
+    """The query's words in its order, lower-cased, ``stop_words`` out; an empty string
+    where one or more were left out, so that an acronym is read off adjacent words alone
+    ("greatest common divisor", not "waiting for any of several")."""
+    out: list[str] = []
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9]*", query):
+        word = word.lower()
+        if word not in stop_words:
+            out.append(word)
+        elif out and out[-1]:
+            out.append("")
+    return tuple(out)
+
+
+def _spelled_out(name: str, words: tuple[str, ...]) -> bool:
+    parts = [p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name)]
+    return bool(parts) and all(p in words for p in parts)
+
+
+def _acronym(letters: str, words: tuple[str, ...]) -> bool:
+    initials = "".join(w[0] if w else " " for w in words)
+    return len(letters) >= MIN_ACRONYM and letters in initials
+
+
+@lru_cache(maxsize=4096)
+def _pieces(letters: str, words: tuple[str, ...], at: int, used: frozenset[str], n: int) -> bool:
+    """Whether ``letters[at:]`` splits into pieces of unused words, ``n`` taken so far: at
+    least two in all."""
+    if at == len(letters):
+        return n >= 2
+    for word in words:
+        if word in used:
+            continue
+        longest = 0
+        while (
+            at + longest < len(letters)
+            and longest < len(word)
+            and letters[at + longest] == word[longest]
+        ):
+            longest += 1
+        for size in range(longest, MIN_PIECE - 1, -1):
+            if _pieces(letters, words, at + size, used | {word}, n + 1):
+                return True
+    return False
