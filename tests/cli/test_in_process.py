@@ -152,3 +152,16 @@ def test_the_index_modes_say_what_they_did(tree: Path) -> None:
     assert code == 0 and out.startswith("rrg ") and "\nripgrep " in out
     code, out, _ = cli("--list-models")
     assert code == 0 and "\tdims=" in out
+
+
+def test_the_console_entry_says_a_bad_rrg_option_in_one_line_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import rrg.__main__  # noqa: F401 - the module ``python -m rrg`` runs: it must import
+    from rrg.cli.entry import main
+
+    monkeypatch.setattr("sys.argv", ["rrg", "--limit"])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == "rrg: --limit needs a value: --limit N\n"
