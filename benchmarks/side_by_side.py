@@ -3,8 +3,10 @@ code, then under this code, each with a cache dir of its own (index warm, the qu
 passages never read), so that a machine that speeds up or slows down during the run moves
 both columns alike. Sequential runs of passages_speed.py drifted by 15% on one day.
 
-Usage: python -m benchmarks.side_by_side OLD_CHECKOUT [QUERIES] [sympy|scifact|...]
+Usage: python -m benchmarks.side_by_side OLD_CHECKOUT [QUERIES] [sympy|scifact|...] [--again]
 (OLD_CHECKOUT: a worktree of the earlier commit, e.g. `git worktree add /tmp/old HEAD~1`.)
+--again: a query asked again with another pattern (an agent's second grep of one question),
+the default order and --fast; the first asking is not timed.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from benchmarks.passages_speed import speed_set
 
 
 def main() -> None:
-    old = Path(sys.argv[1]).resolve()
-    count = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    labelled, queries, pattern = speed_set(sys.argv[3] if len(sys.argv) > 3 else "sympy")
+    again = "--again" in sys.argv
+    argv = [a for a in sys.argv if a != "--again"]
+    old = Path(argv[1]).resolve()
+    count = int(argv[2]) if len(argv) > 2 else 10
+    labelled, queries, pattern = speed_set(argv[3] if len(argv) > 3 else "sympy")
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT) as scratch:
         envs = {}
@@ -36,17 +40,23 @@ def main() -> None:
             timed([*rrg(), "-q", queries[-1], "-i", pattern], labelled.root, env)
             envs[label] = env
         rows = []
-        for number, (label, before, after) in enumerate(
-            (
-                ("`rrg --recall Q`", ["--recall"], []),
-                ("`rrg -q Q` (no pattern)", ["-q"], []),
-                (f"`rrg -q Q -i '{pattern}'`", ["-q"], ["-i", pattern]),
+        commands = (
+            ("`rrg --recall Q`", ["--recall"], []),
+            ("`rrg -q Q` (no pattern)", ["-q"], []),
+            (f"`rrg -q Q -i '{pattern}'`", ["-q"], ["-i", pattern]),
+        )
+        if again:
+            commands = (
+                ("`rrg -q Q -i return`, Q asked before", ["-q"], ["-i", "return"]),
+                ("`rrg -q Q --fast -i return`, Q asked before", ["-q"], ["--fast", "-i", "return"]),
             )
-        ):
+        for number, (label, before, after) in enumerate(commands):
             walls: dict[str, list[float]] = {"before": [], "after": []}
             peaks: dict[str, list[int]] = {"before": [], "after": []}
             for q in queries[number * count : (number + 1) * count]:
                 for side, env in envs.items():
+                    if again:  # the first asking, with the first pattern, untimed
+                        timed([*rrg(), *before, q, *after[:-2], "-i", pattern], labelled.root, env)
                     run = measured([*rrg(), *before, q, *after], labelled.root, env)
                     walls[side].append(run.wall)
                     peaks[side].append(run.peak_mb)
@@ -57,7 +67,8 @@ def main() -> None:
                 f"{max(peaks['before'])} / {max(peaks['after'])} MB |"
             )
     print(
-        f"{labelled.name}: {len(labelled.doc_path)} files; {machine()}; before = {old}; new queries"
+        f"{labelled.name}: {len(labelled.doc_path)} files; {machine()}; before = {old}; "
+        + ("each query asked again with another pattern" if again else "new queries")
     )
     print("| command | before p50 | after p50 | median ratio | peak before / after |")
     print("|---|---|---|---|---|")

@@ -158,7 +158,7 @@ class Project:
         _check_limit(limit, "limit")
         plan = self._plan(query, ["--files"], paths, globs, fast, limit or 0)
         notices: list[str] = []
-        _, ranking = rank_candidates(plan, notices.append)
+        _, ranking = rank_candidates(plan, notices.append, order_only=True)
         chosen = ranking.ordered[:limit] if limit else ranking.ordered
         total = len(ranking.ordered)
         if len(chosen) < total:
@@ -217,7 +217,7 @@ class Project:
             message = one_line(refused.messages.decode("utf-8", "replace"))
             raise RrgError(message.removeprefix("rrg: ") or "rg refused the pattern")
         notices: list[str] = []
-        candidates, ranking = rank_candidates(plan, notices.append)
+        candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
         files = searched_files(plan.rg, plan.args, ranking)
         printed = bytearray()
         run = OrderedRun(plan, files, query, ranking.served, with_filename=True)

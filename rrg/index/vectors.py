@@ -53,9 +53,18 @@ CREATE TABLE IF NOT EXISTS cuts (
     used INTEGER NOT NULL   -- unix time of the last write or hit
 )
 """
-_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA, _CUTS_SCHEMA)
+_ORDERS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS orders (
+    key TEXT PRIMARY KEY,   -- xxh3-128 of a query and all its ranking read (rrg.rank.kept_orders)
+    data BLOB NOT NULL,     -- the order, packed
+    used INTEGER NOT NULL   -- unix time of the last write or hit
+)
+"""
+_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA, _CUTS_SCHEMA, _ORDERS_SCHEMA)
 #: Bound of the kept cuts, apart from the vectors' (about 3,000 files of 20 KB, packed).
 MAX_CUT_BYTES = 32 * 1024 * 1024
+#: Bound of the kept orders (a query's order over 2,000 files packs to about 4 KB).
+MAX_ORDER_BYTES = 16 * 1024 * 1024
 
 
 def vectors_path(index_path: Path) -> Path:
@@ -122,8 +131,10 @@ class VectorCache:
             db.execute("BEGIN IMMEDIATE")
             for statement in _TABLES:  # a file an older rrg made, or left half-made
                 db.execute(statement)
-            db.executemany(insert, rows)
-            db.executemany(mark, marks)
+            if rows:
+                db.executemany(insert, rows)
+            if marks:
+                db.executemany(mark, marks)
             self._prune(db, now)
             db.execute("COMMIT")
 
@@ -226,6 +237,33 @@ class VectorCache:
             wait_s=0,
         )
 
+    def get_order(self, key: str) -> tuple[bytes, int] | None:
+        """A query's order as kept by ``put_order``, and when it was last marked used; None
+        where none is kept (or the file is an older rrg's, with no table of orders yet)."""
+        if not self.path.exists():
+            return None
+        db = self._connect()
+        try:
+            row = db.execute("SELECT data, used FROM orders WHERE key=?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            return None
+        finally:
+            db.close()
+        return None if row is None else (bytes(row[0]), int(row[1]))
+
+    def put_order(self, key: str, data: bytes | None) -> bool:
+        """Keep a query's order (None: mark the kept one used); False when the lock was
+        busy. It never waits for the lock: an order not kept is only ranked again."""
+        now = int(time.time())
+        return self._store(
+            "INSERT OR REPLACE INTO orders VALUES (?,?,?)",
+            [] if data is None else [(key, data, now)],
+            "UPDATE orders SET used=? WHERE key=?",
+            [(now, key)] if data is None else [],
+            now,
+            wait_s=0,
+        )
+
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
         the file has grown past the bound or a day has passed since the last prune."""
@@ -237,8 +275,10 @@ class VectorCache:
         db.execute("DELETE FROM vectors WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM pieces WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM cuts WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
+        db.execute("DELETE FROM orders WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         _bound(db, "vectors", "vec", self.max_bytes)
         _bound(db, "cuts", "data", MAX_CUT_BYTES)
+        _bound(db, "orders", "data", MAX_ORDER_BYTES)
 
     def stats(self) -> tuple[int, int]:
         """(vectors, bytes of vector data)."""

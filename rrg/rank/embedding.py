@@ -190,6 +190,15 @@ def _merge_if_due(parent: Path, seq: int, model: str, index_path: Path, live: se
 _held: dict[Path, tuple[tuple[str, ...], Embedded | None]] = {}
 
 
+def embedded_parts(served: ServedRoot) -> tuple[str, ...]:
+    """The names of the root's embedding index's parts (none: never embedded, or not
+    readable): what a kept order must have been ranked with."""
+    try:
+        return tuple(part_names(embed_dir(served.index_path)))
+    except (OSError, RrgError):
+        return ()
+
+
 def held_vectors(served: ServedRoot) -> Embedded | None:
     """The root's embedding index as it stands (None: never embedded, or nothing usable),
     read once a process while its parts stay the same (the stage and the dense scores of

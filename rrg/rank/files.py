@@ -32,11 +32,13 @@ from rrg.rank.code_order import code_order, may_be_decisive
 from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.embedding import (
     dense_file_scores,
+    embedded_parts,
     embedding_model,
     held_vectors,
     reading_embedded,
 )
 from rrg.rank.kept_cuts import KeptCuts
+from rrg.rank.kept_orders import find_order, keep_order, order_key
 from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
 from rrg.rank.root_cache import (
     QUERY_TOKENS,
@@ -127,6 +129,9 @@ class RankSettings:
     #: (``RRG_INDEX_WAIT_S``); None: the whole index first.
     index_wait: float | None = None
     tuning: Tuning = TUNING
+    #: The order alone is wanted (not the passages the stage read): the same query over the
+    #: same files reads back the order it kept (``rrg.rank.kept_orders``).
+    order_only: bool = False
 
 
 def rank_files(
@@ -161,7 +166,7 @@ def rank_files(
     if not len(rankable):
         return Ranking(list(printed), binary, 0, report, served, view.piece_idf, tuning=tuning)
     settings.checkpoint()
-    by_score, staged, fast = _ordered(query, served, view, rows[rankable], settings)
+    by_score, staged, fast = _kept_or_ordered(query, served, view, rows[rankable], settings, report)
     stage = None
     if staged is not None:
         stage = StagePassages([printed[i] for i in rankable[staged.paths_at]], staged.scored)
@@ -173,6 +178,38 @@ def rank_files(
     return Ranking(
         ranked + rest, binary, len(ranked), report, served, view.piece_idf, stage, fast, tuning
     )
+
+
+def _kept_or_ordered(
+    query: str,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    settings: RankSettings,
+    report: RefreshReport | None,
+) -> tuple[np.ndarray, _Staged | None, bool]:
+    """``_ordered``'s answer, read back where this query over these files was ranked
+    before and only the order is wanted; kept for next time where it is settled (a whole
+    index, a stage that did not fail)."""
+    if not settings.order_only or (report is not None and report.left):
+        return _ordered(query, served, view, cand_rows, settings)
+    key = order_key(
+        query,
+        served,
+        view,
+        cand_rows,
+        settings.stage_files,
+        settings.tuning,
+        embedded_parts(served),
+    )
+    kept = find_order(served, key, len(cand_rows))
+    if kept is not None:
+        return kept[0], None, kept[1]
+    by_score, staged, fast = _ordered(query, served, view, cand_rows, settings)
+    stage_failed = fast and settings.stage_files > 0  # a decisive definition is not fast
+    if not stage_failed:
+        keep_order(served, key, by_score, fast)
+    return by_score, staged, fast
 
 
 def _preload_for_stage(query: str, served: ServedRoot, settings: RankSettings) -> None:

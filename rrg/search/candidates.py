@@ -30,10 +30,12 @@ class NothingMatches(Exception):
 
 
 def rank_candidates(
-    plan: QueryPlan, warn: Warn, walk: CountWalk | None = None
+    plan: QueryPlan, warn: Warn, walk: CountWalk | None = None, order_only: bool = False
 ) -> tuple[Candidates, Ranking]:
     """The files rg would search for these arguments, ranked against the plan's query. With a
-    walk counting matches meanwhile: NothingMatches as soon as it found none."""
+    walk counting matches meanwhile: NothingMatches as soon as it found none. ``order_only``:
+    the caller reads the order alone, not the passages the stage read (a repeated query may
+    then read back the order it kept)."""
     from rrg.rank.files import RankSettings, rank_files
 
     def check_walk() -> None:
@@ -50,6 +52,7 @@ def rank_candidates(
         request.show_progress,
         checkpoint=check_walk,
         index_wait=index_wait_s(),
+        order_only=order_only,
     )
     ranking = rank_files(request.query, served, candidates.paths, settings, listing)
     report = ranking.report

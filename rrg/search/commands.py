@@ -102,7 +102,8 @@ def _rg_itself(plan: QueryPlan) -> int:
 
 def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     args, request = plan.args, plan.request
-    candidates, ranking = rank_candidates(plan, warn, walk)
+    order_only = args.has_pattern or args.files_mode  # without one, the stage's passages print
+    candidates, ranking = rank_candidates(plan, warn, walk, order_only)
     if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
         # No file to order (an empty folder, globs that leave none): rg says what it says
         # of a search that searched nothing, with its exit code.
