@@ -20,7 +20,14 @@ from rrg.index.store import (
     segments_dir,
     writer_lock,
 )
-from rrg.index.vectors import MAX_AGE_DAYS, MAX_BYTES, MAX_CUT_BYTES, VectorCache, vectors_path
+from rrg.index.vectors import (
+    MAX_AGE_DAYS,
+    MAX_BYTES,
+    MAX_CUT_BYTES,
+    MAX_ORDER_BYTES,
+    VectorCache,
+    vectors_path,
+)
 
 
 def root_files(index_path: Path) -> list[Path]:
@@ -95,13 +102,16 @@ def index_status(
         counts, vector_bytes = cache.counts()
         static = counts.pop("static", 0)
         cut_files, cut_bytes = cache.cut_counts()
+        orders, order_bytes = cache.order_counts()
         vectors = (
             f"{sum(counts.values())} model vectors, {static} static passage vectors, "
             f"{vector_bytes / 1e6:.1f} MB "
             f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused); "
             f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
             f"{cut_bytes / 1e6:.1f} MB "
-            f"(up to {MAX_CUT_BYTES // 2**20} MB)"
+            f"(up to {MAX_CUT_BYTES // 2**20} MB); "
+            f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a pattern, "
+            f"{order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB)"
         )
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
         vectors = f"unreadable ({err}); the next search makes it anew"

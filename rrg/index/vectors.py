@@ -306,18 +306,25 @@ class VectorCache:
 
     def cut_counts(self) -> tuple[int, int]:
         """Files whose passages are kept, and the bytes they take."""
+        return self._kept("cuts")
+
+    def order_counts(self) -> tuple[int, int]:
+        """Queries whose order is kept, and the bytes they take."""
+        return self._kept("orders")
+
+    def _kept(self, table: str) -> tuple[int, int]:
         if not self.path.exists():
             return 0, 0
         db = self._connect()
         try:
-            files, size = db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM cuts"
+            rows, size = db.execute(
+                f"SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM {table}"
             ).fetchone()
         except sqlite3.OperationalError:
-            return 0, 0  # an older rrg's file: no table of cuts yet
+            return 0, 0  # an older rrg's file: no such table yet
         finally:
             db.close()
-        return int(files), int(size)
+        return int(rows), int(size)
 
 
 def _bound(db: sqlite3.Connection, table: str, column: str, max_bytes: int) -> None:
