@@ -10,7 +10,6 @@ out.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 #: The shortest piece of a query word that counts as its abbreviation (``int``, ``det``).
 MIN_PIECE = 3
@@ -20,6 +19,10 @@ MIN_ACRONYM = 3
 #: of its words make a name. An issue's text (60-800 words) matched 20-600 of sympy's
 #: definition names each; a question of a sentence matches a few.
 MAX_WORDS = 12
+#: Letters of the longest name read: a clipped name is short, and the search over a long
+#: one grows with the words that share its pieces (45 letters over 12 words that share
+#: their first three took 65 ms).
+MAX_NAME = 32
 
 
 def abbreviates(name: str, words: tuple[str, ...]) -> bool:
@@ -32,14 +35,16 @@ def abbreviates(name: str, words: tuple[str, ...]) -> bool:
     are scheduled")."""
     letters = re.sub(r"[^a-z0-9]", "", name.lower())
     said = [w for w in words if w]
-    if len(letters) < MIN_ACRONYM or not said or len(said) > MAX_WORDS:
+    if not MIN_ACRONYM <= len(letters) <= MAX_NAME or not said or len(said) > MAX_WORDS:
         return False
     if _spelled_out(name, words):
         return False
     if len(letters) <= len(said) and _acronym(letters, words):
         return True
     long_enough = tuple(sorted({w for w in words if len(w) >= MIN_PIECE}))
-    return _pieces(letters, long_enough, 0, frozenset(), 0)
+    if len(letters) > sum(map(len, long_enough)):
+        return False  # longer than all the words together: no split (and none searched)
+    return _pieces(letters, long_enough)
 
 
 def content_words(query: str, stop_words: frozenset[str]) -> tuple[str, ...]:
@@ -66,23 +71,35 @@ def _acronym(letters: str, words: tuple[str, ...]) -> bool:
     return len(letters) >= MIN_ACRONYM and letters in initials
 
 
-@lru_cache(maxsize=4096)
-def _pieces(letters: str, words: tuple[str, ...], at: int, used: frozenset[str], n: int) -> bool:
-    """Whether ``letters[at:]`` splits into pieces of unused words, ``n`` taken so far: at
-    least two in all."""
-    if at == len(letters):
-        return n >= 2
-    for word in words:
-        if word in used:
-            continue
-        longest = 0
-        while (
-            at + longest < len(letters)
-            and longest < len(word)
-            and letters[at + longest] == word[longest]
-        ):
-            longest += 1
-        for size in range(longest, MIN_PIECE - 1, -1):
-            if _pieces(letters, words, at + size, used | {word}, n + 1):
-                return True
-    return False
+def _pieces(letters: str, words: tuple[str, ...]) -> bool:
+    """Whether ``letters`` splits into two or more pieces of distinct ``words``: a search
+    over (place, words used), each state met once, given up past ``_STATES`` (a split that
+    needs more is no abbreviation a person wrote)."""
+    seen: set[tuple[int, frozenset[str]]] = set()
+
+    def split(at: int, used: frozenset[str]) -> bool:
+        if at == len(letters):
+            return len(used) >= 2
+        if (at, used) in seen or len(seen) > _STATES:
+            return False
+        seen.add((at, used))
+        for word in words:
+            if word in used:
+                continue
+            longest = 0
+            while (
+                at + longest < len(letters)
+                and longest < len(word)
+                and letters[at + longest] == word[longest]
+            ):
+                longest += 1
+            for size in range(longest, MIN_PIECE - 1, -1):
+                if split(at + size, used | {word}):
+                    return True
+        return False
+
+    return split(0, frozenset())
+
+
+#: States the split search visits at most for one name.
+_STATES = 2_000

@@ -58,6 +58,13 @@ def test_other_names_do_not(query: str, name: str) -> None:
     assert not abbreviates(name, said(query))
 
 
+def test_a_long_generated_name_is_answered_at_once() -> None:
+    words = said("aaa aaaa aaaaa aaaaaa aaaaaaa aaaaaaaa aaaaaaaaa aaaaaaaaaa")
+    assert not abbreviates("a" * 5000, words)
+    assert abbreviates("a" * 11, words)  # "aaa" + "aaaaaaaa", or any other split
+    assert not abbreviates("a" * 31 + "b", words)  # every split tried, none ends
+
+
 def test_an_acronym_takes_adjacent_words_in_order() -> None:
     words = said("greatest common divisor")
     assert abbreviates("gcd", words)
