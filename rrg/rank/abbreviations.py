@@ -4,12 +4,17 @@
 Code names things by clipped, joined words; a question spells them out. Neither BM25 nor
 the static vectors join the two (``factorint`` is one word to both), so a definition named
 that way is found only if the model happens to read it. Pure: names and words in, a verdict
-out.
+out (``abbreviating`` reads them off a query's passages, for the passage tier and the stage).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from rrg.index.definitions import is_code
+from rrg.rank.code_priors import STOP_WORDS, query_form
+from rrg.rank.paragraphs import Paragraph
 
 #: The shortest piece of a query word that counts as its abbreviation (``int``, ``det``).
 MIN_PIECE = 3
@@ -23,6 +28,23 @@ MAX_WORDS = 12
 #: one grows with the words that share its pieces (45 letters over 12 words that share
 #: their first three took 65 ms).
 MAX_NAME = 32
+
+
+def abbreviating(
+    query: str, paths: Sequence[str], owners: Sequence[int], passages: Sequence[Paragraph]
+) -> list[int]:
+    """The passages (indices) that start a definition, in a file of code (``paths``, their
+    files' by ``owners``), whose name abbreviates the query's words; none for a symbol
+    query, which names what it asks for itself."""
+    if query_form(query).symbol:
+        return []
+    said = content_words(query, STOP_WORDS)
+    code = [is_code(path) for path in paths]
+    return [
+        k
+        for k, passage in enumerate(passages)
+        if passage.name and code[owners[k]] and abbreviates(passage.name, said)
+    ]
 
 
 def abbreviates(name: str, words: tuple[str, ...]) -> bool:

@@ -23,9 +23,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from rrg.index.definitions import is_code
 from rrg.rank import code_priors as priors
-from rrg.rank.abbreviations import abbreviates, content_words
+from rrg.rank.abbreviations import abbreviating
 from rrg.rank.passages import ScoredPassages
 
 #: Reciprocal rank fusion's constant (1 / (K + rank)), here and in the final fusion.
@@ -86,14 +85,8 @@ def tier_order(
                 stem = priors.file_stem(names[owners[k]]).lower()
                 named = any(priors.stem_is(stem, n) for n in defined)
                 score[k] += unit * (NAMED_FILE if named else 1.0)
-    if abbreviation and not form.symbol:
-        said = content_words(query, priors.STOP_WORDS)
-        code = [is_code(name) for name in names]
-        for k, paragraph in enumerate(scored.paragraphs):
-            if not code[owners[k]]:
-                continue
-            if paragraph.name and abbreviates(paragraph.name, said):
-                score[k] += best * abbreviation
+    if abbreviation:
+        score[abbreviating(query, names, scored.owners, scored.paragraphs)] += best * abbreviation
     factor = np.ones(len(names))
     stem_gain = np.zeros(len(names))
     for f, path in enumerate(names):

@@ -23,8 +23,7 @@ from rrg.index.textstats import counted_words, words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors
-from rrg.rank.abbreviations import abbreviates, content_words
-from rrg.rank.code_priors import STOP_WORDS, query_form
+from rrg.rank.abbreviations import abbreviating
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 from rrg.rank.tuning import Tuning
@@ -260,30 +259,22 @@ def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[P
     return _CUTS[key]
 
 
-def _abbreviating(
+def _read_first(
     query: str,
+    names: list[str],
     owners: list[int],
     paragraphs: list[Paragraph],
-    code: list[bool],
     cheap: np.ndarray,
     scorer: PassageScorer,
 ) -> list[int]:
-    """The best (by ``cheap``) ``tuning.read_abbreviations`` passages of code (``code``: by
-    owner) that define a name abbreviating the query's words (``factorint`` for "factor an
-    integer"): one word to the cheap scores, which cannot see that it answers; the model
-    can, if it reads it."""
+    """The best (by ``cheap``) ``tuning.read_abbreviations`` passages that define a name
+    abbreviating the query's words (``factorint`` for "factor an integer"): one word to the
+    cheap scores, which cannot see that it answers; the model can, if it reads it."""
     most = scorer.tuning.read_abbreviations
-    if not most or not scorer.budget or query_form(query).symbol:
+    if not most or not scorer.budget or not names:
         return []
-    said = content_words(query, STOP_WORDS)
-    found = []
-    for k in order_by(cheap).tolist():
-        name = paragraphs[k].name
-        if name and code[owners[k]] and abbreviates(name, said):
-            found.append(k)
-            if len(found) == most:
-                break
-    return found
+    found = set(abbreviating(query, names, owners, paragraphs))
+    return [k for k in order_by(cheap).tolist() if k in found][:most]
 
 
 def score_passages(
@@ -321,8 +312,7 @@ def score_passages(
         cheap = fuse(lexical, static)
     else:
         cheap = lexical
-    code = [is_code(name) for name in names] if names else []
-    first = _abbreviating(query, owners, paragraphs, code, cheap, scorer) if code else []
+    first = _read_first(query, names or [], owners, paragraphs, cheap, scorer)
     chosen = pick(owners, cheap, scorer.budget, first)
     if not chosen:  # the cheap tier alone: the model is not run
         return ScoredPassages(

@@ -122,7 +122,7 @@ def test_the_stage_reads_the_passages_named_first_then_each_files_best() -> None
 
 
 def test_the_stage_picks_the_abbreviating_definitions_of_code_files_best_first() -> None:
-    from rrg.rank.passages import PassageScorer, _abbreviating
+    from rrg.rank.passages import PassageScorer, _read_first
     from rrg.rank.tuning import TUNING
 
     passages = [
@@ -131,11 +131,11 @@ def test_the_stage_picks_the_abbreviating_definitions_of_code_files_best_first()
         Paragraph(5, 9, "def divisors(n): ...", "", "divisors"),
         Paragraph(1, 2, "factorint is documented here", "", "factorint"),
     ]
-    owners, code = [0, 0, 0, 1], [True, False]
+    owners, paths = [0, 0, 0, 1], ["sympy/ntheory/core.py", "docs/factoring.md"]
     cheap = np.array([0.1, 0.9, 2.0, 3.0])
     scorer = PassageScorer(None, None, dict, 32, TUNING, None)  # type: ignore[arg-type]
     query = "factor an integer into its prime factors"
-    assert _abbreviating(query, owners, passages, code, cheap, scorer) == [1, 0]
-    assert _abbreviating("factorint", owners, passages, code, cheap, scorer) == []  # a symbol
+    assert _read_first(query, paths, owners, passages, cheap, scorer) == [1, 0]
+    assert _read_first("factorint", paths, owners, passages, cheap, scorer) == []  # a symbol
     cheap_tier_alone = PassageScorer(None, None, dict, 0, TUNING, None)  # type: ignore[arg-type]
-    assert _abbreviating(query, owners, passages, code, cheap, cheap_tier_alone) == []
+    assert _read_first(query, paths, owners, passages, cheap, cheap_tier_alone) == []
