@@ -251,18 +251,18 @@ class VectorCache:
             db.close()
         return None if row is None else (bytes(row[0]), int(row[1]))
 
-    def put_order(self, key: str, data: bytes | None) -> bool:
-        """Keep a query's order (None: mark the kept one used); False when the lock was
-        busy. It never waits for the lock: an order not kept is only ranked again."""
+    def put_order(self, key: str, data: bytes) -> bool:
+        """Keep a query's order; False when the lock was busy. It never waits for the lock:
+        an order not kept is only ranked again."""
         now = int(time.time())
-        return self._store(
-            "INSERT OR REPLACE INTO orders VALUES (?,?,?)",
-            [] if data is None else [(key, data, now)],
-            "UPDATE orders SET used=? WHERE key=?",
-            [(now, key)] if data is None else [],
-            now,
-            wait_s=0,
-        )
+        insert = "INSERT OR REPLACE INTO orders VALUES (?,?,?)"
+        return self._store(insert, [(key, data, now)], "", [], now, wait_s=0)
+
+    def mark_order_used(self, key: str) -> bool:
+        """Mark a kept order read now (the bound drops the least recently used first)."""
+        now = int(time.time())
+        mark = "UPDATE orders SET used=? WHERE key=?"
+        return self._store("", [], mark, [(now, key)], now, wait_s=0)
 
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when

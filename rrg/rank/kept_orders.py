@@ -75,7 +75,8 @@ def find_order(served: ServedRoot, key: str, candidates: int) -> tuple[np.ndarra
         return None
     data, used = found
     if time.time() - used > 86400:
-        keep_order(served, key, None, False)
+        with contextlib.suppress(OSError, sqlite3.Error, RrgError):
+            served.vectors.mark_order_used(key)
     try:
         raw = zlib.decompress(data)
     except zlib.error:
@@ -90,15 +91,12 @@ def find_order(served: ServedRoot, key: str, candidates: int) -> tuple[np.ndarra
     return order, raw[0] == 1
 
 
-def keep_order(served: ServedRoot, key: str, order: np.ndarray | None, fast: bool) -> None:
-    """Keep a ranked order under its key (None: mark the kept one used). A cache that
-    cannot be written costs only a ranking next time."""
-    data = None
-    if order is not None:
-        raw = bytes([1 if fast else 0]) + np.asarray(order, "<i4").tobytes()
-        data = zlib.compress(raw, 1)
+def keep_order(served: ServedRoot, key: str, order: np.ndarray, fast: bool) -> None:
+    """Keep a ranked order under its key. A cache that cannot be written costs only a
+    ranking next time."""
+    raw = bytes([1 if fast else 0]) + np.asarray(order, "<i4").tobytes()
     with contextlib.suppress(OSError, sqlite3.Error, RrgError):
-        served.vectors.put_order(key, data)
+        served.vectors.put_order(key, zlib.compress(raw, 1))
 
 
 @cache

@@ -6,10 +6,14 @@ stage's passages keep none. The real command, real files, the cache's real SQLit
 from __future__ import annotations
 
 import sqlite3
+import time
 import zlib
 from pathlib import Path
 
+import pytest
+
 from conftest import rrg_cmd, run
+from rrg.index.vectors import VectorCache
 
 
 def _tree(root: Path) -> None:
@@ -26,16 +30,25 @@ def _tree(root: Path) -> None:
         )
 
 
+Tree = tuple[Path, Path, dict[str, str]]
+
+
+@pytest.fixture
+def tree(tmp_path: Path, env: dict[str, str]) -> Tree:
+    """The tree, its cache folder, and the environment that points rrg at it."""
+    root, cache = tmp_path / "tree", tmp_path / "cache"
+    _tree(root)
+    return root, cache, dict(env, RRG_CACHE_DIR=str(cache))
+
+
 def _kept(cache: Path) -> int:
     (store,) = (cache / "index").glob("*.vectors.sqlite")
     with sqlite3.connect(store) as db:
         return int(db.execute("SELECT COUNT(*) FROM orders").fetchone()[0])
 
 
-def test_a_repeated_query_reads_its_order_back(tmp_path: Path, env: dict[str, str]) -> None:
-    root, cache = tmp_path / "tree", tmp_path / "cache"
-    _tree(root)
-    env = dict(env, RRG_CACHE_DIR=str(cache))
+def test_a_repeated_query_reads_its_order_back(tree: Tree) -> None:
+    root, cache, env = tree
     search = [*rrg_cmd(), "-q", "retry after a timeout", "--fast", "-n", "-m1", "request"]
     first = run(search, root, env)
     assert first.returncode == 0, first.stderr
@@ -56,10 +69,8 @@ def test_a_repeated_query_reads_its_order_back(tmp_path: Path, env: dict[str, st
     assert _kept(cache) == 3
 
 
-def test_an_edit_ranks_again(tmp_path: Path, env: dict[str, str]) -> None:
-    root, cache = tmp_path / "tree", tmp_path / "cache"
-    _tree(root)
-    env = dict(env, RRG_CACHE_DIR=str(cache))
+def test_an_edit_ranks_again(tree: Tree) -> None:
+    root, cache, env = tree
     search = [*rrg_cmd(), "-q", "parse the configuration", "--fast", "-l", "request"]
     before = run(search, root, env).stdout.split()
     assert before[0] == b"src/config.py" and before.index(b"src/log.py") > 1, before
@@ -72,10 +83,8 @@ def test_an_edit_ranks_again(tmp_path: Path, env: dict[str, str]) -> None:
     assert _kept(cache) == 2
 
 
-def test_a_damaged_kept_order_is_ranked_again(tmp_path: Path, env: dict[str, str]) -> None:
-    root, cache = tmp_path / "tree", tmp_path / "cache"
-    _tree(root)
-    env = dict(env, RRG_CACHE_DIR=str(cache))
+def test_a_damaged_kept_order_is_ranked_again(tree: Tree) -> None:
+    root, cache, env = tree
     search = [*rrg_cmd(), "-q", "keep results in a cache", "--fast", "-l", "request"]
     first = run(search, root, env)
     (store,) = (cache / "index").glob("*.vectors.sqlite")
@@ -87,10 +96,19 @@ def test_a_damaged_kept_order_is_ranked_again(tmp_path: Path, env: dict[str, str
         assert again.stdout.startswith(b"src/cache.py\n")
 
 
-def test_passages_printed_from_the_stage_keep_no_order(tmp_path: Path, env: dict[str, str]) -> None:
-    root, cache = tmp_path / "tree", tmp_path / "cache"
-    _tree(root)
-    env = dict(env, RRG_CACHE_DIR=str(cache))
+def test_passages_printed_from_the_stage_keep_no_order(tree: Tree) -> None:
+    root, cache, env = tree
     shown = run([*rrg_cmd(), "-q", "retry after a timeout", "--fast"], root, env)
     assert shown.returncode == 0 and b"def retry" in shown.stdout, shown.stderr
     assert _kept(cache) == 0
+
+
+def test_a_kept_order_marked_read_is_the_last_the_bound_drops(tmp_path: Path) -> None:
+    cache = VectorCache(tmp_path / "root.sqlite")
+    assert cache.put_order("k", b"order")
+    with sqlite3.connect(cache.path) as db:
+        db.execute("UPDATE orders SET used=0")
+    assert cache.get_order("k") == (b"order", 0)
+    assert cache.mark_order_used("k")
+    data, used = cache.get_order("k") or (b"", 0)
+    assert data == b"order" and used >= int(time.time()) - 60
