@@ -36,6 +36,9 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT) as cache:
         env = dict(os.environ, RRG_CACHE_DIR=cache)
+        # The query path alone: no job computing passages ahead beside the timed runs
+        # (benchmarks/warm_speed.py times that job and what it saves).
+        env["RRG_INDEX_BACKGROUND"] = "0"
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install has its bytecode compiled
         # The model's static table and optimised graph are made once per machine: made
         # here on a one-file tree, so that the cold figures below are the tree's own.

@@ -42,6 +42,9 @@ def main() -> None:
             envs = {}
             for side, pythonpath in (("before", str(old)), ("after", "")):
                 env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / side))
+                # The query path alone: no job computing passages ahead beside the timed runs
+                # (benchmarks/warm_speed.py times that job and what it saves).
+                env["RRG_INDEX_BACKGROUND"] = "0"
                 env.pop("PYTHONDONTWRITEBYTECODE", None)
                 env["PYTHONPATH"] = pythonpath  # the earlier code ahead of the installed one
                 timed([*rrg(), "--index", "."], corpus, env)

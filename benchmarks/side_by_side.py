@@ -32,6 +32,9 @@ def main() -> None:
         envs = {}
         for label, pythonpath in (("before", str(old)), ("after", "")):
             env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / label))
+            # The query path alone: no job computing passages ahead beside the timed runs
+            # (benchmarks/warm_speed.py times that job and what it saves).
+            env["RRG_INDEX_BACKGROUND"] = "0"
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             # The earlier code is imported ahead of the installed one (children inherit it).
             env["PYTHONPATH"] = pythonpath

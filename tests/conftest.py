@@ -40,6 +40,12 @@ def unshared_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoder, "_TOKENIZERS", {})
 
 
+@pytest.fixture(autouse=True)
+def no_background_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process searches start no background job either (see ``env``)."""
+    monkeypatch.setenv("RRG_INDEX_BACKGROUND", "0")
+
+
 @pytest.fixture
 def env(cache_dir: Path) -> dict[str, str]:
     out = dict(os.environ)
@@ -47,6 +53,9 @@ def env(cache_dir: Path) -> dict[str, str]:
     # Every search waits for its whole index: a loaded machine must not turn a first
     # search into a partial ranking (test_first_use tests the bound itself).
     out["RRG_INDEX_WAIT_S"] = "0"
+    # No background jobs (a partial index finished, passages computed ahead) outliving the
+    # test that started them: the tests of those jobs turn them on.
+    out["RRG_INDEX_BACKGROUND"] = "0"
     out.pop("RIPGREP_CONFIG_PATH", None)
     return out
 

@@ -60,7 +60,13 @@ CREATE TABLE IF NOT EXISTS orders (
     used INTEGER NOT NULL   -- unix time of the last write or hit
 )
 """
-_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA, _CUTS_SCHEMA, _ORDERS_SCHEMA)
+_MARKS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS marks (
+    key TEXT PRIMARY KEY,   -- what was done once for a state of the root (rrg.rank.warm_passages)
+    used INTEGER NOT NULL   -- unix time written
+)
+"""
+_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA, _CUTS_SCHEMA, _ORDERS_SCHEMA, _MARKS_SCHEMA)
 #: Bound of the kept cuts, apart from the vectors' (about 3,000 files of 20 KB, packed).
 MAX_CUT_BYTES = 32 * 1024 * 1024
 #: Bound of the kept orders (a query's order over 2,000 files packs to about 4 KB).
@@ -264,6 +270,27 @@ class VectorCache:
         mark = "UPDATE orders SET used=? WHERE key=?"
         return self._store("", [], mark, [(now, key)], now, wait_s=0)
 
+    def has_mark(self, key: str) -> bool:
+        """Whether ``put_mark`` marked this key (False where the file or table is not made)."""
+        if not self.path.exists():
+            return False
+        db = self._connect()
+        try:
+            return db.execute("SELECT 1 FROM marks WHERE key=?", (key,)).fetchone() is not None
+        except sqlite3.OperationalError:
+            return False  # a file an older rrg made: no table of marks yet
+        finally:
+            db.close()
+
+    def put_mark(self, key: str) -> bool:
+        """Mark a key as done; False when the lock was busy."""
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(_MARKS_SCHEMA)
+            db.execute("INSERT OR REPLACE INTO marks VALUES (?,?)", (key, int(time.time())))
+
+        return self._write(write, wait_s=LOCK_WAIT_S)
+
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
         the file has grown past the bound or a day has passed since the last prune."""
@@ -276,6 +303,7 @@ class VectorCache:
         db.execute("DELETE FROM pieces WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM cuts WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM orders WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
+        db.execute("DELETE FROM marks WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         _bound(db, "vectors", "vec", self.max_bytes)
         _bound(db, "cuts", "data", MAX_CUT_BYTES)
         _bound(db, "orders", "data", MAX_ORDER_BYTES)

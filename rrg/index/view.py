@@ -34,6 +34,18 @@ class IndexView:
             part[self.dead.get(seg.name, [])] = KIND_DEAD
         return np.concatenate(kinds) if kinds else np.zeros(0, np.int8)
 
+    def fingerprint(self) -> bytes:
+        """What tells this state of the index from any other: its segments and their dead
+        rows (a segment is written once; an edit adds one and kills rows)."""
+        made = bytearray()
+        for segment in self.segments:
+            made += segment.name.encode() + b"\0"
+            dead = self.dead.get(segment.name)
+            if dead is not None:
+                made += np.ascontiguousarray(dead, np.int64).tobytes()
+            made += b"\0"
+        return bytes(made)
+
     def path(self, row: int) -> bytes:
         """The path of one row (dead rows too)."""
         seg, local = self.locate(row)

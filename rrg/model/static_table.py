@@ -142,3 +142,20 @@ def static_vectors(
         static[first : first + len(block)] = weights @ np.asarray(table[distinct], np.float32)
     norms = np.linalg.norm(static, axis=1, keepdims=True)
     return static / np.maximum(norms, 1e-9)
+
+
+def static_vectors_alone(
+    pieces: list[np.ndarray], piece_tfs: list[np.ndarray], idf: np.ndarray, table: np.ndarray
+) -> np.ndarray:
+    """``static_vectors``, each row computed from its own tokens alone (``pieces`` distinct
+    in each row). A block's product sums in an order that depends on the block's shape, so a
+    row's last bits there depend on its block-mates, and its float16 copy now and then on
+    them too; passages are computed in whatever company a query or the root's job ahead
+    (``rrg.rank.warm_passages``) reads them, and one query must give one order."""
+    static = np.zeros((len(pieces), table.shape[1]), np.float32)
+    for k, (ids, tfs) in enumerate(zip(pieces, piece_tfs, strict=True)):
+        if len(ids):
+            weights = np.asarray(tfs, np.float32) * idf[ids].astype(np.float32)
+            static[k] = weights @ np.asarray(table[ids], np.float32)
+    norms = np.sqrt(np.einsum("ij,ij->i", static, static))[:, None]
+    return static / np.maximum(norms, 1e-9)

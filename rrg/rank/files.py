@@ -6,22 +6,20 @@ own order with one warning: a user's search never fails for want of a cache.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from rrg import timings
 from rrg.errors import ModelError, RrgError
 from rrg.index.definitions import query_definition_terms
-from rrg.index.refresh import IndexBusy, Listing, RefreshReport, read_head
+from rrg.index.refresh import IndexBusy, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import decode, looks_binary, query_path_ids, query_term_ids, term_id
+from rrg.index.textstats import query_path_ids, query_term_ids, term_id
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
@@ -39,7 +37,14 @@ from rrg.rank.embedding import (
 )
 from rrg.rank.kept_cuts import KeptCuts
 from rrg.rank.kept_orders import find_order, keep_order, order_key
-from rrg.rank.passages import PassageScorer, ScoredPassages, query_vector, score_passages
+from rrg.rank.passages import (
+    PassageScorer,
+    ScoredPassages,
+    file_texts,
+    passage_name,
+    query_vector,
+    score_passages,
+)
 from rrg.rank.root_cache import (
     QUERY_TOKENS,
     passage_tag,
@@ -58,6 +63,7 @@ from rrg.rank.scoring import (
     zscore,
 )
 from rrg.rank.tuning import TUNING, Tuning
+from rrg.rank.warm_passages import needs_warming
 
 
 @dataclass
@@ -73,6 +79,9 @@ class Ranking:
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
     tuning: Tuning = TUNING  # the constants it was ranked with
+    #: The root's passages wait to be computed ahead (``rrg.rank.warm_passages``): the
+    #: caller may start that in the background.
+    unwarmed: bool = False
 
 
 def signals(
@@ -175,8 +184,18 @@ def rank_files(
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
+    whole = report is None or not report.left
     return Ranking(
-        ranked + rest, binary, len(ranked), report, served, view.piece_idf, stage, fast, tuning
+        ranked + rest,
+        binary,
+        len(ranked),
+        report,
+        served,
+        view.piece_idf,
+        stage,
+        fast,
+        tuning,
+        unwarmed=whole and needs_warming(served, view, tuning),
     )
 
 
@@ -437,22 +456,8 @@ def passages_of(
     the query's WordPiece ids, where the caller has them. A file that cannot be read, or
     that rg would skip as binary, has no passages."""
     names = [passage_name(root, path) for path in rel]
-
-    def texts() -> Iterator[str]:
-        # One file's text at a time: the passages are kept, the whole texts need not be.
-        for path in rel:
-            data = read_head(Path(os.fsdecode(root)), path) or b""
-            yield "" if looks_binary(data) else decode(data)
-
     cut = cut_passages if scorer.tuning.code_passages else blank_line_passages
-    return score_passages(query, texts(), scorer, names, cut, pieces)
-
-
-def passage_name(root: bytes, path: bytes) -> str:
-    """A file's path relative to the root as text (bytes that are not UTF-8 replaced: the
-    tokenizer takes no lone surrogates), read with each of its passages."""
-    rel = os.path.relpath(path, root) if os.path.isabs(path) else path
-    return rel.decode("utf-8", "replace").replace(os.sep, "/")
+    return score_passages(query, file_texts(root, rel), scorer, names, cut, pieces)
 
 
 def model_ready(spec: ModelSpec) -> bool:

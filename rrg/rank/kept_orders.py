@@ -50,15 +50,10 @@ def order_key(
     """The key of one ranking: see the module's docstring for what it holds."""
     made = xxhash.xxh3_128()
     spec = served.spec
-    for part in (_FORMAT, _code_make(), query, str(stage_files), repr(tuning), spec.key,
+    for part in (_FORMAT, code_make(), query, str(stage_files), repr(tuning), spec.key,
                  spec.vector_key, "/".join(embedded), str(view.vocab)):  # fmt: skip
         made.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    for segment in view.segments:
-        made.update(segment.name.encode() + b"\0")
-        dead = view.dead.get(segment.name)
-        if dead is not None:
-            made.update(np.ascontiguousarray(dead, np.int64).tobytes())
-        made.update(b"\0")
+    made.update(view.fingerprint())
     made.update(np.ascontiguousarray(cand_rows, np.int64).tobytes())
     return made.hexdigest()
 
@@ -100,7 +95,7 @@ def keep_order(served: ServedRoot, key: str, order: np.ndarray, fast: bool) -> N
 
 
 @cache
-def _code_make() -> str:
+def code_make() -> str:
     """rrg's modules as installed (each one's size and time): an edited or upgraded rrg
     ranks otherwise, and must not read an order the old code kept."""
     package = Path(__file__).resolve().parent.parent

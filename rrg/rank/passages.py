@@ -10,19 +10,22 @@ in the root's vector cache.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import xxhash
 
 from rrg.index.definitions import is_code
-from rrg.index.textstats import counted_words, words
+from rrg.index.refresh import read_head
+from rrg.index.textstats import counted_words, decode, looks_binary, words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
-from rrg.model.static_table import static_table, static_vectors
+from rrg.model.static_table import static_table, static_vectors_alone
 from rrg.rank.abbreviations import abbreviating
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
@@ -163,17 +166,27 @@ def passage_static(
     scorer: PassageScorer,
     query_pieces: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Cosine of each passage's static vector (idf-weighted mean of its WordPiece vectors,
-    as documents and queries get theirs) with the query's (its WordPiece ids
-    ``query_pieces``, cut here when not given). The vectors are kept by content hash
-    (``keys``) like the model's: tokenising the passages of 20 files is most of the cheap
-    tier's cost, and the same files come back query after query."""
+    """Cosine of each passage's static vector (``static_vectors_of``) with the query's (its
+    WordPiece ids ``query_pieces``, cut here when not given)."""
+    encoder, piece_idf = scorer.encoder, scorer.piece_idf
+    assert piece_idf is not None, "the static tier needs the index's idf"
+    if query_pieces is None:
+        query_pieces = encoder.piece_ids([query], scorer.tuning.passage_tokens)[0]
+    qvec = static_query_vector(query_pieces, piece_idf, static_table(encoder))
+    vectors = static_vectors_of(texts, keys, scorer)
+    return np.array([float(vectors[k] @ qvec) for k in keys], np.float64)
+
+
+def static_vectors_of(
+    texts: Sequence[str], keys: list[str], scorer: PassageScorer
+) -> dict[str, np.ndarray]:
+    """Each passage's static vector (the idf-weighted mean of its WordPiece vectors, as
+    documents and queries get theirs), by content hash (``keys``). Kept like the model's:
+    tokenising the passages of 20 files is most of the cheap tier's cost, and the same
+    files come back query after query (``rrg.rank.warm_passages`` computes a root's ahead)."""
     encoder, piece_idf = scorer.encoder, scorer.piece_idf
     assert piece_idf is not None, "the static tier needs the index's idf"
     table = static_table(encoder)
-    if query_pieces is None:
-        query_pieces = encoder.piece_ids([query], scorer.tuning.passage_tokens)[0]
-    qvec = static_query_vector(query_pieces, piece_idf, table)
     at = {key: k for k, key in enumerate(keys)}  # not the texts: they are made when asked
 
     def compute(missing: list[str]) -> np.ndarray:
@@ -183,10 +196,25 @@ def passage_static(
             distinct, count = np.unique(ids, return_counts=True)
             pieces.append(distinct)
             counts.append(count)
-        return static_vectors(pieces, counts, piece_idf, table)
+        return static_vectors_alone(pieces, counts, piece_idf, table)
 
-    vectors = scorer.vectors_for("static", keys, compute)
-    return np.array([float(vectors[k] @ qvec) for k in keys], np.float64)
+    return scorer.vectors_for("static", keys, compute)
+
+
+def file_texts(root: bytes, rel: list[bytes]) -> Iterator[str]:
+    """Each file's text (relative to root, or absolute), one at a time: the passages are
+    kept, the whole texts need not be. A file that cannot be read, or that rg would skip as
+    binary, reads as empty."""
+    for path in rel:
+        data = read_head(Path(os.fsdecode(root)), path) or b""
+        yield "" if looks_binary(data) else decode(data)
+
+
+def passage_name(root: bytes, path: bytes) -> str:
+    """A file's path relative to the root as text (bytes that are not UTF-8 replaced: the
+    tokenizer takes no lone surrogates), read with each of its passages."""
+    rel = os.path.relpath(path, root) if os.path.isabs(path) else path
+    return rel.decode("utf-8", "replace").replace(os.sep, "/")
 
 
 def passage_text(name: str, paragraph: Paragraph) -> str:
@@ -214,8 +242,9 @@ def pick(owners: list[int], cheap: np.ndarray, budget: int, first: Sequence[int]
     return sorted((chosen + rest)[:budget])
 
 
-class _Bodies(Sequence[str]):
-    """Each passage's text as the tiers read it (``passage_text``), made when asked for: a
+class Passages(Sequence[str]):
+    """Files' passages (each one's file as an index into ``names``), and each passage's
+    text as the tiers read it (``passage_text``), made when asked for: a
     file of long lines has thousands of passages, and a second copy of them all cost tens
     of MB (20 files of 700 KB lines: 20,000 passages)."""
 
@@ -234,6 +263,27 @@ class _Bodies(Sequence[str]):
             return [self[i] for i in range(*k.indices(len(self)))]
         name = self.names[self.owners[k]] if self.names else ""
         return passage_text(name, self.paragraphs[k])
+
+    def keys(self) -> list[str]:
+        """Each passage's content hash, the key of its vectors."""
+        return [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in self]
+
+
+def cut_files(
+    texts: Iterable[str], names: list[str], cut: Cut | None, kept: KeptCuts | None
+) -> Passages:
+    """The passages of each file (its text, its path in ``names`` or none), cut by ``cut``
+    (blank lines where None), the cuts of long files kept in ``kept``."""
+    owners: list[int] = []
+    paragraphs: list[Paragraph] = []
+    for owner, text in enumerate(texts):
+        name = names[owner] if names else ""
+        for paragraph in _cut(text, name, cut, kept):
+            owners.append(owner)
+            paragraphs.append(paragraph)
+    if kept is not None:
+        kept.save()
+    return Passages(owners, paragraphs, names)
 
 
 #: Files cut into passages in this process, by cut, name and content hash: the stage and the
@@ -291,20 +341,12 @@ def score_passages(
     are the files' paths, read with their passages; ``cut`` replaces blank-line cutting
     (the benchmarks measure alternatives with it); ``query_pieces``: the query's WordPiece
     ids, when the caller has them."""
-    owners: list[int] = []
-    paragraphs: list[Paragraph] = []
-    for owner, text in enumerate(texts):
-        name = names[owner] if names else ""
-        for paragraph in _cut(text, name, cut, scorer.cuts):
-            owners.append(owner)
-            paragraphs.append(paragraph)
-    if scorer.cuts is not None:
-        scorer.cuts.save()
-    bodies = _Bodies(owners, paragraphs, names or [])
+    bodies = cut_files(texts, names or [], cut, scorer.cuts)
+    owners, paragraphs = bodies.owners, bodies.paragraphs
     cosine = np.full(len(bodies), np.nan)
     if not bodies:
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
-    every_key = [xxhash.xxh3_64_hexdigest(b.encode("utf-8", "surrogatepass")) for b in bodies]
+    every_key = bodies.keys()
     lexical = passage_bm25(query, bodies, every_key)
     static = None
     if scorer.piece_idf is not None:

@@ -25,9 +25,11 @@ def cache_tag(kind: str, spec: ModelSpec, tokens: int) -> str:
     """The vector cache's model tag for one kind of vector of texts read up to ``tokens``:
     the static table's ("static", distilled from the float graph whatever runs queries) or
     the model's ("excerpt").
-    The model's are of texts read one a run ("alone", ``Encoder.encode``): those read in
-    batches before are left under their old tag to age out."""
-    model = spec.key if kind == "static" else f"{spec.vector_key}-alone"
+    Both are of texts read alone (the model's one a run, ``Encoder.encode``; the static
+    table's each from its own tokens, ``static_vectors_alone``), so that a text's vector
+    does not depend on what was read beside it: those read in batches before are left
+    under their old tags to age out."""
+    model = f"{spec.key}-alone" if kind == "static" else f"{spec.vector_key}-alone"
     return f"{kind}-{model}-{tokens}"
 
 

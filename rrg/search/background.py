@@ -1,4 +1,5 @@
-"""Finishing a first index in the background, after a search answered from part of it.
+"""Finishing a first index in the background, after a search answered from part of it;
+computing a whole index's passages ahead, after the first search of it.
 
 A search waits at most ``RRG_INDEX_WAIT_S`` for indexing (``rrg.environment``): a first
 index of a large tree takes minutes, and the bash tools of agents and MCP hosts give up
@@ -6,7 +7,9 @@ long before. What it registered by then is ranked, the rest follows in rg's orde
 ``rrg --index`` of the root, started here on its own (its own session, lower priority,
 nothing printed), finishes the index, so that the searches after it are ranked in full.
 Searches beside it rank from what it has registered so far; one build runs a root at a
-time (``rrg.index.store.builder_lock``).
+time (``rrg.index.store.builder_lock``). The same build, once the index is whole, cuts the
+root's files into passages and computes their static vectors (``rrg.rank.warm_passages``),
+once a state of the index: a search whose index was whole from the start starts it too.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ BACKGROUND_ENV = "RRG_BACKGROUND_BUILD"
 
 def background_allowed() -> bool:
     """``RRG_INDEX_BACKGROUND=0`` keeps searches from starting builds: each search then
-    indexes for its own wait and the index fills over the next searches."""
+    indexes for its own wait and the index fills over the next searches, and computes the
+    passages of the files it reads (none are computed ahead)."""
     return os.environ.get("RRG_INDEX_BACKGROUND", "1").strip() != "0"
 
 
@@ -32,8 +36,8 @@ def is_background_build() -> bool:
 
 
 def finish_in_background(root: bytes, model: str | None) -> bool:
-    """Start ``rrg --index ROOT`` detached from this process and its terminal; whether it
-    was started."""
+    """Start ``rrg --index ROOT`` detached from this process and its terminal (it leaves at
+    once where another such build of the root runs); whether it was started."""
     if not background_allowed():
         return False
     cmd = [sys.executable, "-m", "rrg", "--index", "--no-progress"]

@@ -56,6 +56,8 @@ def rank_candidates(
     )
     ranking = rank_files(request.query, served, candidates.paths, settings, listing)
     report = ranking.report
+    if ranking.unwarmed:  # the index is whole: its passages are computed ahead, once
+        finish_in_background(served.root, request.model)
     if report is not None and report.left:
         started = finish_in_background(served.root, request.model)
         then = (

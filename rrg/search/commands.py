@@ -306,17 +306,27 @@ def index_command(rg: str, rg_args: list[str], request: SearchRequest, warn: War
         with builder_lock(target.served.index_path) as first:
             if not first:
                 return EXIT_MATCH
-            return _build(rg, target.args, request, target.served, target.described, warn)
+            return _build(
+                rg, target.args, request, target.served, target.described, warn, warm=True
+            )
     return _build(rg, target.args, request, target.served, target.described, warn)
 
 
 def _build(
-    rg: str, args: RgArgs, request: SearchRequest, served: ServedRoot, where: str, warn: Warn
+    rg: str,
+    args: RgArgs,
+    request: SearchRequest,
+    served: ServedRoot,
+    where: str,
+    warn: Warn,
+    warm: bool = False,
 ) -> int:
     """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
-    then embedded where the root is (or is to be)."""
+    then embedded where the root is (or is to be); ``warm`` (a build a search started):
+    then its passages computed ahead, where no job has done so for this state of it."""
     from rrg.environment import embed_always
     from rrg.rank.embedding import embed_root, is_embedded
+    from rrg.rank.warm_passages import needs_warming, warm_passages
     from rrg.search.indexing import build_index
 
     show = request.show_progress
@@ -325,6 +335,8 @@ def _build(
     reports.index_built(where, built.report, built.seconds)
     if request.embed or embed_always() or is_embedded(served):
         reports.embedded(where, embed_root(served, built.view, built.rows, show))
+    if warm and needs_warming(served, built.view):
+        warm_passages(served, built.view)
     return EXIT_ERROR if built.candidates.error else EXIT_MATCH
 
 

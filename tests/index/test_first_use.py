@@ -250,7 +250,7 @@ def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
     ]
     assert done[0] < done[1] or b"indexed" not in second.stderr
 
-    background = {**env, "RRG_INDEX_WAIT_S": "0.3"}
+    background = {**env, "RRG_INDEX_WAIT_S": "0.3", "RRG_INDEX_BACKGROUND": "1"}
     third = run(q("water quality", "-l", "--limit", "0", "needle"), tree, background)
     assert sorted(third.stdout.splitlines()) == want
     deadline = time.monotonic() + 120

@@ -1,0 +1,148 @@
+"""A root's passages cut and their static vectors computed ahead, so that a new query
+reads them back instead of computing them.
+
+Every query cuts its best files into passages and computes each passage's static vector
+for the cheap tier; both are kept (the cuts by ``rrg.rank.kept_cuts``, the vectors in the
+root's vector cache), so a file costs once. But a new question reads new files: on sympy
+(1,863 files) a new query in a fresh cache spent 0.4-0.7 s of its 1.4-2.4 s on them, while
+computing them for all 1,510 code files once takes 23 s (46,600 passages, 24 MB of
+vectors, 7 MB of cuts). So once a root's index is whole, the first search of it starts
+that work in the background (``rrg.search.background``), at a lower priority, one such job
+a root at a time; the searches beside it rank as before, computing what is not kept yet.
+
+What is computed is what a query would compute, by the same functions and keys: a query
+ranks the same files the same way whether this ran or not. Done once a state of the index
+(its segments and dead rows), the model and rrg's code; a root of fewer than
+``WARM_FROM_FILES`` text files is left to its queries, which cut most of it within a few.
+Bounded by ``MOST_PASSAGES``: the caches' own bounds would otherwise drop, least recently
+used first, what was computed for the root's largest trees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import xxhash
+
+from rrg.errors import RrgError
+from rrg.index.definitions import is_code
+from rrg.index.served import ServedRoot
+from rrg.index.store import KIND_TEXT
+from rrg.index.view import IndexView
+from rrg.rank.code_passages import blank_line_passages, cut_passages
+from rrg.rank.code_priors import secondary_kinds
+from rrg.rank.kept_cuts import KeptCuts
+from rrg.rank.kept_orders import code_make
+from rrg.rank.passages import (
+    PassageScorer,
+    cut_files,
+    file_texts,
+    passage_name,
+    static_vectors_of,
+)
+from rrg.rank.root_cache import root_vectors
+from rrg.rank.tuning import TUNING, Tuning
+
+#: Below this many text files a root's queries cut most of it within a few (each reads the
+#: passages of its 20-25 best files): no job is started for it.
+WARM_FROM_FILES = 200
+#: At most this many passages a state of the index: about 51 MB of static vectors (256
+#: dimensions, float16), a fifth of the vector cache's bound.
+MOST_PASSAGES = 100_000
+#: Files cut and computed at a time: one write of their vectors under the writer lock.
+_CHUNK = 100
+#: Written into every key: a change to what this computes starts it again.
+_FORMAT = "warm-v1"
+
+
+@dataclass(frozen=True)
+class Warmed:
+    files: int
+    passages: int
+    seconds: float
+
+
+def warm_key(served: ServedRoot, view: IndexView, tuning: Tuning) -> str:
+    """The mark of the work done for this state of the index, model, constants and code."""
+    made = xxhash.xxh3_128()
+    spec = served.spec
+    for part in (_FORMAT, code_make(), spec.key, spec.vector_key, str(tuning.passage_tokens),
+                 str(tuning.code_passages), str(view.vocab)):  # fmt: skip
+        made.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    made.update(view.fingerprint())
+    return "warm:" + made.hexdigest()
+
+
+def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) -> bool:
+    """Whether this root's passages wait to be computed ahead (no job has started for this
+    state of its index); False where the cache cannot be read."""
+    if view.n_text < WARM_FROM_FILES:
+        return False
+    try:
+        return not served.vectors.has_mark(warm_key(served, view, tuning))
+    except (OSError, sqlite3.Error, RrgError):
+        return False
+
+
+def warm_passages(
+    served: ServedRoot,
+    view: IndexView,
+    tuning: Tuning = TUNING,
+    most_passages: int = MOST_PASSAGES,
+) -> Warmed:
+    """Cut the root's text files and compute their passages' static vectors, source code
+    first, then the rest of its code, then everything else, until ``most_passages``. Marked
+    first, so that the searches meanwhile start no second job."""
+    start = time.monotonic()
+    cache = served.vectors
+    cache.put_mark(warm_key(served, view, tuning))
+    cuts = None
+    with contextlib.suppress(OSError, RrgError):
+        cuts = KeptCuts(cache)
+    scorer = PassageScorer(
+        served.encoder, view.piece_idf, root_vectors(served, tuning), 0, tuning, cuts
+    )
+    cut = cut_passages if tuning.code_passages else blank_line_passages
+    files = passages = 0
+    paths = warm_order(view)
+    for at in range(0, len(paths), _CHUNK):
+        chunk = paths[at : at + _CHUNK]
+        names = [passage_name(served.root, path) for path in chunk]
+        bodies = cut_files(file_texts(served.root, chunk), names, cut, cuts)
+        static_vectors_of(bodies, bodies.keys(), scorer)
+        files += len(chunk)
+        passages += len(bodies)
+        if passages >= most_passages:
+            break
+    return Warmed(files, passages, time.monotonic() - start)
+
+
+def warm_order(view: IndexView) -> list[bytes]:
+    """The index's live text files in the order they are computed: source code (no kind of
+    secondary file: tests, examples, vendored...) first, the other code next, then the
+    rest, each in the index's order."""
+    source: list[bytes] = []
+    code: list[bytes] = []
+    rest: list[bytes] = []
+    for path in _text_paths(view):
+        name = path.decode("utf-8", "replace")
+        if not is_code(name):
+            rest.append(path)
+        elif secondary_kinds(name, frozenset()):
+            code.append(path)
+        else:
+            source.append(path)
+    return source + code + rest
+
+
+def _text_paths(view: IndexView) -> Iterator[bytes]:
+    kinds = view.kinds
+    for segment, base in zip(view.segments, view.bases, strict=True):
+        live = kinds[base : base + segment.docs] == KIND_TEXT
+        for local, path in enumerate(segment.paths()):
+            if live[local]:
+                yield path

@@ -1,0 +1,145 @@
+"""A root's passages computed ahead (rrg/rank/warm_passages.py): the first search of a whole
+index of 200 text files or more starts the background job, which cuts every file and
+computes every passage's static vector once a state of the index; a new query then
+computes none, and ranks exactly as a root without the job does. Below the bound, or with
+RRG_INDEX_BACKGROUND=0, no job starts. The real command, real files, the real cache."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import rrg_cmd, run
+from rrg.index.store import builder_running
+from rrg.model.static_table import static_vectors, static_vectors_alone
+from rrg.rank.warm_passages import WARM_FROM_FILES
+
+TOPICS = ("retry", "config", "cache", "log", "parse", "render", "queue", "token", "route")
+
+
+def _tree(root: Path, files: int) -> None:
+    """``files`` modules of three short definitions, a few long ones, and a README."""
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    for k in range(files):
+        topic = TOPICS[k % len(TOPICS)]
+        body = "".join(
+            f"def {topic}_{k}_{n}(request):\n    '''{topic.capitalize()} step {n} of {k}.'''\n"
+            f"    return request.{topic}({n})\n\n\n"
+            for n in range(3 if k % 20 else 40)  # every 20th long enough to keep its cut
+        )
+        folder = root / ("tests" if k % 7 == 0 else "src")
+        (folder / f"{topic}_{k}.py").write_text(body)
+    (root / "README.md").write_text("# Demo\n\nRetry a request, parse a config, render.\n")
+
+
+def _count(cache: Path, query: str) -> int:
+    (store,) = (cache / "index").glob("*.vectors.sqlite")
+    with sqlite3.connect(store) as db:
+        try:
+            return int(db.execute(query).fetchone()[0])
+        except sqlite3.OperationalError:
+            return 0  # no such table yet
+
+
+def _statics(cache: Path) -> int:
+    return _count(cache, "SELECT COUNT(*) FROM vectors WHERE model LIKE 'static-%'")
+
+
+def _wait_for_job(cache: Path) -> None:
+    (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
+    deadline = time.monotonic() + 180
+    time.sleep(0.5)  # the job takes its lock as it starts
+    while builder_running(index) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    assert not builder_running(index), "the background job did not finish in 180 s"
+
+
+@pytest.fixture
+def big(tmp_path: Path, env: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "tree"
+    _tree(root, WARM_FROM_FILES + 10)
+    return root, {**env, "RRG_CACHE_DIR": str(tmp_path / "cache"), "RRG_INDEX_BACKGROUND": "1"}
+
+
+def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
+    big: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    root, env = big
+    cache = Path(env["RRG_CACHE_DIR"])
+    quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
+    assert run([*rrg_cmd(), "--index"], root, quiet).returncode == 0
+    # The same index, its passages never computed ahead: the root as it ranked before.
+    plain = tmp_path / "plain"
+    shutil.copytree(cache, plain)
+    for vectors in (plain / "index").glob("*.vectors.sqlite*"):
+        vectors.unlink()
+    unwarmed = {**quiet, "RRG_CACHE_DIR": str(plain)}
+
+    first = run([*rrg_cmd(), "-q", "render a page", "--fast", "--files"], root, env)
+    assert first.returncode == 0, first.stderr
+    _wait_for_job(cache)
+    assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
+    statics = _statics(cache)
+    # Every text file's passages: three definitions a short module, at least one a file.
+    assert statics >= 3 * (WARM_FROM_FILES + 10)
+    assert _count(cache, "SELECT COUNT(*) FROM cuts") >= (WARM_FROM_FILES + 10) // 20
+
+    for query in ("retry a request after it failed", "parse the config", "queue tokens"):
+        for fast in (["--fast"], []):
+            search = [*rrg_cmd(), "-q", query, *fast, "--files"]
+            warmed = run(search, root, env)
+            assert warmed.returncode == 0, warmed.stderr
+            assert warmed.stdout == run(search, root, unwarmed).stdout
+    # New queries read every passage's vector back; the first search started the only job.
+    assert _statics(cache) == statics
+    assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
+
+
+def test_an_edit_starts_the_job_again_for_the_new_state(big: tuple[Path, dict[str, str]]) -> None:
+    root, env = big
+    search = [*rrg_cmd(), "-q", "render a page", "--files"]
+    assert run(search, root, env).returncode == 0
+    _wait_for_job(Path(env["RRG_CACHE_DIR"]))
+    (root / "src" / "render_5.py").write_text("def render_5(page):\n    return page.draw()\n")
+    assert run(search, root, env).returncode == 0
+    _wait_for_job(Path(env["RRG_CACHE_DIR"]))
+    assert _count(Path(env["RRG_CACHE_DIR"]), "SELECT COUNT(*) FROM marks") == 2
+
+
+def test_no_job_without_background_builds(big: tuple[Path, dict[str, str]]) -> None:
+    root, env = big
+    quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, quiet).returncode == 0
+    time.sleep(1)
+    cache = Path(env["RRG_CACHE_DIR"])
+    assert _count(cache, "SELECT COUNT(*) FROM marks") == 0
+    assert _statics(cache) < 3 * WARM_FROM_FILES  # the query's own files, not the root's
+
+
+def test_no_job_for_a_small_root(tmp_path: Path, env: dict[str, str]) -> None:
+    root = tmp_path / "tree"
+    _tree(root, WARM_FROM_FILES // 4)
+    env = {**env, "RRG_CACHE_DIR": str(tmp_path / "cache"), "RRG_INDEX_BACKGROUND": "1"}
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    time.sleep(1)
+    assert _count(tmp_path / "cache", "SELECT COUNT(*) FROM marks") == 0
+
+
+def test_a_passage_vector_does_not_depend_on_its_company() -> None:
+    rng = np.random.default_rng(7)
+    table = rng.standard_normal((500, 16)).astype(np.float32)
+    idf = rng.random(500).astype(np.float32) + 0.5
+    pieces = [np.unique(rng.integers(0, 500, size)) for size in (5, 40, 300, 12)]
+    tfs = [rng.integers(1, 4, len(p)) for p in pieces]
+    together = static_vectors_alone(pieces, tfs, idf, table)
+    for k in range(len(pieces)):
+        alone = static_vectors_alone([pieces[k]], [tfs[k]], idf, table)[0]
+        assert together[k].tobytes() == alone.tobytes()
+    # The same vectors as the block formula the index uses, to float32's precision.
+    np.testing.assert_allclose(together, static_vectors(pieces, tfs, idf, table), atol=1e-5)
