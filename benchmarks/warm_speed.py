@@ -86,7 +86,8 @@ def main() -> None:
                 f"| {label} | {statistics.median(walls['without']):.2f} s | "
                 f"{statistics.median(walls['with']):.2f} s | {statistics.median(ratios):.2f}x |"
             )
-    print(f"{root.name}: {files:,} files; {machine()}; {count} new queries a command")
+    name = sys.argv[1].rstrip("/").rsplit("/", 1)[-1]
+    print(f"{name}: {files:,} files; {machine()}; {count} new queries a command")
     print(f"The job (index whole, started by a search, waited for): {job:.1f} s; {held}")
     print("| command | without the job, p50 | with it, p50 | median ratio |")
     print("|---|---|---|---|")

@@ -80,12 +80,17 @@ def _size(path: Path) -> str:
 
 
 def index_status(
-    where: str, index_path: Path, model: str, embedded: str | None = None
+    where: str,
+    index_path: Path,
+    model: str,
+    embedded: str | None = None,
+    warmed: str | None = None,
 ) -> tuple[int | None, str]:
     """The files the index holds (None where it cannot be read), and the status as the
     command line says it: which index serves the root, how big and fresh it is, its
-    embedding index (``embedded``: how much of the root, or None when never embedded), and
-    every file kept for it."""
+    embedding index (``embedded``: how much of the root, or None when never embedded),
+    whether its passages are computed ahead (``warmed``, said as given), and every file
+    kept for it."""
     count: int | None = None
     try:
         store = IndexStore(index_path, create=False)
@@ -125,6 +130,7 @@ def index_status(
         f"  file: {index_path}",
         f"  vector cache: {vectors}",
         f"  embedded: {embedded or 'no (rrg --index --embed embeds every passage once)'}",
+        *([f"  passages computed ahead: {warmed}"] if warmed else []),
         "  cache files:",
     ]
     lines += [f"    {path} ({_size(path)})" for path in root_files(index_path)]

@@ -30,9 +30,11 @@ import xxhash
 
 from rrg.errors import RrgError
 from rrg.index.definitions import is_code
+from rrg.index.refresh import open_view
 from rrg.index.served import ServedRoot
-from rrg.index.store import KIND_TEXT
+from rrg.index.store import KIND_TEXT, builder_running
 from rrg.index.view import IndexView
+from rrg.model.static_table import static_table
 from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.code_priors import secondary_kinds
 from rrg.rank.kept_cuts import KeptCuts
@@ -86,6 +88,23 @@ def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) 
         return not served.vectors.has_mark(warm_key(served, view, tuning))
     except (OSError, sqlite3.Error, RrgError):
         return False
+
+
+def warm_status(served: ServedRoot, tuning: Tuning = TUNING) -> str:
+    """Whether the root's passages are computed ahead, as ``--index-status`` says it."""
+    try:
+        view = open_view(served.index_path, static_table(served.encoder).shape[0])
+        if view is None:
+            return "no (the index cannot be read)"
+        if view.n_text < WARM_FROM_FILES:
+            return f"no (a root of fewer than {WARM_FROM_FILES} text files: its queries cut it)"
+        if not served.vectors.has_mark(warm_key(served, view, tuning)):
+            return "not yet (the next search starts it in the background)"
+    except (OSError, sqlite3.Error, RrgError) as err:
+        return f"unknown ({err})"
+    if builder_running(served.index_path):
+        return "being computed in the background"
+    return "yes, for the index as it stands"
 
 
 def warm_passages(

@@ -283,6 +283,7 @@ def index_status_command(rg_args: list[str], request: SearchRequest) -> int:
     """``--index-status``: which index serves the given PATH, and what it holds."""
     from rrg.index import caches
     from rrg.rank.embedding import embed_status
+    from rrg.rank.warm_passages import warm_status
 
     target = _index_target(rg_args, request)
     served, where = target.served, target.where
@@ -290,7 +291,10 @@ def index_status_command(rg_args: list[str], request: SearchRequest) -> int:
         reports.not_indexed(where)
         return EXIT_NO_MATCH
     embedded = embed_status(served)
-    text = caches.index_status(target.described, served.index_path, served.spec.name, embedded)
+    warmed = warm_status(served)
+    text = caches.index_status(
+        target.described, served.index_path, served.spec.name, embedded, warmed
+    )
     reports.index_status(text[1])
     return EXIT_MATCH
 

@@ -85,6 +85,12 @@ def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
     assert first.returncode == 0, first.stderr
     _wait_for_job(cache)
     assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
+    status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
+    assert "\n  passages computed ahead: yes, for the index as it stands\n" in status
+    assert (
+        "passages computed ahead: not yet"
+        in run([*rrg_cmd(), "--index-status"], root, unwarmed).stdout.decode()
+    )
     statics = _statics(cache)
     # Every text file's passages: three definitions a short module, at least one a file.
     assert statics >= 3 * (WARM_FROM_FILES + 10)
@@ -129,6 +135,8 @@ def test_no_job_for_a_small_root(tmp_path: Path, env: dict[str, str]) -> None:
     assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
     time.sleep(1)
     assert _count(tmp_path / "cache", "SELECT COUNT(*) FROM marks") == 0
+    status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
+    assert f"passages computed ahead: no (a root of fewer than {WARM_FROM_FILES} text" in status
 
 
 def test_a_passage_vector_does_not_depend_on_its_company() -> None:
