@@ -11,9 +11,10 @@ that work in the background (``rrg.search.background``), at a lower priority, on
 a root at a time; the searches beside it rank as before, computing what is not kept yet.
 
 What is computed is what a query would compute, by the same functions and keys: a query
-ranks the same files the same way whether this ran or not. Done once a state of the index
-(its segments and dead rows), the model and rrg's code; a root of fewer than
-``WARM_FROM_FILES`` text files is left to its queries, which cut most of it within a few.
+ranks the same files the same way whether this ran or not. Done once a root, model and
+version of rrg's code (the mark ages out of the cache after 30 days, and the job then runs
+again); a root of fewer than ``WARM_FROM_FILES`` text files is left to its queries, which
+cut most of it within a few.
 Bounded by ``MOST_PASSAGES``: the caches' own bounds would otherwise drop, least recently
 used first, what was computed for the root's largest trees.
 """
@@ -52,7 +53,7 @@ from rrg.rank.tuning import TUNING, Tuning
 #: Below this many text files a root's queries cut most of it within a few (each reads the
 #: passages of its 20-25 best files): no job is started for it.
 WARM_FROM_FILES = 200
-#: At most this many passages a state of the index: about 51 MB of static vectors (256
+#: At most this many passages a root: about 51 MB of static vectors (256
 #: dimensions, float16), a fifth of the vector cache's bound.
 MOST_PASSAGES = 100_000
 #: Files cut and computed at a time: one write of their vectors under the writer lock.
@@ -68,14 +69,16 @@ class Warmed:
     seconds: float
 
 
-def warm_key(served: ServedRoot, view: IndexView, tuning: Tuning) -> str:
-    """The mark of the work done for this state of the index, model, constants and code."""
+def warm_key(served: ServedRoot, tuning: Tuning) -> str:
+    """The mark of the work done for this root's model, constants and rrg's code. Not of
+    the index's state: an agent edits files between its searches, and each edit would start
+    the job again (2.7 s of work on sympy where nothing else changed); a changed file's
+    passages are computed by the first query that reads it, as without the job."""
     made = xxhash.xxh3_128()
     spec = served.spec
     for part in (_FORMAT, code_make(), spec.key, spec.vector_key, str(tuning.passage_tokens),
-                 str(tuning.code_passages), str(view.vocab)):  # fmt: skip
+                 str(tuning.code_passages)):  # fmt: skip
         made.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    made.update(view.fingerprint())
     return "warm:" + made.hexdigest()
 
 
@@ -85,7 +88,7 @@ def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) 
     if view.n_text < WARM_FROM_FILES:
         return False
     try:
-        return not served.vectors.has_mark(warm_key(served, view, tuning))
+        return not served.vectors.has_mark(warm_key(served, tuning))
     except (OSError, sqlite3.Error, RrgError):
         return False
 
@@ -98,13 +101,14 @@ def warm_status(served: ServedRoot, tuning: Tuning = TUNING) -> str:
             return "no (the index cannot be read)"
         if view.n_text < WARM_FROM_FILES:
             return f"no (a root of fewer than {WARM_FROM_FILES} text files: its queries cut it)"
-        if not served.vectors.has_mark(warm_key(served, view, tuning)):
+        if not served.vectors.has_mark(warm_key(served, tuning)):
             return "not yet (the next search starts it in the background)"
+        # Files changed since are computed by the queries that read them.
     except (OSError, sqlite3.Error, RrgError) as err:
         return f"unknown ({err})"
     if builder_running(served.index_path):
         return "being computed in the background"
-    return "yes, for the index as it stands"
+    return "yes (files changed since: by the queries that read them)"
 
 
 def warm_passages(
@@ -115,10 +119,11 @@ def warm_passages(
 ) -> Warmed:
     """Cut the root's text files and compute their passages' static vectors, source code
     first, then the rest of its code, then everything else, until ``most_passages``. Marked
-    first, so that the searches meanwhile start no second job."""
+    first, so that the searches meanwhile start no second job; stops where the index is
+    cleared meanwhile (``--index-clear``), so as not to fill a cache no index uses."""
     start = time.monotonic()
     cache = served.vectors
-    cache.put_mark(warm_key(served, view, tuning))
+    cache.put_mark(warm_key(served, tuning))
     cuts = None
     with contextlib.suppress(OSError, RrgError):
         cuts = KeptCuts(cache)
@@ -129,6 +134,8 @@ def warm_passages(
     files = passages = 0
     paths = warm_order(view)
     for at in range(0, len(paths), _CHUNK):
+        if not served.index_path.exists():
+            break
         chunk = paths[at : at + _CHUNK]
         names = [passage_name(served.root, path) for path in chunk]
         bodies = cut_files(file_texts(served.root, chunk), names, cut, cuts)

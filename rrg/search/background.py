@@ -9,7 +9,7 @@ nothing printed), finishes the index, so that the searches after it are ranked i
 Searches beside it rank from what it has registered so far; one build runs a root at a
 time (``rrg.index.store.builder_lock``). The same build, once the index is whole, cuts the
 root's files into passages and computes their static vectors (``rrg.rank.warm_passages``),
-once a state of the index: a search whose index was whole from the start starts it too.
+once a root: a search whose index was whole from the start starts it too.
 """
 
 from __future__ import annotations

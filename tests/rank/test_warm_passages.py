@@ -1,6 +1,6 @@
 """A root's passages computed ahead (rrg/rank/warm_passages.py): the first search of a whole
 index of 200 text files or more starts the background job, which cuts every file and
-computes every passage's static vector once a state of the index; a new query then
+computes every passage's static vector, once a root; a new query then
 computes none, and ranks exactly as a root without the job does. Below the bound, or with
 RRG_INDEX_BACKGROUND=0, no job starts. The real command, real files, the real cache."""
 
@@ -86,7 +86,10 @@ def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
     _wait_for_job(cache)
     assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
-    assert "\n  passages computed ahead: yes, for the index as it stands\n" in status
+    assert (
+        "\n  passages computed ahead: yes (files changed since: by the queries that read them)\n"
+        in status
+    )
     assert (
         "passages computed ahead: not yet"
         in run([*rrg_cmd(), "--index-status"], root, unwarmed).stdout.decode()
@@ -107,15 +110,28 @@ def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
     assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
 
 
-def test_an_edit_starts_the_job_again_for_the_new_state(big: tuple[Path, dict[str, str]]) -> None:
+def test_an_edit_starts_no_second_job_and_its_reader_computes_it(
+    big: tuple[Path, dict[str, str]],
+) -> None:
+    """An agent edits between its searches: the job is not run again for each edit; the
+    first query that reads the changed file computes its passages, as without the job."""
     root, env = big
-    search = [*rrg_cmd(), "-q", "render a page", "--files"]
-    assert run(search, root, env).returncode == 0
-    _wait_for_job(Path(env["RRG_CACHE_DIR"]))
-    (root / "src" / "render_5.py").write_text("def render_5(page):\n    return page.draw()\n")
-    assert run(search, root, env).returncode == 0
-    _wait_for_job(Path(env["RRG_CACHE_DIR"]))
-    assert _count(Path(env["RRG_CACHE_DIR"]), "SELECT COUNT(*) FROM marks") == 2
+    cache = Path(env["RRG_CACHE_DIR"])
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    _wait_for_job(cache)
+    statics = _statics(cache)
+    (root / "src" / "render_5.py").write_text(
+        'def paint_the_canvas(page):\n    """Paint the canvas of a page in colours."""\n'
+    )
+    search = [*rrg_cmd(), "-q", "paint the canvas in colours", "--fast", "--files"]
+    found = run(search, root, env)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.splitlines()[0] == b"src/render_5.py"
+    time.sleep(1)
+    (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
+    assert not builder_running(index)
+    assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
+    assert _statics(cache) > statics  # the new passage, computed by the query
 
 
 def test_no_job_without_background_builds(big: tuple[Path, dict[str, str]]) -> None:
