@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
@@ -167,3 +168,37 @@ def test_a_passage_vector_does_not_depend_on_its_company() -> None:
         assert together[k].tobytes() == alone.tobytes()
     # The same vectors as the block formula the index uses, to float32's precision.
     np.testing.assert_allclose(together, static_vectors(pieces, tfs, idf, table), atol=1e-5)
+
+
+def test_searches_beside_the_job_answer_as_without_it(
+    big: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """Several agents search while the job writes: each answers, and as a root without
+    the job does (reads never wait on the job; its writes are brief)."""
+    root, env = big
+    cache = Path(env["RRG_CACHE_DIR"])
+    quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
+    assert run([*rrg_cmd(), "--index"], root, quiet).returncode == 0
+    plain = tmp_path / "plain"
+    shutil.copytree(cache, plain)
+    unwarmed = {**quiet, "RRG_CACHE_DIR": str(plain)}
+    queries = ("retry a request after it failed", "parse the config", "queue tokens")
+    expected = [
+        run([*rrg_cmd(), "-q", q, "--fast", "-n", "return"], root, unwarmed).stdout for q in queries
+    ]
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    searches = [
+        subprocess.Popen(
+            [*rrg_cmd(), "-q", q, "--fast", "-n", "return"],
+            cwd=root,
+            env=quiet,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for q in queries
+    ]
+    answers = [search.communicate(timeout=120) for search in searches]
+    assert [search.returncode for search in searches] == [0, 0, 0], answers
+    assert [out for out, _ in answers] == expected
+    _wait_for_job(cache)
+    assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
