@@ -157,6 +157,26 @@ def test_vector_cache_drops_the_least_recently_used(tmp_path: Path) -> None:
     assert calls == []  # hits are not encoded again
 
 
+def test_a_read_vector_is_marked_used_at_most_once_a_day(tmp_path: Path) -> None:
+    """Marking every read rewrote a query's 1,200 rows: a read marks only what was last
+    marked a day ago or more, which is all the bound's order needs."""
+    cache = VectorCache(tmp_path / "root.sqlite")
+
+    def encode(keys: list[str]) -> np.ndarray:
+        return np.ones((len(keys), 8), np.float32) / np.sqrt(8)
+
+    cached_vectors(cache, "m", ["a", "b"], encode)
+    hour_ago, days_ago = int(time.time()) - 3600, int(time.time()) - 2 * 86400
+    with sqlite3.connect(cache.path) as db:
+        db.execute("UPDATE vectors SET used=? WHERE key='a'", (hour_ago,))
+        db.execute("UPDATE vectors SET used=? WHERE key='b'", (days_ago,))
+    assert sorted(cached_vectors(cache, "m", ["a", "b"], encode)) == ["a", "b"]
+    with sqlite3.connect(cache.path) as db:
+        used = dict(db.execute("SELECT key, used FROM vectors"))
+    assert used["a"] == hour_ago
+    assert used["b"] >= int(time.time()) - 60
+
+
 def test_a_damaged_vector_cache_is_made_anew(tmp_path: Path) -> None:
     """A vector cache that is no database any more must not fail every write for good (each
     query would then pay the model for what it read before): the next write makes it anew."""
