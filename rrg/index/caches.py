@@ -25,6 +25,7 @@ from rrg.index.vectors import (
     MAX_BYTES,
     MAX_CUT_BYTES,
     MAX_ORDER_BYTES,
+    MAX_TERM_BYTES,
     VectorCache,
     vectors_path,
 )
@@ -108,6 +109,7 @@ def index_status(
         static = counts.pop("static", 0)
         cut_files, cut_bytes = cache.cut_counts()
         orders, order_bytes = cache.order_counts()
+        counted, term_bytes = cache.term_counts()
         vectors = (
             f"{sum(counts.values())} model vectors, {static} static passage vectors, "
             f"{vector_bytes / 1e6:.1f} MB "
@@ -116,7 +118,9 @@ def index_status(
             f"{cut_bytes / 1e6:.1f} MB "
             f"(up to {MAX_CUT_BYTES // 2**20} MB); "
             f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a pattern, "
-            f"{order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB)"
+            f"{order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB); "
+            f"the word counts of {counted} passage{'' if counted == 1 else 's'}, "
+            f"{term_bytes / 1e6:.1f} MB (up to {MAX_TERM_BYTES // 2**20} MB)"
         )
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
         vectors = f"unreadable ({err}); the next search makes it anew"

@@ -1,7 +1,9 @@
 """The transformer vector cache of one root: vectors by content hash and model, so that a
 text the model has read once (a file's head, a match excerpt) is never encoded again; each
 query's WordPiece ids, so that a query asked again loads no tokenizer; and each file's
-passages as cut (``cuts``), so that a file read by a query before is not parsed again.
+passages as cut (``cuts``), so that a file read by a query before is not parsed again;
+each query's order where only the order was wanted (``orders``); passages' word counts
+(``terms``); and what was done once for the root (``marks``: its passages computed ahead).
 
 One SQLite file beside the root's index, written under the root's writer lock, and bounded:
 entries unused for MAX_AGE_DAYS go, and past MAX_BYTES the least recently used go first.
@@ -70,11 +72,28 @@ CREATE TABLE IF NOT EXISTS marks (
     used INTEGER NOT NULL   -- unix time written
 )
 """
-_TABLES = (_SCHEMA, _PRUNE_SCHEMA, _PIECES_SCHEMA, _CUTS_SCHEMA, _ORDERS_SCHEMA, _MARKS_SCHEMA)
+_TERMS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS terms (
+    key TEXT PRIMARY KEY,   -- xxh3-64 of a passage's text, as its vectors' key
+    data BLOB NOT NULL,     -- its words' counts, packed (rrg.rank.kept_terms)
+    used INTEGER NOT NULL   -- unix time of the last write or mark
+)
+"""
+_TABLES = (
+    _SCHEMA,
+    _PRUNE_SCHEMA,
+    _PIECES_SCHEMA,
+    _CUTS_SCHEMA,
+    _ORDERS_SCHEMA,
+    _MARKS_SCHEMA,
+    _TERMS_SCHEMA,
+)
 #: Bound of the kept cuts, apart from the vectors' (about 3,000 files of 20 KB, packed).
 MAX_CUT_BYTES = 32 * 1024 * 1024
 #: Bound of the kept orders (a query's order over 2,000 files packs to about 4 KB).
 MAX_ORDER_BYTES = 16 * 1024 * 1024
+#: Bound of the kept word counts of passages (sympy's 50,700 passages: about 20 MB).
+MAX_TERM_BYTES = 64 * 1024 * 1024
 
 
 def vectors_path(index_path: Path) -> Path:
@@ -256,6 +275,41 @@ class VectorCache:
             wait_s=0,
         )
 
+    def get_terms(self, keys: list[str]) -> dict[str, tuple[bytes, int]]:
+        """Passages' word counts as kept by ``put_terms``, and when each was last marked
+        used, by key; none where none is kept (or the file is older, with no such table)."""
+        if not keys or not self.path.exists():
+            return {}
+        out: dict[str, tuple[bytes, int]] = {}
+        db = self._connect()
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT key, data, used FROM terms WHERE key IN ({marks})"
+                for key, data, used in db.execute(query, chunk):
+                    out[str(key)] = (bytes(data), int(used))
+        except sqlite3.OperationalError:
+            return {}
+        finally:
+            db.close()
+        return out
+
+    def put_terms(self, fresh: dict[str, bytes], hits: list[str], wait_s: float = 0) -> bool:
+        """Keep passages' word counts, mark those read as used; False when the lock was
+        busy past ``wait_s``."""
+        if not fresh and not hits:
+            return True
+        now = int(time.time())
+        return self._store(
+            "INSERT OR REPLACE INTO terms VALUES (?,?,?)",
+            [(key, data, now) for key, data in fresh.items()],
+            "UPDATE terms SET used=? WHERE key=?",
+            [(now, key) for key in hits],
+            now,
+            wait_s,
+        )
+
     def get_order(self, key: str) -> tuple[bytes, int] | None:
         """A query's order as kept by ``put_order``, and when it was last marked used; None
         where none is kept (or the file is an older rrg's, with no table of orders yet)."""
@@ -317,9 +371,11 @@ class VectorCache:
         db.execute("DELETE FROM cuts WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM orders WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         db.execute("DELETE FROM marks WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
+        db.execute("DELETE FROM terms WHERE used < ?", (now - MAX_AGE_DAYS * 86400,))
         _bound(db, "vectors", "vec", self.max_bytes)
         _bound(db, "cuts", "data", MAX_CUT_BYTES)
         _bound(db, "orders", "data", MAX_ORDER_BYTES)
+        _bound(db, "terms", "data", MAX_TERM_BYTES)
 
     def stats(self) -> tuple[int, int]:
         """(vectors, bytes of vector data)."""
@@ -348,6 +404,10 @@ class VectorCache:
     def cut_counts(self) -> tuple[int, int]:
         """Files whose passages are kept, and the bytes they take."""
         return self._kept("cuts")
+
+    def term_counts(self) -> tuple[int, int]:
+        """Passages whose word counts are kept, and their bytes."""
+        return self._kept("terms")
 
     def order_counts(self) -> tuple[int, int]:
         """Queries whose order is kept, and the bytes they take."""

@@ -37,6 +37,7 @@ from rrg.rank.embedding import (
 )
 from rrg.rank.kept_cuts import KeptCuts
 from rrg.rank.kept_orders import find_order, keep_order, order_key
+from rrg.rank.kept_terms import KeptTerms
 from rrg.rank.passages import (
     PassageScorer,
     ScoredPassages,
@@ -439,9 +440,10 @@ def stage_scorer(
         vectors_for = reading_embedded(held, vectors_for)
     try:
         cuts: KeptCuts | None = KeptCuts(served.vectors)
+        terms: KeptTerms | None = KeptTerms(served.vectors)
     except (OSError, RrgError):
-        cuts = None  # no usable cache dir: files are cut each time
-    return PassageScorer(served.encoder, piece_idf, vectors_for, budget, tuning, cuts)
+        cuts, terms = None, None  # no usable cache dir: files are cut and counted each time
+    return PassageScorer(served.encoder, piece_idf, vectors_for, budget, tuning, cuts, terms)
 
 
 def passages_of(

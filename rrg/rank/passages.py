@@ -27,12 +27,14 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors_alone
 from rrg.rank.abbreviations import abbreviating
+from rrg.rank.kept_terms import term_frequencies
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 from rrg.rank.tuning import Tuning
 
 if TYPE_CHECKING:
     from rrg.rank.kept_cuts import KeptCuts
+    from rrg.rank.kept_terms import KeptTerms
 
 
 def token_limit(name: str, tuning: Tuning) -> int:
@@ -66,7 +68,8 @@ class PassageScorer:
     """What reads a query's passages: the model, the index's WordPiece idf for the static
     tier (None: BM25 alone), the vector cache (``vectors_for``), how many passages the
     model reads (``budget``; 0: the cheap tier alone) and how many tokens of each
-    (``tuning``); ``cuts``: files' passages kept across processes (None: cut each time)."""
+    (``tuning``); ``cuts``: files' passages kept across processes (None: cut each time);
+    ``terms``: passages' word counts kept (None: counted each time)."""
 
     encoder: Encoder
     piece_idf: np.ndarray | None
@@ -74,6 +77,7 @@ class PassageScorer:
     budget: int
     tuning: Tuning
     cuts: KeptCuts | None = None
+    terms: KeptTerms | None = None
 
 
 @dataclass
@@ -124,10 +128,15 @@ _COUNTED: dict[str, Counter[str]] = {}
 _COUNTED_TERMS: frozenset[str] = frozenset()
 
 
-def passage_bm25(query: str, texts: Sequence[str], keys: Sequence[str] | None = None) -> np.ndarray:
+def passage_bm25(
+    query: str,
+    texts: Sequence[str],
+    keys: Sequence[str] | None = None,
+    kept: KeptTerms | None = None,
+) -> np.ndarray:
     """BM25 of each passage against the query, with the passages as the corpus; ``keys``,
     the passages' content hashes, let a second read of a passage in one query count
-    nothing again."""
+    nothing again, and ``kept`` read the counts kept for it (``rrg.rank.kept_terms``)."""
     global _COUNTED_TERMS
     terms = frozenset(words(query))
     if terms != _COUNTED_TERMS or len(_COUNTED) > 50_000:
@@ -147,15 +156,22 @@ def passage_bm25(query: str, texts: Sequence[str], keys: Sequence[str] | None = 
             _COUNTED[key] = found
         return found
 
-    counts = [counted(k) for k in range(len(texts))]
+    # Summed in one order: a set's order changes from one process to the next, and with it
+    # a float sum's last bits.
+    ordered = sorted(terms)
+    held = kept.read(keys) if kept is not None and keys is not None else {}
+    tf = term_frequencies([held.get(keys[k]) if keys else None for k in range(len(texts))], ordered)
+    for k in range(len(texts)):
+        if keys is None or keys[k] not in held:
+            found = counted(k)
+            tf[k] = [found[term] for term in ordered]
     lengths = np.array([max(1, len(t) // 6) for t in texts], np.float64)  # ~6 chars a word
     avg = float(lengths.mean()) if len(lengths) else 1.0
     scores = np.zeros(len(texts), np.float64)
-    for term in terms:
-        tf = np.array([c[term] for c in counts], np.float64)
-        df = int((tf > 0).sum())
+    for column in range(len(ordered)):
+        df = int((tf[:, column] > 0).sum())
         if df:
-            scores += bm25_term(tf, df, len(texts), lengths, avg)
+            scores += bm25_term(tf[:, column], df, len(texts), lengths, avg)
     return scores
 
 
@@ -347,7 +363,7 @@ def score_passages(
     if not bodies:
         return ScoredPassages(owners, paragraphs, np.zeros(0), cosine)
     every_key = bodies.keys()
-    lexical = passage_bm25(query, bodies, every_key)
+    lexical = passage_bm25(query, bodies, every_key, scorer.terms)
     static = None
     if scorer.piece_idf is not None:
         static = passage_static(query, bodies, every_key, scorer, query_pieces)

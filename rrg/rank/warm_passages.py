@@ -1,5 +1,5 @@
-"""A root's passages cut and their static vectors computed ahead, so that a new query
-reads them back instead of computing them.
+"""A root's passages cut, their static vectors computed and their words counted ahead, so
+that a new query reads them back instead of computing them.
 
 Every query cuts its best files into passages and computes each passage's static vector
 for the cheap tier; both are kept (the cuts by ``rrg.rank.kept_cuts``, the vectors in the
@@ -34,12 +34,14 @@ from rrg.index.definitions import is_code
 from rrg.index.refresh import open_view
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_TEXT, builder_running
+from rrg.index.vectors import LOCK_WAIT_S
 from rrg.index.view import IndexView
 from rrg.model.static_table import static_table
 from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.code_priors import secondary_kinds
 from rrg.rank.kept_cuts import KeptCuts
 from rrg.rank.kept_orders import code_make
+from rrg.rank.kept_terms import KeptTerms
 from rrg.rank.passages import (
     PassageScorer,
     cut_files,
@@ -117,16 +119,18 @@ def warm_passages(
     tuning: Tuning = TUNING,
     most_passages: int = MOST_PASSAGES,
 ) -> Warmed:
-    """Cut the root's text files and compute their passages' static vectors, source code
-    first, then the rest of its code, then everything else, until ``most_passages``. Marked
-    first, so that the searches meanwhile start no second job; stops where the index is
-    cleared meanwhile (``--index-clear``), so as not to fill a cache no index uses."""
+    """Cut the root's text files, compute their passages' static vectors and count their
+    words (``rrg.rank.kept_terms``): source code first, then the rest of its code, then
+    everything else, until ``most_passages``. Marked first, so that the searches meanwhile
+    start no second job; stops where the index is cleared meanwhile (``--index-clear``),
+    so as not to fill a cache no index uses."""
     start = time.monotonic()
     cache = served.vectors
     cache.put_mark(warm_key(served, tuning))
     cuts = None
     with contextlib.suppress(OSError, RrgError):
         cuts = KeptCuts(cache)
+    terms = KeptTerms(cache)
     scorer = PassageScorer(
         served.encoder, view.piece_idf, root_vectors(served, tuning), 0, tuning, cuts
     )
@@ -139,7 +143,9 @@ def warm_passages(
         chunk = paths[at : at + _CHUNK]
         names = [passage_name(served.root, path) for path in chunk]
         bodies = cut_files(file_texts(served.root, chunk), names, cut, cuts)
-        static_vectors_of(bodies, bodies.keys(), scorer)
+        keys = bodies.keys()
+        static_vectors_of(bodies, keys, scorer)
+        terms.keep(keys, bodies, wait_s=LOCK_WAIT_S)
         files += len(chunk)
         passages += len(bodies)
         if passages >= most_passages:

@@ -1,6 +1,6 @@
 """A root's passages computed ahead (rrg/rank/warm_passages.py): the first search of a whole
-index of 200 text files or more starts the background job, which cuts every file and
-computes every passage's static vector, once a root; a new query then
+index of 200 text files or more starts the background job, which cuts every file,
+computes every passage's static vector and counts its words, once a root; a new query then
 computes none, and ranks exactly as a root without the job does. Below the bound, or with
 RRG_INDEX_BACKGROUND=0, no job starts. The real command, real files, the real cache."""
 
@@ -98,6 +98,7 @@ def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
     statics = _statics(cache)
     # Every text file's passages: three definitions a short module, at least one a file.
     assert statics >= 3 * (WARM_FROM_FILES + 10)
+    assert _count(cache, "SELECT COUNT(*) FROM terms") == statics  # each one's words counted
     assert _count(cache, "SELECT COUNT(*) FROM cuts") >= (WARM_FROM_FILES + 10) // 20
 
     for query in ("retry a request after it failed", "parse the config", "queue tokens"):
