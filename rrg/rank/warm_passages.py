@@ -103,12 +103,16 @@ def warm_status(served: ServedRoot, tuning: Tuning = TUNING) -> str:
             return "no (the index cannot be read)"
         if view.n_text < WARM_FROM_FILES:
             return f"no (a root of fewer than {WARM_FROM_FILES} text files: its queries cut it)"
-        if not served.vectors.has_mark(warm_key(served, tuning)):
-            return "not yet (the next search starts it in the background)"
-        # Files changed since are computed by the queries that read them.
-    except (OSError, sqlite3.Error, RrgError) as err:
+        marked = served.vectors.has_mark(warm_key(served, tuning))
+        running = builder_running(served.index_path)
+    except Exception as err:  # noqa: BLE001 - a status: a build may merge segments meanwhile
         return f"unknown ({err})"
-    if builder_running(served.index_path):
+    if not marked:
+        if running:
+            return "not yet (the background build finishing the index computes them next)"
+        return "not yet (the next search starts it in the background)"
+    # Files changed since are computed by the queries that read them.
+    if running:
         return "being computed in the background"
     return "yes (files changed since: by the queries that read them)"
 

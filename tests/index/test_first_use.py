@@ -193,7 +193,9 @@ def _wordy_tree(root: Path, files: int) -> Path:
 
 
 def _status(tree: Path, env: dict[str, str]) -> str:
-    return run([*rrg_cmd(), "--index-status", "."], tree, env).stdout.decode()
+    status = run([*rrg_cmd(), "--index-status", "."], tree, env)
+    assert status.returncode == 0, status.stderr
+    return status.stdout.decode()
 
 
 def _indexed(tree: Path, env: dict[str, str]) -> int:
