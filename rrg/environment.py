@@ -11,6 +11,9 @@ finished in the background (``INDEX_WAIT_S``).
 ``RRG_EMBED``: 1 makes every ``rrg --index`` embed its root's passages too (``--embed``).
 ``RRG_EMBED_BATCH``: passages embedded between two saved parts (256): what an interrupted
 ``--embed`` loses at most.
+``RRG_PASSAGES_AHEAD``: 0 keeps searches from starting the job that computes a root's
+passages ahead (``rrg.rank.warm_passages``; 1 by default): the vector cache then holds only
+what queries read (sympy's is 66 MB with the job, against its 5 MB index).
 A value that is no number is bad input, said in one line, never a traceback.
 """
 
@@ -68,8 +71,14 @@ def check_environment() -> None:
     index_wait_s()
     embed_always()
     env_number("RRG_EMBED_BATCH", 0, whole=True)
+    passages_ahead()
 
 
 def embed_always() -> bool:
     """Whether ``RRG_EMBED=1`` asks every ``--index`` to embed."""
     return env_number("RRG_EMBED", 0, whole=True) > 0
+
+
+def passages_ahead() -> bool:
+    """Whether a root's passages are computed ahead (``RRG_PASSAGES_AHEAD``, 1 unless 0)."""
+    return env_number("RRG_PASSAGES_AHEAD", 1, whole=True) > 0

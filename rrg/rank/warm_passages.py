@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import xxhash
 
+from rrg.environment import passages_ahead
 from rrg.errors import RrgError
 from rrg.index.definitions import is_code
 from rrg.index.refresh import open_view
@@ -85,9 +86,9 @@ def warm_key(served: ServedRoot, tuning: Tuning) -> str:
 
 
 def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) -> bool:
-    """Whether this root's passages wait to be computed ahead (no job has started for this
-    state of its index); False where the cache cannot be read."""
-    if view.n_text < WARM_FROM_FILES:
+    """Whether this root's passages wait to be computed ahead (no job has started for it);
+    False where the cache cannot be read, or ``RRG_PASSAGES_AHEAD=0``."""
+    if view.n_text < WARM_FROM_FILES or not passages_ahead():
         return False
     try:
         return not served.vectors.has_mark(warm_key(served, tuning))
@@ -103,6 +104,8 @@ def warm_status(served: ServedRoot, tuning: Tuning = TUNING) -> str:
             return "no (the index cannot be read)"
         if view.n_text < WARM_FROM_FILES:
             return f"no (a root of fewer than {WARM_FROM_FILES} text files: its queries cut it)"
+        if not passages_ahead():
+            return "no (RRG_PASSAGES_AHEAD=0)"
         marked = served.vectors.has_mark(warm_key(served, tuning))
         running = builder_running(served.index_path)
     except Exception as err:  # noqa: BLE001 - a status: a build may merge segments meanwhile

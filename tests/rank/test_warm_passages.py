@@ -136,14 +136,22 @@ def test_an_edit_starts_no_second_job_and_its_reader_computes_it(
     assert _statics(cache) > statics  # the new passage, computed by the query
 
 
-def test_no_job_without_background_builds(big: tuple[Path, dict[str, str]]) -> None:
+@pytest.mark.parametrize("off", ["RRG_INDEX_BACKGROUND", "RRG_PASSAGES_AHEAD"])
+def test_no_job_where_it_is_turned_off(big: tuple[Path, dict[str, str]], off: str) -> None:
     root, env = big
-    quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
+    quiet = {**env, off: "0"}
     assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, quiet).returncode == 0
     time.sleep(1)
     cache = Path(env["RRG_CACHE_DIR"])
     assert _count(cache, "SELECT COUNT(*) FROM marks") == 0
     assert _statics(cache) < 3 * WARM_FROM_FILES  # the query's own files, not the root's
+    if off == "RRG_PASSAGES_AHEAD":
+        status = run([*rrg_cmd(), "--index-status"], root, quiet).stdout.decode()
+        assert "passages computed ahead: no (RRG_PASSAGES_AHEAD=0)" in status
+    bad = run([*rrg_cmd(), "-q", "render", "--files"], root, {**env, off: "x"})
+    if off == "RRG_PASSAGES_AHEAD":
+        assert bad.returncode == 2 and bad.stdout == b""
+        assert bad.stderr == b"rrg: RRG_PASSAGES_AHEAD must be a whole number >= 0, not 'x'\n"
 
 
 def test_no_job_for_a_small_root(tmp_path: Path, env: dict[str, str]) -> None:
