@@ -14,8 +14,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -127,14 +128,11 @@ class VectorCache:
         before = time.time() - MARK_AFTER_S
         db = self._connect()
         try:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key, vec, used FROM vectors WHERE model=? AND key IN ({marks})"
-                for key, vec, used in db.execute(query, (model, *chunk)):
-                    out[key] = np.frombuffer(vec, "<f2").astype(np.float32)
-                    if used < before:
-                        stale.append(key)
+            select = "SELECT key, vec, used FROM vectors WHERE model=? AND key"
+            for key, vec, used in _rows_in(db, select, keys, model):
+                out[key] = np.frombuffer(vec, "<f2").astype(np.float32)
+                if used < before:
+                    stale.append(key)
         finally:
             db.close()
         return out, stale
@@ -263,17 +261,7 @@ class VectorCache:
     def put_cuts(self, fresh: dict[str, bytes], hits: list[str]) -> bool:
         """Keep new cuts, mark those read as used; False when the lock was busy. It never
         waits for the lock: a cut not kept is only made again by the next query."""
-        if not fresh and not hits:
-            return True
-        now = int(time.time())
-        return self._store(
-            "INSERT OR REPLACE INTO cuts VALUES (?,?,?)",
-            [(key, data, now) for key, data in fresh.items()],
-            "UPDATE cuts SET used=? WHERE key=?",
-            [(now, key) for key in hits],
-            now,
-            wait_s=0,
-        )
+        return self._put_keyed("cuts", fresh, hits, wait_s=0)
 
     def get_terms(self, keys: list[str]) -> dict[str, tuple[bytes, int]]:
         """Passages' word counts as kept by ``put_terms``, and when each was last marked
@@ -283,12 +271,10 @@ class VectorCache:
         out: dict[str, tuple[bytes, int]] = {}
         db = self._connect()
         try:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key, data, used FROM terms WHERE key IN ({marks})"
-                for key, data, used in db.execute(query, chunk):
-                    out[str(key)] = (bytes(data), int(used))
+            for key, data, used in _rows_in(
+                db, "SELECT key, data, used FROM terms WHERE key", keys
+            ):
+                out[str(key)] = (bytes(data), int(used))
         except sqlite3.OperationalError:
             return {}
         finally:
@@ -298,13 +284,19 @@ class VectorCache:
     def put_terms(self, fresh: dict[str, bytes], hits: list[str], wait_s: float = 0) -> bool:
         """Keep passages' word counts, mark those read as used; False when the lock was
         busy past ``wait_s``."""
+        return self._put_keyed("terms", fresh, hits, wait_s)
+
+    def _put_keyed(
+        self, table: str, fresh: dict[str, bytes], hits: list[str], wait_s: float
+    ) -> bool:
+        """New rows of a table of (key, data, used) written and read ones marked used."""
         if not fresh and not hits:
             return True
         now = int(time.time())
         return self._store(
-            "INSERT OR REPLACE INTO terms VALUES (?,?,?)",
+            f"INSERT OR REPLACE INTO {table} VALUES (?,?,?)",
             [(key, data, now) for key, data in fresh.items()],
-            "UPDATE terms SET used=? WHERE key=?",
+            f"UPDATE {table} SET used=? WHERE key=?",
             [(now, key) for key in hits],
             now,
             wait_s,
@@ -426,6 +418,18 @@ class VectorCache:
         finally:
             db.close()
         return int(rows), int(size)
+
+
+def _rows_in(
+    db: sqlite3.Connection, select: str, keys: list[str], *first: object
+) -> Iterator[tuple[Any, ...]]:
+    """The rows of ``select`` (ending in the column the keys are of) for these keys, 500 a
+    statement (SQLite's bound on a statement's parameters was 999 until 3.32); ``first``:
+    the parameters before the keys."""
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        yield from db.execute(f"{select} IN ({marks})", (*first, *chunk))
 
 
 def _bound(db: sqlite3.Connection, table: str, column: str, max_bytes: int) -> None:

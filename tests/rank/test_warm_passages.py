@@ -61,6 +61,17 @@ def _wait_for_job(cache: Path) -> None:
     assert not builder_running(index), "the background job did not finish in 180 s"
 
 
+def _indexed_twice(root: Path, env: dict[str, str], plain: Path) -> dict[str, str]:
+    """The root indexed in env's cache, and the environment of a copy of that index whose
+    passages are never computed ahead: the root as it ranked before the job."""
+    quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
+    assert run([*rrg_cmd(), "--index"], root, quiet).returncode == 0
+    shutil.copytree(env["RRG_CACHE_DIR"], plain)
+    for vectors in (plain / "index").glob("*.vectors.sqlite*"):
+        vectors.unlink()
+    return {**quiet, "RRG_CACHE_DIR": str(plain)}
+
+
 @pytest.fixture
 def big(tmp_path: Path, env: dict[str, str]) -> tuple[Path, dict[str, str]]:
     root = tmp_path / "tree"
@@ -73,14 +84,7 @@ def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
 ) -> None:
     root, env = big
     cache = Path(env["RRG_CACHE_DIR"])
-    quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
-    assert run([*rrg_cmd(), "--index"], root, quiet).returncode == 0
-    # The same index, its passages never computed ahead: the root as it ranked before.
-    plain = tmp_path / "plain"
-    shutil.copytree(cache, plain)
-    for vectors in (plain / "index").glob("*.vectors.sqlite*"):
-        vectors.unlink()
-    unwarmed = {**quiet, "RRG_CACHE_DIR": str(plain)}
+    unwarmed = _indexed_twice(root, env, tmp_path / "plain")
 
     first = run([*rrg_cmd(), "-q", "render a page", "--fast", "--files"], root, env)
     assert first.returncode == 0, first.stderr
@@ -186,11 +190,8 @@ def test_searches_beside_the_job_answer_as_without_it(
     the job does (reads never wait on the job; its writes are brief)."""
     root, env = big
     cache = Path(env["RRG_CACHE_DIR"])
+    unwarmed = _indexed_twice(root, env, tmp_path / "plain")
     quiet = {**env, "RRG_INDEX_BACKGROUND": "0"}
-    assert run([*rrg_cmd(), "--index"], root, quiet).returncode == 0
-    plain = tmp_path / "plain"
-    shutil.copytree(cache, plain)
-    unwarmed = {**quiet, "RRG_CACHE_DIR": str(plain)}
     queries = ("retry a request after it failed", "parse the config", "queue tokens")
     expected = [
         run([*rrg_cmd(), "-q", q, "--fast", "-n", "return"], root, unwarmed).stdout for q in queries
