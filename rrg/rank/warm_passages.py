@@ -143,7 +143,7 @@ def warm_passages(
     )
     cut = cut_passages if tuning.code_passages else blank_line_passages
     files = passages = 0
-    paths = warm_order(view)
+    paths = warm_order(view, most_passages)
     for at in range(0, len(paths), _CHUNK):
         if not served.index_path.exists():
             break
@@ -160,21 +160,21 @@ def warm_passages(
     return Warmed(files, passages, time.monotonic() - start)
 
 
-def warm_order(view: IndexView) -> list[bytes]:
+def warm_order(view: IndexView, most: int = MOST_PASSAGES) -> list[bytes]:
     """The index's live text files in the order they are computed: source code (no kind of
     secondary file: tests, examples, vendored...) first, the other code next, then the
-    rest, each in the index's order."""
+    rest, each in the index's order; at most ``most`` of each kind (a file has a passage at
+    least), so that a root of a million files holds no million paths here."""
     source: list[bytes] = []
     code: list[bytes] = []
     rest: list[bytes] = []
     for path in _text_paths(view):
         name = path.decode("utf-8", "replace")
-        if not is_code(name):
-            rest.append(path)
-        elif secondary_kinds(name, frozenset()):
-            code.append(path)
-        else:
-            source.append(path)
+        kind = rest if not is_code(name) else code if secondary_kinds(name, frozenset()) else source
+        if len(kind) < most:
+            kind.append(path)
+        if len(source) >= most:
+            break
     return source + code + rest
 
 

@@ -212,3 +212,32 @@ def test_searches_beside_the_job_answer_as_without_it(
     assert [out for out, _ in answers] == expected
     _wait_for_job(cache)
     assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
+
+
+def test_source_code_is_computed_first_and_each_kind_bounded(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rrg.index.refresh import open_view
+    from rrg.index.served import ServedRoot
+    from rrg.model.registry import default_model
+    from rrg.model.static_table import static_table
+    from rrg.rank.warm_passages import warm_order
+
+    root = tmp_path / "tree"
+    for rel in ("docs/guide.md", "tests/test_b.py", "src/b.py", "README.md", "src/a.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"retry the request in {rel}\n")
+    env = {**env, "RRG_CACHE_DIR": str(tmp_path / "cache")}
+    assert run([*rrg_cmd(), "--index"], root, env).returncode == 0
+    monkeypatch.setenv("RRG_CACHE_DIR", env["RRG_CACHE_DIR"])
+    served = ServedRoot(bytes(root), default_model())
+    view = open_view(served.index_path, static_table(served.encoder).shape[0])
+    assert view is not None
+    order = [path.decode() for path in warm_order(view)]
+    assert sorted(order[:2]) == ["src/a.py", "src/b.py"]
+    assert order[2] == "tests/test_b.py"
+    assert sorted(order[3:]) == ["README.md", "docs/guide.md"]
+    # At most one of each kind; the walk ends at the first source file.
+    bounded = [path.decode() for path in warm_order(view, most=1)]
+    assert bounded[0].startswith("src/") and len(bounded) <= 3
+    assert sum(path.startswith("src/") for path in bounded) == 1
