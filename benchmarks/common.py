@@ -15,6 +15,10 @@ from pathlib import Path
 BIN = Path(sys.executable).parent
 OUT = Path(__file__).resolve().parent / "out"
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+# Each benchmark times what it timed before the job that computes a root's passages ahead
+# (rrg.rank.warm_passages) existed: none starts beside its runs unless it asks
+# (benchmarks/warm_speed.py times the job and what it saves).
+os.environ.setdefault("RRG_PASSAGES_AHEAD", "0")
 
 
 def rg() -> str:

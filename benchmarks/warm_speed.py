@@ -60,7 +60,8 @@ def main() -> None:
         timed([*rrg(), "-q", queries[-1], "-i", pattern], root, env)
         shutil.copytree(warmed, plain)
         start = time.monotonic()
-        timed([*rrg(), "-q", queries[-2], "--files"], root, dict(env, RRG_INDEX_BACKGROUND="1"))
+        starting = dict(env, RRG_INDEX_BACKGROUND="1", RRG_PASSAGES_AHEAD="1")
+        timed([*rrg(), "-q", queries[-2], "--files"], root, starting)
         time.sleep(0.5)
         while builder_running(_index_file(warmed)):
             time.sleep(0.2)
