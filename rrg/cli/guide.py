@@ -54,6 +54,10 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
   files they name come first.
 - A bare identifier as the question (rrg -q "ZodType" 'ZodType') ranks the file that
   defines it first, without the model.
+- The first search of a project of 200 files or more starts one background job (nice'd,
+  once) that cuts its files into passages and scores what it can of them ahead: new
+  questions cost less once it is done (rrg --index-status says; RRG_PASSAGES_AHEAD=0 turns
+  it off).
 - A project embedded once (rrg --index --embed) answers new questions without reading its
   passages again. Hosts that take tools over MCP can run rrg --mcp PATH instead of a shell.
 """
