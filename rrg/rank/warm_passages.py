@@ -22,6 +22,7 @@ used first, what was computed for the root's largest trees.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -91,7 +92,12 @@ def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) 
     if view.n_text < WARM_FROM_FILES or not passages_ahead():
         return False
     try:
-        return not served.vectors.has_mark(warm_key(served, tuning))
+        cache = served.vectors
+        # A cache this process cannot write (a shared, prepared one) would start a job that
+        # fails at its first write, search after search.
+        if not os.access(cache.path.parent, os.W_OK):
+            return False
+        return not cache.has_mark(warm_key(served, tuning))
     except (OSError, sqlite3.Error, RrgError):
         return False
 
