@@ -1,14 +1,17 @@
 """A root's passages cut, their static vectors computed and their words counted ahead, so
 that a new query reads them back instead of computing them.
 
-Every query cuts its best files into passages and computes each passage's static vector
-for the cheap tier; both are kept (the cuts by ``rrg.rank.kept_cuts``, the vectors in the
-root's vector cache), so a file costs once. But a new question reads new files: on sympy
-(1,863 files) a new query in a fresh cache spent 0.4-0.7 s of its 1.4-2.4 s on them, while
-computing them for all 1,510 code files once takes 23 s (46,600 passages, 24 MB of
-vectors, 7 MB of cuts). So once a root's index is whole, the first search of it starts
-that work in the background (``rrg.search.background``), at a lower priority, one such job
-a root at a time; the searches beside it rank as before, computing what is not kept yet.
+Every query cuts its best files into passages, computes each passage's static vector and
+counts its words for the cheap tier; what it computes is kept (the cuts by
+``rrg.rank.kept_cuts``, the vectors in the root's vector cache, the counts by
+``rrg.rank.kept_terms``), so a file costs once. But a new question reads new files: on
+sympy (1,863 files) a new query in a fresh cache spent 0.5-0.9 s of its 1.4-2.4 s on them,
+while computing them for all its 1,863 text files once takes 37 s (50,690 passages: 26 MB
+of vectors, 13 MB of counts, 8.5 MB of cuts). So once a root's index is whole, the first
+search of it starts that work in the background (``rrg.search.background``), at a lower
+priority, one such job a root at a time; the searches beside it rank as before, computing
+what is not kept yet. A new query then took 0.75x the time on sympy, 0.79x on tokio
+(docs/benchmarks.md, "A root's passages computed ahead").
 
 What is computed is what a query would compute, by the same functions and keys: a query
 ranks the same files the same way whether this ran or not. Done once a root, model and
