@@ -18,13 +18,12 @@ import zlib
 
 import xxhash
 
-from rrg.index.vectors import VectorCache
+# A kept cut read within MARK_AFTER_S of its last mark is not marked again: a query that
+# only reads writes nothing (the vectors and word counts are marked alike).
+from rrg.index.vectors import MARK_AFTER_S, VectorCache
 from rrg.rank.code_passages import blank_line_passages, cut_make, cut_passages
 from rrg.rank.paragraphs import Paragraph
 
-#: A kept cut read within this many seconds of its last mark is not marked again: a query
-#: that only reads writes nothing.
-MARK_AFTER_S = 86400
 #: Shorter files are cut each time, and kept nowhere: a read back saves 0.1 ms of them at
 #: most. A file's cut against its read back, the connection shared by a query's reads (zod
 #: and tokio, 300 files each; docs/benchmarks.md): under 1,000 characters 0.16-0.17 ms
