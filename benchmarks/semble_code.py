@@ -14,15 +14,14 @@ fetched snapshots). --sweep: every setting of the sweep (else the shipped consta
 --stage-budget: the model's work in the stage (tokens of code passages, passages in all);
 --plain: also the order with the priors off; --paragraphs: also code cut at blank lines
 instead of its definitions (with --stage: what the model reads); --passage-words: the cheap
-order's passage signal off and at each weight, head and window; --passage-tier: the
-passage tier off, at each share and head; --set: a variant of the shipped point (fields
-of Tuning), beside it. Each setting is a variant
-of ``rrg.rank.tuning.TUNING`` (``dataclasses.replace``) passed in RankSettings: nothing is
-patched. DATA may be built whole
-(``materialize.py --whole``): the priors for whole repositories are swept there. The
-"half" column counts places within DATA: with a folder of one half, read it as that half.
-About a minute for the
-cheap order over 20 repositories, ten with --stage.
+order's passage signal off and at each weight, head and window; --passage-tier: the passage
+tier off, at each share and head; --set: a variant of the shipped point (fields of Tuning,
+or stage_files: the files the default order's stage re-orders), beside it. Each setting is
+a variant of ``rrg.rank.tuning.TUNING`` (``dataclasses.replace``) passed in RankSettings:
+nothing is patched. DATA may be built whole (``materialize.py --whole``): the priors for
+whole repositories are swept there. The "half" column counts places within DATA: with a
+folder of one half, read it as that half. About a minute for the cheap order over 20
+repositories, ten with --stage.
 """
 
 from __future__ import annotations
@@ -139,6 +138,14 @@ def queries(repo: Path) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+def rank_settings(values: Setting, stage: int) -> RankSettings:
+    """A setting as the ranking takes it: ``stage_files`` (the files the stage re-orders,
+    ``--cascade``; with the default order only) is the ranking's, the rest the Tuning's."""
+    tuning = {k: v for k, v in values.items() if k != "stage_files"}
+    files = int(values.get("stage_files", stage)) if stage else 0
+    return RankSettings(files, lambda message: None, tuning=replace(TUNING, **tuning))
+
+
 def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, list[float]]:
     """Each setting's per-query NDCG@10 on one repository."""
     corpus = (repo / "corpus").resolve()
@@ -146,10 +153,7 @@ def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, 
     printed = subprocess.run([rg(), "--files"], capture_output=True, check=True).stdout
     paths = sorted(printed.splitlines())
     spec = default_model()
-    ranks = {
-        name: RankSettings(stage, lambda message: None, tuning=replace(TUNING, **values))
-        for name, values in settings.items()
-    }
+    ranks = {name: rank_settings(values, stage) for name, values in settings.items()}
     root = os.fsencode(corpus)
     scores: dict[str, list[float]] = {name: [] for name in settings}
     for _, query, labels in queries(repo):

@@ -4,7 +4,9 @@ the pass-through path reads the option table."""
 
 #: Matching lines (or passages, without a pattern) a relevance search prints (--limit).
 LINE_CAP = 30
-#: Files the transformer stage re-orders through their best passages (--cascade).
+#: Files the transformer stage re-orders through their best passages (--cascade). 12-32
+#: swept at the stage's budget on semble-code's dev half: 20 the best mean of source folders
+#: and whole (docs/benchmarks.md, "The files the stage re-orders").
 STAGE_FILES = 20
 #: Characters kept around a long line's match in a pipe (--excerpt).
 EXCERPT = 1000
