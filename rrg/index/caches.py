@@ -70,13 +70,30 @@ def clear_root(index_path: Path) -> bool:
     return existed
 
 
+def bytes_on_disk(path: Path) -> int:
+    """A file's size, or a folder's files' sizes summed. Another process may remove them
+    while they are counted (SQLite removes a -wal file with its last connection, a merge
+    its old segments or parts): what went counts nothing."""
+    if not path.is_dir():
+        with suppress(FileNotFoundError):
+            return path.stat().st_size
+        return 0
+    total = 0
+    with suppress(FileNotFoundError):
+        for f in path.rglob("*"):
+            with suppress(FileNotFoundError):
+                total += f.stat().st_size if f.is_file() else 0
+    return total
+
+
 def _size(path: Path) -> str:
+    size = bytes_on_disk(path)
     if path.is_dir():
-        size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-        count = sum(1 for f in path.iterdir() if f.is_dir())
+        count = 0
+        with suppress(FileNotFoundError):
+            count = sum(1 for f in path.iterdir() if f.is_dir())
         kind = "part" if path.name.endswith(".embed") else "segment"
         return f"{size / 1e6:.1f} MB in {count} {kind}{'' if count == 1 else 's'}"
-    size = path.stat().st_size
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
 
 
@@ -137,7 +154,7 @@ def index_status(
         *([f"  passages computed ahead: {warmed}"] if warmed else []),
         "  cache files:",
     ]
-    lines += [f"    {path} ({_size(path)})" for path in root_files(index_path)]
+    lines += [f"    {path} ({_size(path)})" for path in root_files(index_path) if path.exists()]
     try:
         scopes = scope_files()
         total = sum(p.stat().st_size for p in scopes if p.exists())

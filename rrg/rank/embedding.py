@@ -20,6 +20,7 @@ import numpy as np
 
 from rrg.environment import env_number
 from rrg.errors import RrgError
+from rrg.index.caches import bytes_on_disk
 from rrg.index.embedded import (
     Embedded,
     embed_dir,
@@ -261,7 +262,7 @@ def embed_status(served: ServedRoot) -> str | None:
         return "unreadable index: the next rrg --index rebuilds it and embeds anew"
     text_rows = np.flatnonzero(view.kinds == KIND_TEXT).tolist()
     current = sum(1 for key, _ in keyed_files(view, text_rows) if key in held.where)
-    size = sum(f.stat().st_size for f in parent.rglob("*") if f.is_file())
+    size = bytes_on_disk(parent)  # a merge may replace parts meanwhile
     damaged = (
         f", {len(held.damaged)} damaged parts (rrg --index embeds again)" if held.damaged else ""
     )

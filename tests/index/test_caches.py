@@ -350,3 +350,23 @@ def test_a_search_that_cannot_refresh_answers_from_the_index_and_says_so(
     expected = run([rg, "needle"], tree, env).stdout.splitlines()
     assert sorted(out.stdout.splitlines()) == sorted(expected)
     assert any(line.startswith(b"new.txt:") for line in expected)
+
+
+def test_sizes_count_what_is_there_and_nothing_for_what_went(tmp_path: Path) -> None:
+    """--index-status sums the sizes of a root's files while other processes use them:
+    SQLite removes a -wal file with its last connection, a merge removes old segments. A
+    file that went counts nothing; it is not an internal error (it was, under load)."""
+    from rrg.index.caches import bytes_on_disk
+
+    folder = tmp_path / "x.sqlite.segments"
+    (folder / "s1").mkdir(parents=True)
+    (folder / "s1" / "docs").write_bytes(b"a" * 100)
+    (folder / "s2").mkdir()
+    (folder / "s2" / "docs").write_bytes(b"b" * 20)
+    wal = tmp_path / "x.sqlite-wal"
+    wal.write_bytes(b"c" * 7)
+    assert bytes_on_disk(folder) == 120
+    assert bytes_on_disk(wal) == 7
+    wal.unlink()
+    assert bytes_on_disk(wal) == 0
+    assert bytes_on_disk(tmp_path / "never.sqlite.embed") == 0
