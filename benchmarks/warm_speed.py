@@ -1,5 +1,6 @@
-"""New queries on a root whose passages were computed ahead (rrg/rank/warm_passages.py)
-against the same root without that job, interleaved; and the job's own time.
+"""New queries on a root whose passages were computed ahead (rrg/rank/warm_passages.py),
+and embedded where it has at most RRG_EMBED_AHEAD passages, against the same root without
+that job, interleaved; and the job's own time.
 
 Two cache folders hold the same index (built once, then copied). In one, a first search
 starts the background job, and this waits for it (its wall time and what it wrote are
@@ -68,6 +69,10 @@ def main() -> None:
         job = time.monotonic() - start
         status = measured([*rrg(), "--index-status", "."], root, env).stdout
         held = next((line.strip() for line in status.splitlines() if "vector cache" in line), "")
+        embedded = next(
+            (line.strip() for line in status.splitlines() if line.strip().startswith("embedded:")),
+            "",
+        )
         envs = {"without": dict(base, RRG_CACHE_DIR=str(plain)), "with": env}
         commands = (
             (f"`rrg -q Q -i '{pattern}'`", []),
@@ -90,6 +95,7 @@ def main() -> None:
     name = sys.argv[1].rstrip("/").rsplit("/", 1)[-1]
     print(f"{name}: {files:,} files; {machine()}; {count} new queries a command")
     print(f"The job (index whole, started by a search, waited for): {job:.1f} s; {held}")
+    print(embedded)  # a root of at most RRG_EMBED_AHEAD passages is embedded by the job
     print("| command | without the job, p50 | with it, p50 | median ratio |")
     print("|---|---|---|---|")
     print("\n".join(rows))

@@ -14,6 +14,8 @@ finished in the background (``INDEX_WAIT_S``).
 ``RRG_PASSAGES_AHEAD``: 0 keeps searches from starting the job that computes a root's
 passages ahead (``rrg.rank.warm_passages``; 1 by default): the vector cache then holds only
 what queries read (sympy's is 66 MB with the job, against its 5 MB index).
+``RRG_EMBED_AHEAD``: the most passages a root may have for that job to embed it too (as
+``--embed`` does; 20,000 by default, about two minutes of a 2-core machine; 0: never).
 A value that is no number is bad input, said in one line, never a traceback.
 """
 
@@ -82,3 +84,14 @@ def embed_always() -> bool:
 def passages_ahead() -> bool:
     """Whether a root's passages are computed ahead (``RRG_PASSAGES_AHEAD``, 1 unless 0)."""
     return env_number("RRG_PASSAGES_AHEAD", 1, whole=True) > 0
+
+
+#: The most passages a root may have for the job ahead to embed it (``RRG_EMBED_AHEAD``).
+#: At 160-250 passages a second on 2 cores (docs/benchmarks.md, "The embedding index"),
+#: at most about two minutes of background work once a root; sympy (50,713) stays above.
+EMBED_AHEAD = 20_000
+
+
+def embed_ahead_most() -> int:
+    """The most passages of a root the job ahead embeds (``RRG_EMBED_AHEAD``; 0: none)."""
+    return int(env_number("RRG_EMBED_AHEAD", EMBED_AHEAD, whole=True))

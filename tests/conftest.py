@@ -56,6 +56,9 @@ def env(cache_dir: Path) -> dict[str, str]:
     # No background jobs (a partial index finished, passages computed ahead) outliving the
     # test that started them: the tests of those jobs turn them on.
     out["RRG_INDEX_BACKGROUND"] = "0"
+    # And where a test turns them on, no model run over every passage of its tree: the
+    # tests of embedding ahead ask for it.
+    out["RRG_EMBED_AHEAD"] = "0"
     out.pop("RIPGREP_CONFIG_PATH", None)
     return out
 

@@ -20,6 +20,10 @@ again); a root of fewer than ``WARM_FROM_FILES`` text files is left to its queri
 cut most of it within a few.
 Bounded by ``MOST_PASSAGES``: the caches' own bounds would otherwise drop, least recently
 used first, what was computed for the root's largest trees.
+
+A root of at most ``RRG_EMBED_AHEAD`` passages (``rrg.environment.EMBED_AHEAD``) is then
+embedded by the same job, as ``rrg --index --embed`` embeds it (``embeds_ahead``): its new
+queries run the model on their own text alone, and later builds embed what changed.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 
 import xxhash
 
-from rrg.environment import passages_ahead
+from rrg.environment import embed_ahead_most, passages_ahead
 from rrg.errors import RrgError
 from rrg.index.definitions import is_code
 from rrg.index.refresh import open_view
@@ -44,6 +48,7 @@ from rrg.index.view import IndexView
 from rrg.model.static_table import static_table
 from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.code_priors import secondary_kinds
+from rrg.rank.embedding import is_embedded
 from rrg.rank.kept_cuts import KeptCuts
 from rrg.rank.kept_orders import code_make
 from rrg.rank.kept_terms import KeptTerms
@@ -74,6 +79,7 @@ class Warmed:
     files: int
     passages: int
     seconds: float
+    complete: bool = True  # every text file was computed (no bound, no --index-clear)
 
 
 def warm_key(served: ServedRoot, tuning: Tuning) -> str:
@@ -92,6 +98,9 @@ def warm_key(served: ServedRoot, tuning: Tuning) -> str:
 def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) -> bool:
     """Whether this root's passages wait to be computed ahead (no job has started for it);
     False where the cache cannot be read, or ``RRG_PASSAGES_AHEAD=0``."""
+    # Read here, not only in the job: a bad RRG_EMBED_AHEAD is said by the search that
+    # would start it, in one line, not lost in a background process.
+    embed_ahead_most()
     if view.n_text < WARM_FROM_FILES or not passages_ahead():
         return False
     try:
@@ -153,8 +162,10 @@ def warm_passages(
     cut = cut_passages if tuning.code_passages else blank_line_passages
     files = passages = 0
     paths = warm_order(view, most_passages)
+    complete = len(paths) == view.n_text
     for at in range(0, len(paths), _CHUNK):
         if not served.index_path.exists():
+            complete = False
             break
         chunk = paths[at : at + _CHUNK]
         names = [passage_name(served.root, path) for path in chunk]
@@ -165,8 +176,18 @@ def warm_passages(
         files += len(chunk)
         passages += len(bodies)
         if passages >= most_passages:
+            complete = files == len(paths)
             break
-    return Warmed(files, passages, time.monotonic() - start)
+    return Warmed(files, passages, time.monotonic() - start, complete)
+
+
+def embeds_ahead(served: ServedRoot, warmed: Warmed) -> bool:
+    """Whether the job goes on to embed the root (``--embed``'s work): every passage was
+    computed ahead, they number at most ``RRG_EMBED_AHEAD``, and the root is not embedded.
+    An embedded root's new query runs the model on its own text alone, where the stage
+    runs it on 32 passages (semble-code's test half 0.44 -> 0.28 s a new query, NDCG@10
+    .767 -> .798; docs/benchmarks.md, "Embedded ahead")."""
+    return warmed.complete and 0 < warmed.passages <= embed_ahead_most() and not is_embedded(served)
 
 
 def warm_order(view: IndexView, most: int = MOST_PASSAGES) -> list[bytes]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Callable
@@ -327,10 +328,11 @@ def _build(
 ) -> int:
     """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
     then embedded where the root is (or is to be); ``warm`` (a build a search started):
-    then its passages computed ahead, where no job has done so for this state of it."""
+    then its passages computed ahead, where no job has done so for this state of it, and
+    the root embedded where it is small enough (``embeds_ahead``)."""
     from rrg.environment import embed_always
     from rrg.rank.embedding import embed_root, is_embedded
-    from rrg.rank.warm_passages import needs_warming, warm_passages
+    from rrg.rank.warm_passages import embeds_ahead, needs_warming, warm_passages
     from rrg.search.indexing import build_index
 
     show = request.show_progress
@@ -340,7 +342,12 @@ def _build(
     if request.embed or embed_always() or is_embedded(served):
         reports.embedded(where, embed_root(served, built.view, built.rows, show))
     if warm and needs_warming(served, built.view):
-        warm_passages(served, built.view)
+        warmed = warm_passages(served, built.view)
+        if embeds_ahead(served, warmed):
+            # Nobody reads a background build's output; a busy embedding lock is another
+            # job embedding the root already.
+            with contextlib.suppress(RrgError):
+                embed_root(served, built.view, built.rows, show_progress=False)
     return EXIT_ERROR if built.candidates.error else EXIT_MATCH
 
 

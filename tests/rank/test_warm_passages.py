@@ -1,8 +1,10 @@
 """A root's passages computed ahead (rrg/rank/warm_passages.py): the first search of a whole
 index of 200 text files or more starts the background job, which cuts every file,
 computes every passage's static vector and counts its words, once a root; a new query then
-computes none, and ranks exactly as a root without the job does. Below the bound, or with
-RRG_INDEX_BACKGROUND=0, no job starts. The real command, real files, the real cache."""
+computes none, and ranks exactly as a root without the job does. A root of at most
+RRG_EMBED_AHEAD passages is then embedded too, and a new query runs the model on its own
+text alone. Below the bound, or with RRG_INDEX_BACKGROUND=0, no job starts. The real
+command, real files, the real cache."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.environment import EMBED_AHEAD
 from rrg.index.store import builder_running
 from rrg.model.static_table import static_vectors, static_vectors_alone
 from rrg.rank.warm_passages import WARM_FROM_FILES
@@ -76,6 +79,8 @@ def _indexed_twice(root: Path, env: dict[str, str], plain: Path) -> dict[str, st
 def big(tmp_path: Path, env: dict[str, str]) -> tuple[Path, dict[str, str]]:
     root = tmp_path / "tree"
     _tree(root, WARM_FROM_FILES + 10)
+    # Not embedded ahead (env's RRG_EMBED_AHEAD=0): these tests compare with a root the
+    # job never ran for, and an embedded root's stage reads stored vectors.
     return root, {**env, "RRG_CACHE_DIR": str(tmp_path / "cache"), "RRG_INDEX_BACKGROUND": "1"}
 
 
@@ -241,3 +246,41 @@ def test_source_code_is_computed_first_and_each_kind_bounded(
     bounded = [path.decode() for path in warm_order(view, most=1)]
     assert bounded[0].startswith("src/") and len(bounded) <= 3
     assert sum(path.startswith("src/") for path in bounded) == 1
+
+
+def _passage_vectors(cache: Path) -> int:
+    return _count(cache, "SELECT COUNT(*) FROM vectors WHERE model LIKE 'passage-%'")
+
+
+def test_a_root_within_the_bound_is_embedded_ahead(
+    big: tuple[Path, dict[str, str]],
+) -> None:
+    """Every passage computed, the job embeds the root (as --index --embed would); a new
+    query then runs the model on its own text alone and ranks from the stored vectors."""
+    root, env = big
+    env = {**env, "RRG_EMBED_AHEAD": str(EMBED_AHEAD)}
+    cache = Path(env["RRG_CACHE_DIR"])
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    _wait_for_job(cache)
+    status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
+    files = WARM_FROM_FILES + 11  # the modules and the README
+    assert f"embedded: {files} of {files} indexed files" in status, status
+
+    before = _passage_vectors(cache)
+    found = run([*rrg_cmd(), "-q", "retry a request after it failed", "--files"], root, env)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.splitlines()[0].startswith(b"src/retry_")
+    assert _passage_vectors(cache) == before + 1  # the query's vector, no passage's
+
+
+def test_no_embedding_above_the_bound(big: tuple[Path, dict[str, str]]) -> None:
+    root, env = big
+    env = {**env, "RRG_EMBED_AHEAD": "100"}  # the tree has over 600 passages
+    cache = Path(env["RRG_CACHE_DIR"])
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    _wait_for_job(cache)
+    assert _count(cache, "SELECT COUNT(*) FROM marks") == 1  # the passages were computed
+    assert not list((cache / "index").glob("*.embed"))
+    bad = run([*rrg_cmd(), "-q", "render", "--files"], root, {**env, "RRG_EMBED_AHEAD": "-1"})
+    assert bad.returncode == 2 and bad.stdout == b""
+    assert bad.stderr == b"rrg: RRG_EMBED_AHEAD must be a whole number >= 0, not '-1'\n"
