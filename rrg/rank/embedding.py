@@ -56,6 +56,10 @@ EMBED_BATCH = 256
 MAX_PARTS = 8
 
 
+class EmbeddingBusy(RrgError):
+    """Another process holds the root's embedding lock (a job embedding it already)."""
+
+
 def embed_batch() -> int:
     return max(1, int(env_number("RRG_EMBED_BATCH", EMBED_BATCH, whole=True)))
 
@@ -104,7 +108,7 @@ def embed_root(
     start = time.monotonic()
     with writer_lock(parent) as got:
         if not got:
-            raise RrgError(f"cannot embed it: {busy_reason(parent)}")
+            raise EmbeddingBusy(f"cannot embed it: {busy_reason(parent)}")
         parent.mkdir(mode=0o700, exist_ok=True)
         remove_leftovers(parent)
         held = load_embedded(index_path, model) or Embedded([])

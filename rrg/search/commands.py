@@ -331,7 +331,7 @@ def _build(
     then its passages computed ahead, where no job has done so for this state of it, and
     the root embedded where it is small enough (``embeds_ahead``)."""
     from rrg.environment import embed_always
-    from rrg.rank.embedding import embed_root, is_embedded
+    from rrg.rank.embedding import EmbeddingBusy, embed_root, is_embedded
     from rrg.rank.warm_passages import embeds_ahead, needs_warming, warm_passages
     from rrg.search.indexing import build_index
 
@@ -339,8 +339,15 @@ def _build(
     # The model's preparation is said apart: it is once a machine, not this tree's time.
     built = build_index(rg, args, served, warn, show, where, reports.model_prepared)
     reports.index_built(where, built.report, built.seconds)
-    if request.embed or embed_always() or is_embedded(served):
-        reports.embedded(where, embed_root(served, built.view, built.rows, show))
+    asked = request.embed or embed_always()
+    if asked or is_embedded(served):
+        try:
+            reports.embedded(where, embed_root(served, built.view, built.rows, show))
+        except EmbeddingBusy as busy:
+            if asked:
+                raise
+            # Embedded by the job ahead, which may be at it now: the index is what was asked.
+            warn(f"{busy}; the index is up to date, the embedding is left to that job")
     if warm and needs_warming(served, built.view):
         warmed = warm_passages(served, built.view)
         if embeds_ahead(served, warmed):

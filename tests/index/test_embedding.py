@@ -173,3 +173,32 @@ def test_bad_embedding_settings_are_one_line_errors(
     assert out.returncode == 2
     assert out.stderr.startswith(b"rrg: ") and out.stderr.count(b"\n") == 1, out.stderr
     assert message in out.stderr
+
+
+def test_an_index_beside_a_job_embedding_the_root_is_no_error(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """An embedded root (the job ahead embeds one on its own) is embedded again by each
+    rrg --index; where another process holds the embedding lock (that job, minutes long),
+    the index is brought up to date and the embedding left to it, one line said, exit 0.
+    Asked for with --embed, the busy lock is the answer: exit 2."""
+    import fcntl
+
+    root = _tree(tmp_path / "embedbusy")
+    cache = Path(env["RRG_CACHE_DIR"])
+    assert run([*rrg_cmd(), "--index", "--embed", "--no-progress", "."], root, env).returncode == 0
+    (root / "later.py").write_text("def later():\n    '''Added after the embedding.'''\n")
+    busy = {**env, "RRG_INDEX_BUSY_S": "0.2"}
+    fd = os.open(f"{_embed_dir(cache, root)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        out = run([*rrg_cmd(), "--index", "--no-progress", "."], root, busy)
+        asked = run([*rrg_cmd(), "--index", "--embed", "--no-progress", "."], root, busy)
+    finally:
+        os.close(fd)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count(b"\n") == 1 and b"the embedding is left to that job" in out.stderr
+    assert out.stdout.startswith(b"indexed ")
+    assert asked.returncode == 2 and asked.stderr.startswith(b"rrg: cannot embed it: ")
+    again = run([*rrg_cmd(), "--index", "--no-progress", "."], root, env)
+    assert again.returncode == 0 and _embedded(again.stdout)[0] == 1  # the new file
