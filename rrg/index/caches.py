@@ -142,7 +142,12 @@ def index_status(
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
         vectors = f"unreadable ({err}); the next search makes it anew"
     if builder_running(index_path):
-        files += " (a background build started by a search is adding the rest)"
+        # The same job then computes passages ahead and may embed the root (minutes):
+        # the index may be whole meanwhile.
+        files += (
+            " (a background build started by a search is running: the files not indexed"
+            " yet, then passages ahead)"
+        )
     lines = [
         where,
         f"  files indexed: {files}",
