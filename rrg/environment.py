@@ -15,7 +15,7 @@ finished in the background (``INDEX_WAIT_S``).
 passages ahead (``rrg.rank.warm_passages``; 1 by default): the vector cache then holds only
 what queries read (sympy's is 66 MB with the job, against its 5 MB index).
 ``RRG_EMBED_AHEAD``: the most passages a root may have for that job to embed it too (as
-``--embed`` does; 20,000 by default, about two minutes of a 2-core machine; 0: never).
+``--embed`` does; 20,000 by default, 3-7 minutes of a 2-core machine; 0: never).
 A value that is no number is bad input, said in one line, never a traceback.
 """
 
@@ -87,8 +87,8 @@ def passages_ahead() -> bool:
 
 
 #: The most passages a root may have for the job ahead to embed it (``RRG_EMBED_AHEAD``).
-#: At 160-250 passages a second on 2 cores (docs/benchmarks.md, "The embedding index"),
-#: at most about two minutes of background work once a root; sympy (50,713) stays above.
+#: At 45-115 passages a second measured on 2 cores (docs/benchmarks.md, "Embedded ahead"),
+#: at most 3-7 minutes of background work once a root; sympy (50,713) stays above.
 EMBED_AHEAD = 20_000
 
 

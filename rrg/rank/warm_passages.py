@@ -162,10 +162,8 @@ def warm_passages(
     cut = cut_passages if tuning.code_passages else blank_line_passages
     files = passages = 0
     paths = warm_order(view, most_passages)
-    complete = len(paths) == view.n_text
     for at in range(0, len(paths), _CHUNK):
         if not served.index_path.exists():
-            complete = False
             break
         chunk = paths[at : at + _CHUNK]
         names = [passage_name(served.root, path) for path in chunk]
@@ -176,9 +174,9 @@ def warm_passages(
         files += len(chunk)
         passages += len(bodies)
         if passages >= most_passages:
-            complete = files == len(paths)
             break
-    return Warmed(files, passages, time.monotonic() - start, complete)
+    # Every text file computed: neither bound nor --index-clear stopped the walk.
+    return Warmed(files, passages, time.monotonic() - start, files == view.n_text)
 
 
 def embeds_ahead(served: ServedRoot, warmed: Warmed) -> bool:
