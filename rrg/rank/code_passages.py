@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -118,6 +119,8 @@ _ELIXIR_DEFINERS = frozenset(
     {b"defmodule", b"def", b"defp", b"defmacro", b"defmacrop", b"defprotocol", b"defimpl",
      b"defstruct", b"defdelegate", b"defguard"}
 )  # fmt: skip
+#: What ends a definition and says nothing: ``}``, ``});``, ``end``.
+_CLOSING_ONLY = re.compile(r"[\s})\];,]*(?:end)?[\s;]*")
 #: Wrappers whose one child may be the definition: ``export class A``, ``pub(crate) fn``.
 _WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
 
@@ -266,6 +269,11 @@ def _definition(node: Node, start: int, lines: list[str], context: str) -> Itera
                 begin = head_end
             yield from _definition(member, begin, lines, own)
             at = member.end_point[0] + 1
+        # The body after the last member (a function's code that calls its nested helper,
+        # a class's trailing fields) is read too; a closing brace or ``end`` alone is not.
+        tail = _first_line(at, end, lines)
+        if not _CLOSING_ONLY.fullmatch(_text(tail, end, lines)):
+            yield from _pieces(tail, end, lines, own)
         return
     # Each piece is read under its owner's line and its own signature.
     yield from _pieces(start, end, lines, f"{context}\n{own}" if context else own, name)

@@ -159,3 +159,29 @@ def test_a_members_doc_comment_and_annotations_stay_with_it() -> None:
     assert pieces and all(p.context.endswith("public String toJson(Object o) {") for p in pieces)
     assert passages[-1].text.startswith("  // Reads one.\n  @Override\n  public Object fromJson")
     assert all(p.text == _lines(source, p.start, p.end) for p in passages)
+
+
+def test_the_body_after_a_long_functions_nested_helper_is_read() -> None:
+    """A function split by its nested helper keeps the code after the helper (the lines that
+    call it) in a passage of its own, under the function's line; a class's closing brace
+    alone makes none."""
+    helper = "    def step(x):\n" + "        x = x + 1\n" * 150 + "        return x\n\n"
+    source = (
+        "def solve(data):\n    '''Solve it.'''\n" + helper + "    if not data:\n"
+        "        raise ValueError('empty')\n    return step(data)\n"
+    )
+    assert len(source) > MAX_DEFINITION_CHARS
+    passages = cut_passages(source, "solver.py")
+    covered = {n for p in passages for n in range(p.start, p.end + 1)}
+    lines = source.split("\n")
+    assert all(n in covered for n, line in enumerate(lines, 1) if line.strip())
+    tail = passages[-1]
+    assert tail.text == "    if not data:\n        raise ValueError('empty')\n    return step(data)"
+    assert tail.context == "def solve(data):"
+    java = (
+        "class A {\n"
+        + "".join(f"  void m{k}() {{\n" + "    x();\n" * 120 + "  }\n" for k in range(3))
+        + "}\n"
+    )
+    assert len(java) > MAX_DEFINITION_CHARS
+    assert not any(p.text.strip() == "}" for p in cut_passages(java, "A.java"))
