@@ -16,6 +16,8 @@ passages ahead (``rrg.rank.warm_passages``; 1 by default): the vector cache then
 what queries read (sympy's is 66 MB with the job, against its 5 MB index).
 ``RRG_EMBED_AHEAD``: the most passages a root may have for that job to embed it too (as
 ``--embed`` does; 20,000 by default, 3-7 minutes of a 2-core machine; 0: never).
+``RRG_RESIDENT``: 0 keeps every search in its own process (``rrg.cli.resident``; 1 by
+default: searches are handed to a resident process that has rrg's modules loaded).
 A value that is no number is bad input, said in one line, never a traceback.
 """
 
@@ -74,6 +76,9 @@ def check_environment() -> None:
     embed_always()
     env_number("RRG_EMBED_BATCH", 0, whole=True)
     passages_ahead()
+    resident = env_number("RRG_RESIDENT", 1, whole=True)
+    if resident > 1:
+        raise RrgError(f"RRG_RESIDENT must be 0 or 1, not {os.environ['RRG_RESIDENT']!r}")
 
 
 def embed_always() -> bool:

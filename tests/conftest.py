@@ -14,6 +14,10 @@ import pytest
 
 from rrg.rg.binary import find_rg
 
+#: Every rrg a test starts runs its search itself; tests/cli/test_resident.py turns the
+#: resident process on, in a folder of its own, and stops it.
+os.environ["RRG_RESIDENT"] = "0"
+
 BIN = Path(sys.executable).parent
 #: The checkout: tests live a folder per layer under tests/.
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ import _signal
 import os
 import sys
 
-from rrg.cli.argsplit import split_argv
+from rrg.cli.argsplit import SplitArgs, split_argv
 from rrg.errors import EXIT_ERROR, RrgError
 from rrg.rg.binary import find_rg
 
@@ -25,6 +25,14 @@ def main() -> None:
     except RrgError as err:
         sys.stderr.write(f"rrg: {err}\n")
         sys.exit(EXIT_ERROR)
+    from rrg.cli.resident import hand_over
+
+    code = hand_over(argv, split)  # None: no resident process ran it
+    os._exit(flushed(run_here(split) if code is None else code))
+
+
+def run_here(split: SplitArgs) -> int:
+    """Run a command line that holds rrg options in this process; its exit code."""
     # Before numpy loads: OpenBLAS otherwise starts a thread per core, which spin while
     # idle. rrg's products are small matrix-vector ones that one thread does as fast, and
     # the spinning took 0.1 s of CPU from rg's walk on the other core (20,000 files: a
@@ -42,15 +50,15 @@ def main() -> None:
     from rrg.cli.app import run
 
     try:
-        code = run(split, walk)
+        return run(split, walk)
     finally:
         if patterns is not None:
             os.unlink(patterns)
-    _exit_at_once(code)
 
 
-def _exit_at_once(code: int) -> None:
-    """Exit once the output is out, skipping the interpreter's teardown: unloading numpy,
+def flushed(code: int) -> int:
+    """The exit code once the output is out (EXIT_ERROR where flushing failed). The caller
+    then exits with ``os._exit``, skipping the interpreter's teardown: unloading numpy,
     onnxruntime and their threads costs 20-30 ms, a tenth of a query on 20,000 files.
     Every command has closed its files, databases and child processes by now."""
     try:
@@ -59,7 +67,7 @@ def _exit_at_once(code: int) -> None:
                 stream.flush()
     except OSError:
         code = EXIT_ERROR  # a closed pipe was met and handled in run: this is another error
-    os._exit(code)
+    return code
 
 
 def _exec_rg(rg: str, args: list[str]) -> None:

@@ -88,6 +88,15 @@ def share_sessions() -> None:
             _SESSIONS = {}
 
 
+def keep_tokenizer(path: Path) -> None:
+    """Load a tokenizer now, for every Encoder of it in this process and in the processes
+    forked from it (rrg's resident process: its children then skip the 0.05 s load). It
+    starts no thread until it encodes, so a fork copies it whole."""
+    with _SESSIONS_LOCK:
+        if path not in _TOKENIZERS:
+            _TOKENIZERS[path] = load_tokenizer(path)
+
+
 def _shared_tokenizer(path: Path) -> Tokenizer:
     with _SESSIONS_LOCK:
         if path not in _TOKENIZERS:
@@ -137,7 +146,7 @@ class Encoder:
 
     @cached_property
     def tokenizer(self) -> Tokenizer:
-        if _SESSIONS is not None:
+        if _SESSIONS is not None or self.spec.tokenizer_path in _TOKENIZERS:
             return _shared_tokenizer(self.spec.tokenizer_path)
         return load_tokenizer(self.spec.tokenizer_path)
 

@@ -1,0 +1,176 @@
+"""The resident process: loads rrg's modules once, then forks a child for each search that
+``rrg.cli.resident`` hands it.
+
+Run as ``python -m rrg.cli.resident_server SOCKET``, in a session of its own. One a socket:
+the first takes a lock beside it, a second exits at once. The parent only accepts and forks
+(it holds no model, no index, no thread), so each child starts as a fresh ``rrg`` would,
+minus the imports: it loads the model and opens the index itself, as before. It exits after
+``IDLE_S`` without a search, or once its socket is removed or replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+from rrg.cli.resident import EXITED, IDLE_S, STARTED
+
+
+def main() -> None:
+    path = sys.argv[1]
+    lock = os.open(f"{path}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # another is starting or serving
+    os.ftruncate(lock, 0)
+    os.write(lock, f"{os.getpid()}\n".encode())  # which process serves, for a person or a test
+    _preload()
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # a socket its last server left behind
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    ours = os.stat(path).st_ino
+    # Children are reaped by the kernel; each child resets this before it runs a search.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    last = time.monotonic()
+    while time.monotonic() - last < IDLE_S and _still_ours(path, ours):
+        ready, _, _ = select.select([listener], [], [], 1.0)
+        if not ready:
+            continue
+        conn, _ = listener.accept()
+        last = time.monotonic()
+        if os.fork() == 0:
+            listener.close()
+            os.close(lock)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _serve(conn)  # never returns
+        conn.close()
+    if _still_ours(path, ours):
+        os.unlink(path)
+        os.unlink(f"{path}.lock")  # held till exit: one started now makes a new one
+
+
+def _preload() -> None:
+    """What a search imports, and the parsers of every language: forking shares them.
+    Nothing that starts a thread (the model's session, a tokenizer's pool) is made here."""
+    import rrg.cli.app
+    import rrg.cli.prestart
+    import rrg.cli.stdin_patterns
+    import rrg.output.passages
+    import rrg.rank.entry_points
+    import rrg.rank.files
+    import rrg.rg.walk
+    import rrg.search.commands  # noqa: F401 - imported for the children
+    from rrg.rank.code_passages import GRAMMARS, _parser
+
+    for extension in GRAMMARS:
+        _parser(extension)
+    # The default model's tokenizer (0.05 s a query), loaded; not onnxruntime: its import
+    # starts a thread, and a fork copies no thread (the child would hold its state without
+    # it). The child imports it on its own (0.05 s) when its query runs the model.
+    from rrg.errors import RrgError
+    from rrg.model.encoder import keep_tokenizer
+    from rrg.model.registry import default_model
+
+    with contextlib.suppress(RrgError):  # no default model: the child says so, as rrg does
+        keep_tokenizer(default_model().tokenizer_path)
+
+
+def _still_ours(path: str, ours: int) -> bool:
+    try:
+        return os.stat(path).st_ino == ours
+    except OSError:
+        return False
+
+
+def _serve(conn: socket.socket) -> None:
+    """In the child: take the search's descriptors, folder and environment, run it as
+    ``rrg`` would, send its exit code, and exit."""
+    try:
+        request = _take_over(conn)
+        conn.sendall(STARTED)
+    except Exception:  # noqa: BLE001 - nothing ran: the caller runs the search itself
+        os._exit(1)
+    threading.Thread(target=_pass_signals, args=(conn,), daemon=True).start()
+    from rrg.cli.argsplit import split_argv
+    from rrg.cli.entry import flushed, run_here
+    from rrg.errors import EXIT_ERROR, RrgError
+
+    try:
+        code = run_here(split_argv(request["argv"]))
+    except RrgError as err:  # the caller split the same arguments: not met in practice
+        sys.stderr.write(f"rrg: {err}\n")
+        code = EXIT_ERROR
+    code = flushed(code)
+    try:
+        conn.sendall(EXITED + str(code).encode())
+    finally:
+        os._exit(code)
+
+
+def _take_over(conn: socket.socket) -> dict[str, Any]:
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    if len(fds) != 3 or len(data) < 4:
+        raise ValueError("a request without its descriptors")
+    (size,) = struct.unpack("!I", data[:4])
+    body = bytearray(data[4:])
+    while len(body) < size:
+        more = conn.recv(size - len(body))
+        if not more:
+            raise ValueError("a request cut short")
+        body += more
+    request = json.loads(body.decode("utf-8", "surrogateescape"))
+    os.chdir(request["cwd"])
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.umask(request["umask"])
+    sys.argv = ["rrg", *request["argv"]]
+    # The streams as Python opens them at start-up: a terminal's line by line.
+    sys.stdin = _stream(0, "r", sys.stdin.encoding, "surrogateescape", False)
+    sys.stdout = _stream(1, "w", sys.stdout.encoding, "surrogateescape", os.isatty(1))
+    sys.stderr = _stream(2, "w", sys.stderr.encoding, "backslashreplace", True)
+    return dict(request)
+
+
+def _stream(fd: int, mode: str, encoding: str, errors: str, lines: bool) -> io.TextIOWrapper:
+    raw = io.FileIO(fd, mode, closefd=False)
+    buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+    return io.TextIOWrapper(buffered, encoding, errors, line_buffering=lines)
+
+
+def _pass_signals(conn: socket.socket) -> None:
+    """Signals the caller got, raised here; the caller gone, this search stops."""
+    pending = b""
+    while True:
+        try:
+            chunk = conn.recv(64)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if line.startswith(b"S") and line[1:].isdigit():
+                os.kill(os.getpid(), int(line[1:]))
+
+
+if __name__ == "__main__":
+    main()

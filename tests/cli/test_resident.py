@@ -1,0 +1,165 @@
+"""The resident process (rrg.cli.resident): a search handed to it prints the bytes, the
+messages and the exit code that the same search run in its own process gives, reads its
+stdin patterns, and dies by the signal its caller was sent."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import rrg_cmd, run, without_timings
+
+
+@pytest.fixture
+def resident(tmp_path: Path, env: dict[str, str], rg: str) -> Iterator[dict[str, str]]:
+    """An environment whose searches are handed over, to a resident process of the test's
+    own (its socket in the test's folder), stopped at the end; rg is run through a wrapper
+    that logs which process ran it."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    wrapper = tmp_path / "rg-logged"
+    log = tmp_path / "rg-parents.log"
+    wrapper.write_text(
+        f"#!/bin/sh\nawk '{{print $4}}' /proc/$PPID/stat >> {log}\nexec {rg} \"$@\"\n"
+    )
+    wrapper.chmod(0o755)
+    out = {**env, "RRG_RESIDENT": "1", "XDG_RUNTIME_DIR": str(runtime), "RRG_RG": str(wrapper)}
+    yield out
+    for sock in runtime.glob("rrg-*/*.sock"):
+        sock.unlink()  # the process exits within a second of its socket going
+
+
+def _server_pid(env: dict[str, str], started: float = 30) -> int:
+    """The pid of the resident process serving this environment, once it listens."""
+    folder = Path(env["XDG_RUNTIME_DIR"])
+    deadline = time.monotonic() + started
+    while time.monotonic() < deadline:
+        socks = list(folder.glob("rrg-*/*.sock"))
+        if socks:
+            return int(Path(f"{socks[0]}.lock").read_text())
+        time.sleep(0.1)
+    raise AssertionError("no resident process started")
+
+
+def _same(out: bytes) -> bytes:
+    """Output with what differs between any two runs made the same: rg's timings, and the
+    number of the scope file each --recall writes."""
+    return re.sub(rb"scope-\d+", b"scope-N", without_timings(out))
+
+
+def _rg_parents(env: dict[str, str]) -> list[int]:
+    log = Path(env["RRG_RG"]).parent / "rg-parents.log"
+    return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+
+COMMANDS = [
+    ["-q", "where does Holmes get his clues", "Watson"],
+    ["-q", "Holmes", "-n", "--json", "Watson"],
+    ["-q", "Holmes", "--files"],
+    ["-q", "Holmes", "nothing-matches-this"],
+    ["-q", "Holmes", "(unclosed"],
+    ["-q", "Holmes", "Watson", "sub", "no-such-path"],
+    ["-q", "detective work and luck", "--fast"],
+    ["--recall", "detective work and luck"],
+    # A path that is not UTF-8 crosses the socket as the same bytes.
+    ["-q", "Holmes", "Watson", os.fsdecode(b"caf\xe9-missing.txt")],
+]
+
+
+def test_a_handed_search_gives_its_own_process_answer(
+    corpus: Path, resident: dict[str, str]
+) -> None:
+    here = {**resident, "RRG_RESIDENT": "0"}
+    first = run([*rrg_cmd(), *COMMANDS[0]], corpus, resident)  # starts the process
+    assert first.returncode == 0, first.stderr
+    server = _server_pid(resident)
+    for args in COMMANDS:
+        before = len(_rg_parents(resident))
+        there = run([*rrg_cmd(), *args], corpus, resident)
+        assert server in _rg_parents(resident)[before:], f"not handed over: {args}"
+        alone = run([*rrg_cmd(), *args], corpus, here)
+        assert there.returncode == alone.returncode, (args, there.stderr, alone.stderr)
+        assert _same(there.stdout) == _same(alone.stdout), args
+        assert there.stderr == alone.stderr, args
+
+
+def test_stdin_patterns_and_a_closed_reader(corpus: Path, resident: dict[str, str]) -> None:
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    server = _server_pid(resident)
+    there = run([*rrg_cmd(), "-q", "Holmes", "-f", "-"], corpus, resident, stdin=b"Watson\n")
+    assert server in _rg_parents(resident)
+    alone = run(
+        [*rrg_cmd(), "-q", "Holmes", "-f", "-"],
+        corpus,
+        {**resident, "RRG_RESIDENT": "0"},
+        stdin=b"Watson\n",
+    )
+    assert (there.returncode, there.stdout) == (alone.returncode, alone.stdout)
+    assert b"Watson" in there.stdout
+    # A reader that leaves at once (`| head -1`): rg's graceful exit 0, as in-process.
+    shell = subprocess.run(
+        " ".join(rrg_cmd()) + ' -q Holmes Watson | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}"',
+        shell=True,
+        executable="/bin/bash",
+        cwd=corpus,
+        env=resident,
+        capture_output=True,
+    )
+    assert shell.stdout.strip() == b"0", shell.stderr
+
+
+def test_the_caller_killed_stops_the_search(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
+) -> None:
+    """``timeout`` sends TERM to rrg: the search the resident process runs for it stops,
+    and rrg dies by TERM, as a search in its own process does."""
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    _server_pid(resident)
+    slow = tmp_path / "rg-slow"
+    started = tmp_path / "slow-started"
+    slow.write_text(f'#!/bin/sh\necho $PPID > {started}\nsleep 10\nexec {rg} "$@"\n')
+    slow.chmod(0o755)
+    proc = subprocess.Popen(
+        [*rrg_cmd(), "-q", "Holmes", "Watson"],
+        cwd=corpus,
+        env={**resident, "RRG_RG": str(slow)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while not (started.exists() and started.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    searcher = int(started.read_text())  # the process that runs the search's rg
+    assert searcher != proc.pid  # handed over
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == -signal.SIGTERM
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{searcher}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{searcher}").exists()
+
+
+def test_off_and_bad_values(corpus: Path, resident: dict[str, str]) -> None:
+    off = run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, {**resident, "RRG_RESIDENT": "0"})
+    assert off.returncode == 0
+    assert not list(Path(resident["XDG_RUNTIME_DIR"]).glob("rrg-*/*.sock.lock"))
+    bad = run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, {**resident, "RRG_RESIDENT": "2"})
+    assert bad.returncode == 2
+    assert bad.stderr == b"rrg: RRG_RESIDENT must be 0 or 1, not '2'\n"
+
+
+def test_a_folder_others_may_enter_is_not_used(corpus: Path, resident: dict[str, str]) -> None:
+    folder = Path(resident["XDG_RUNTIME_DIR"]) / f"rrg-{os.getuid()}"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    out = run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    assert out.returncode == 0
+    time.sleep(1)
+    assert not list(folder.iterdir())  # no socket made there, no process started
