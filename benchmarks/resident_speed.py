@@ -7,11 +7,14 @@ new to both sides; each query runs as a fresh `rrg` process in each, the order o
 alternating. The resident side has a socket folder of its own, its process started (and
 waited for) before the first timed query; it is stopped at the end.
 
-Usage: python -m benchmarks.resident_speed TARGET [QUERIES] [--embed]
+Usage: python -m benchmarks.resident_speed TARGET [QUERIES] [--embed | --ahead]
 TARGET: a folder (its files are the corpus; queries are made of its most common words), or
 a semble-code repository folder built by materialize.py (its corpus/ and the labelled
 natural-language queries of its queries.jsonl). --embed: the index is embedded first
-(`rrg --index --embed`), as the job ahead leaves a root of at most 20,000 passages.
+(`rrg --index --embed`). --ahead: the job a first search starts is run and waited for
+first, as a root of 200 text files or more gets it (its passages computed ahead, and
+embedded where it has at most RRG_EMBED_AHEAD passages: set RRG_EMBED_AHEAD=0 for the
+passages alone).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import OUT, machine, measured, rrg, timed
+from rrg.index.store import builder_running
 
 
 def _target(name: str) -> tuple[Path, list[str]]:
@@ -38,6 +42,11 @@ def _target(name: str) -> tuple[Path, list[str]]:
     raise SystemExit(f"{folder}: no queries.jsonl (build it with materialize.py)")
 
 
+def _index_file(cache: Path) -> Path:
+    (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
+    return index
+
+
 def _wait_for_socket(runtime: Path) -> None:
     deadline = time.monotonic() + 60
     while not list(runtime.glob("rrg-*/*.sock")):
@@ -47,8 +56,8 @@ def _wait_for_socket(runtime: Path) -> None:
 
 
 def main() -> None:
-    embed = "--embed" in sys.argv
-    argv = [a for a in sys.argv if a != "--embed"]
+    embed, ahead = "--embed" in sys.argv, "--ahead" in sys.argv
+    argv = [a for a in sys.argv if a not in ("--embed", "--ahead")]
     root, queries = _target(argv[1])
     count = int(argv[2]) if len(argv) > 2 else 10
     files = sum(1 for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
@@ -62,6 +71,12 @@ def main() -> None:
         env = dict(base, RRG_CACHE_DIR=str(alone))
         timed([*rrg(), "--index", *(["--embed"] if embed else []), "."], root, env)
         timed([*rrg(), "-q", queries[-1], "--files"], root, env)  # the model's own files
+        if ahead:
+            starting = dict(env, RRG_INDEX_BACKGROUND="1", RRG_PASSAGES_AHEAD="1")
+            timed([*rrg(), "-q", queries[-1], "--files"], root, starting)
+            time.sleep(0.5)
+            while builder_running(_index_file(alone)):
+                time.sleep(0.2)
         shutil.copytree(alone, handed)
         envs = {
             "own process": env,
@@ -98,7 +113,7 @@ def main() -> None:
         for sock in runtime.glob("rrg-*/*.sock"):
             sock.unlink()  # the resident process exits within a second
     name = argv[1].rstrip("/").rsplit("/", 1)[-1]
-    state = ", embedded" if embed else ""
+    state = ", embedded" if embed else ", the job ahead run" if ahead else ""
     print(f"{name}: {files:,} files{state}; {machine()}; {count} new queries a command")
     print(
         f"A session's first query (`-q Q --files`): {first['own process']:.2f} s in its own "
