@@ -163,3 +163,40 @@ def test_a_folder_others_may_enter_is_not_used(corpus: Path, resident: dict[str,
     assert out.returncode == 0
     time.sleep(1)
     assert not list(folder.iterdir())  # no socket made there, no process started
+
+
+def _on_a_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
+    """The exit code and what a terminal shows of a command run with stdout on one."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed with the writer
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    proc.wait(timeout=60)
+    return proc.returncode, shown
+
+
+def test_on_a_terminal_the_same_colours_and_headings(
+    corpus: Path, resident: dict[str, str]
+) -> None:
+    """On a terminal rg colours, heads and numbers its output; the child decides that from
+    the caller's descriptor, as the caller would have."""
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    server = _server_pid(resident)
+    for args in (["-q", "where does Holmes get his clues", "Watson"], ["-q", "detective luck"]):
+        before = len(_rg_parents(resident))
+        there = _on_a_terminal([*rrg_cmd(), *args], corpus, resident)
+        assert server in _rg_parents(resident)[before:], args
+        alone = _on_a_terminal([*rrg_cmd(), *args], corpus, {**resident, "RRG_RESIDENT": "0"})
+        assert there == alone, args
+    assert b"\x1b[" in there[1]  # coloured: the terminal was seen as one
