@@ -7,7 +7,8 @@ and runs as before; later searches connect to it, and it forks a child with ever
 loaded, which takes this process's standard input, output and error (their descriptors
 passed over the socket), its folder, environment, umask and arguments, runs the search
 exactly as this process would have, and sends back the exit code. Signals this process
-gets (Ctrl-C, ``timeout``'s TERM) are passed on; if this process dies, the child stops.
+gets (Ctrl-C, ``timeout``'s TERM, Ctrl-Z) are passed on to the child, by its pid; if this
+process dies, the child stops.
 
 Only searches go there (``-q``, ``--recall``): the rest gain nothing. ``RRG_RESIDENT=0``
 keeps every search in this process. The process serves one user, through a socket in a
@@ -37,7 +38,8 @@ SEARCH_OPTIONS = frozenset({"--query", "--recall"})
 IDLE_S = 600
 #: A Unix socket's path holds at most 107 bytes; a longer one is not used.
 MAX_SOCKET_PATH = 100
-#: Messages from the child: it has taken the descriptors; the search's exit code.
+#: Messages from the child: it has taken the descriptors (``R`` and its pid, a line); the
+#: search's exit code.
 STARTED, EXITED = b"R", b"X"
 
 
@@ -161,17 +163,26 @@ def _run_there(conn: socket.socket, argv: list[str]) -> int | None:
     ).encode("utf-8", "surrogateescape")
     try:
         socket.send_fds(conn, [struct.pack("!I", len(request)) + request], [0, 1, 2])
-        if conn.recv(1) != STARTED:
-            return None  # the child did not take the search: nothing of it ran
+        reply = conn.recv(64)
+        while reply.startswith(STARTED) and b"\n" not in reply:
+            more = conn.recv(64)
+            if not more:
+                break
+            reply += more
     except OSError:
         return None
-    return _wait(conn)
+    started, newline, rest = reply.partition(b"\n")
+    if not (newline and started.startswith(STARTED) and started[1:].isdigit()):
+        return None  # the child did not take the search: nothing of it ran
+    return _wait(conn, int(started[1:]), rest)
 
 
-def _wait(conn: socket.socket) -> int:
-    """The child's exit code, passing it the signals this process gets meanwhile. A child
-    killed by a signal sends none: this process then ends by the same signal where it got
-    one (``timeout`` sees what it would have seen), or says so."""
+def _wait(conn: socket.socket, child: int, reply: bytes) -> int:
+    """The exit code of the child (its pid: ``child``; ``reply``: what it sent after its
+    pid), passing it the signals this process gets meanwhile; Ctrl-Z stops it with this
+    process, and going on resumes both. A child killed by a signal sends no code: this
+    process then ends by the same signal where it got one (``timeout`` sees what it would
+    have seen), or says so."""
     import contextlib
     import signal
 
@@ -180,11 +191,20 @@ def _wait(conn: socket.socket) -> int:
     def pass_on(signum: int, _frame: object) -> None:
         got.append(signum)
         with contextlib.suppress(OSError):
-            conn.sendall(b"S%d\n" % signum)
+            os.kill(child, signum)
+
+    def stop_both(_signum: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)  # returns once this process is continued
+        signal.signal(signal.SIGTSTP, stop_both)
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGCONT)
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(signum, pass_on)
-    reply = b""
+    signal.signal(signal.SIGTSTP, stop_both)
     while True:
         try:
             chunk = conn.recv(64)

@@ -101,10 +101,10 @@ def _serve(conn: socket.socket) -> None:
     ``rrg`` would, send its exit code, and exit."""
     try:
         request = _take_over(conn)
-        conn.sendall(STARTED)
+        conn.sendall(STARTED + b"%d\n" % os.getpid())  # the caller signals it by its pid
     except Exception:  # noqa: BLE001 - nothing ran: the caller runs the search itself
         os._exit(1)
-    threading.Thread(target=_pass_signals, args=(conn,), daemon=True).start()
+    threading.Thread(target=_stop_with_the_caller, args=(conn,), daemon=True).start()
     from rrg.cli.argsplit import split_argv
     from rrg.cli.entry import flushed, run_here
     from rrg.errors import EXIT_ERROR, RrgError
@@ -154,9 +154,9 @@ def _stream(fd: int, mode: str, encoding: str, errors: str, lines: bool) -> io.T
     return io.TextIOWrapper(buffered, encoding, errors, line_buffering=lines)
 
 
-def _pass_signals(conn: socket.socket) -> None:
-    """Signals the caller got, raised here; the caller gone, this search stops."""
-    pending = b""
+def _stop_with_the_caller(conn: socket.socket) -> None:
+    """The caller gone (``kill -9``, a closed terminal), this search stops: nothing reads
+    its exit code, and its output may go nowhere."""
     while True:
         try:
             chunk = conn.recv(64)
@@ -165,11 +165,6 @@ def _pass_signals(conn: socket.socket) -> None:
         if not chunk:
             os.kill(os.getpid(), signal.SIGTERM)
             return
-        pending += chunk
-        while b"\n" in pending:
-            line, pending = pending.split(b"\n", 1)
-            if line.startswith(b"S") and line[1:].isdigit():
-                os.kill(os.getpid(), int(line[1:]))
 
 
 if __name__ == "__main__":

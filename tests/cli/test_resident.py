@@ -9,7 +9,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -200,3 +200,42 @@ def test_on_a_terminal_the_same_colours_and_headings(
         alone = _on_a_terminal([*rrg_cmd(), *args], corpus, {**resident, "RRG_RESIDENT": "0"})
         assert there == alone, args
     assert b"\x1b[" in there[1]  # coloured: the terminal was seen as one
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def _until(check: Callable[[], bool], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
+) -> None:
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    _server_pid(resident)
+    slow = tmp_path / "rg-slow"
+    started = tmp_path / "slow-started"
+    slow.write_text(f'#!/bin/sh\necho $PPID >> {started}\nsleep 1\nexec {rg} "$@"\n')
+    slow.chmod(0o755)
+    proc = subprocess.Popen(
+        [*rrg_cmd(), "-q", "Holmes", "--files"],
+        cwd=corpus,
+        env={**resident, "RRG_RG": str(slow)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert _until(lambda: started.exists() and started.read_text().strip() != "")
+    searcher = int(started.read_text().split()[0])
+    proc.send_signal(signal.SIGTSTP)
+    assert _until(lambda: _state(proc.pid) == "T" and _state(searcher) == "T")
+    proc.send_signal(signal.SIGCONT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert b"sherlock.txt" in out
