@@ -42,7 +42,7 @@ def main() -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
-    ours = os.stat(path).st_ino
+    ours = _identity(path)
     # Children are reaped by the kernel; each child resets this before it runs a search.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     last = time.monotonic()
@@ -89,11 +89,18 @@ def _preload() -> None:
         keep_tokenizer(default_model().tokenizer_path)
 
 
-def _still_ours(path: str, ours: int) -> bool:
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """What tells this socket from one another process bound at the same path later (an
+    inode number alone may be reused at once)."""
     try:
-        return os.stat(path).st_ino == ours
+        found = os.stat(path)
     except OSError:
-        return False
+        return None
+    return found.st_dev, found.st_ino, found.st_ctime_ns
+
+
+def _still_ours(path: str, ours: tuple[int, int, int] | None) -> bool:
+    return ours is not None and _identity(path) == ours
 
 
 def _serve(conn: socket.socket) -> None:
