@@ -35,6 +35,23 @@ def is_background_build() -> bool:
     return os.environ.get(BACKGROUND_ENV) == "1"
 
 
+def yield_to_searches() -> None:
+    """Lower this build's share of the CPU below the searches'. ``nice`` alone does not: on
+    Linux with autogroups (most desktops' kernels), each session is a group whose processes
+    share one group's share, so a build in a session of its own took as much of a 2-core
+    machine as the user's search, whatever its nice (a new query on tokio beside it: p50
+    docs/benchmarks.md, "A background job beside searches"). The group's own nice, set here,
+    lowers the group: this build's session alone (it leads one of its own), never the
+    group of a shell that ran ``--index`` itself. Elsewhere this does nothing."""
+    if os.getsid(0) != os.getpid():
+        return
+    try:
+        with open("/proc/self/autogroup", "w") as group:
+            group.write("10")
+    except OSError:
+        pass  # no autogroups here (nice then does it), or not allowed
+
+
 def finish_in_background(root: bytes, model: str | None) -> bool:
     """Start ``rrg --index ROOT`` detached from this process and its terminal (it leaves at
     once where another such build of the root runs); whether it was started."""

@@ -303,10 +303,11 @@ def index_status_command(rg_args: list[str], request: SearchRequest) -> int:
 def index_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
     """``--index``: the index of the root that serves the given PATH brought up to date."""
     from rrg.index.store import builder_lock
-    from rrg.search.background import is_background_build
+    from rrg.search.background import is_background_build, yield_to_searches
 
     target = _index_target(rg_args, request)
     if is_background_build():
+        yield_to_searches()
         # Started by a search (rrg.search.background): one such build a root at a time.
         with builder_lock(target.served.index_path) as first:
             if not first:

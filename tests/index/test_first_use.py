@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -269,3 +270,24 @@ def _background_build_running(tree: Path, env: dict[str, str]) -> bool:
     from rrg.index.store import builder_running
 
     return builder_running(Path(_status(tree, env).split("file: ")[1].splitlines()[0]))
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/autogroup").exists(), reason="no scheduler autogroups on this kernel"
+)
+def test_a_background_build_lowers_its_own_sessions_group_alone() -> None:
+    """With autogroups each session shares one group's CPU, whatever its processes' nice:
+    the build started in a session of its own lowers that group (its searches' come first),
+    and a process that leads no session (a shell's ``rrg --index``) leaves its group be."""
+    script = (
+        "from rrg.search.background import yield_to_searches\n"
+        "yield_to_searches()\n"
+        "print(open('/proc/self/autogroup').read().split()[-1])\n"
+    )
+    alone = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, start_new_session=True
+    )
+    assert alone.stdout.strip() == "10", alone.stderr
+    own = Path("/proc/self/autogroup").read_text().split()[-1]
+    beside = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert beside.stdout.strip() == own  # this test's own group, untouched
