@@ -202,9 +202,13 @@ def _wait(conn: socket.socket, child: int, reply: bytes) -> int:
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGCONT)
 
+    # A signal this process ignores (HUP under nohup; INT and QUIT in a script's background
+    # job) stays ignored: the search run alone would not have seen it either.
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, pass_on)
-    signal.signal(signal.SIGTSTP, stop_both)
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, pass_on)
+    if signal.getsignal(signal.SIGTSTP) != signal.SIG_IGN:
+        signal.signal(signal.SIGTSTP, stop_both)
     while True:
         try:
             chunk = conn.recv(64)

@@ -239,3 +239,28 @@ def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert b"sherlock.txt" in out
+
+
+def test_a_signal_the_caller_ignores_stays_ignored(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
+) -> None:
+    """Under nohup a search ignores HUP; handed over, it still does."""
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    _server_pid(resident)
+    slow = tmp_path / "rg-slow"
+    started = tmp_path / "slow-started"
+    slow.write_text(f'#!/bin/sh\necho $PPID >> {started}\nsleep 1\nexec {rg} "$@"\n')
+    slow.chmod(0o755)
+    proc = subprocess.Popen(
+        ["nohup", *rrg_cmd(), "-q", "Holmes", "--files"],
+        cwd=corpus,
+        env={**resident, "RRG_RG": str(slow)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert _until(lambda: started.exists() and started.read_text().strip() != "")
+    assert int(started.read_text().split()[0]) != proc.pid  # handed over
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert b"sherlock.txt" in out
