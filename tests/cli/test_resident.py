@@ -224,12 +224,16 @@ def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
     started = tmp_path / "slow-started"
     slow.write_text(f'#!/bin/sh\necho $PPID >> {started}\nsleep 1\nexec {rg} "$@"\n')
     slow.chmod(0o755)
+    # A process group of its own in this session: the kernel discards a stop signal sent
+    # to a group that no parent in the session watches (an orphaned one, as a test run in
+    # the background is), and the caller, seeing it discarded, goes on with its child.
     proc = subprocess.Popen(
         [*rrg_cmd(), "-q", "Holmes", "--files"],
         cwd=corpus,
         env={**resident, "RRG_RG": str(slow)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        process_group=0,
     )
     assert _until(lambda: started.exists() and started.read_text().strip() != "")
     searcher = int(started.read_text().split()[0])
