@@ -23,6 +23,9 @@ SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 # (rrg.rank.warm_passages) existed: none starts beside its runs unless it asks
 # (benchmarks/warm_speed.py times the job and what it saves).
 os.environ.setdefault("RRG_PASSAGES_AHEAD", "0")
+# And each search in its own process, as before the resident process existed (an older
+# checkout has none): benchmarks/resident_speed.py times the two side by side.
+os.environ.setdefault("RRG_RESIDENT", "0")
 
 
 def rg() -> str:
