@@ -12,9 +12,10 @@ process dies, the child stops.
 
 Only searches go there (``-q``, ``--recall``): the rest gain nothing. ``RRG_RESIDENT=0``
 keeps every search in this process. The process serves one user, through a socket in a
-folder only that user may enter; it is keyed by the Python that runs rrg and by rrg's
-modules (their sizes and times), so a changed or upgraded rrg starts its own, and it
-exits after ``IDLE_S`` without a search or when its socket is removed.
+folder only that user may enter; it is keyed by the Python that runs rrg, by rrg's files
+(their sizes and times) and by its site-packages folders' times, so a changed or upgraded
+rrg, or a package installed beside it, starts its own; it exits after ``IDLE_S`` without a
+search or when its socket is removed.
 
 This module runs before anything heavy loads: the standard library only, and that imported
 only once a search is to be handed over.
@@ -98,12 +99,21 @@ def socket_path() -> str | None:
 
 
 def _code_key() -> str:
-    """What the resident process's modules depend on: the interpreter, ``PYTHONPATH`` and
-    every file of the rrg package (path, size, time); a change to any starts another."""
+    """What the resident process's modules depend on: the interpreter, ``PYTHONPATH``,
+    every file of the rrg package (path, size, time) and the time of each site-packages
+    folder on the path (a ``pip install`` or upgrade there, of numpy say, changes it); a
+    change to any starts another process, so none runs a search over a mix of old modules
+    in memory and new ones on disk."""
     import zlib
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = [sys.executable, sys.version, package, os.environ.get("PYTHONPATH", "")]
+    for folder in sys.path:
+        if folder.endswith("-packages"):
+            try:
+                parts.append(f"{folder} {os.stat(folder).st_mtime_ns}")
+            except OSError:
+                continue
     todo = [package]
     while todo:
         with os.scandir(todo.pop()) as entries:
@@ -111,7 +121,7 @@ def _code_key() -> str:
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name != "__pycache__":
                         todo.append(entry.path)
-                elif entry.name.endswith(".py"):
+                elif entry.is_file():
                     stat = entry.stat()
                     parts.append(f"{entry.path} {stat.st_size} {stat.st_mtime_ns}")
     text = "\n".join(parts).encode("utf-8", "surrogateescape")

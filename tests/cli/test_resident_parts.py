@@ -59,6 +59,13 @@ def test_the_name_follows_rrgs_files(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert resident._code_key() == before
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     assert resident._code_key() != before
+    # A package installed or upgraded beside rrg (numpy, which the process holds loaded).
+    packages = tmp_path / "site-packages"
+    packages.mkdir()
+    monkeypatch.syspath_prepend(str(packages))
+    with_packages = resident._code_key()
+    (packages / "numpy-9.9.dist-info").mkdir()
+    assert resident._code_key() != with_packages
 
 
 def test_a_childs_streams_write_through_the_callers_descriptor() -> None:
