@@ -99,15 +99,23 @@ def socket_path() -> str | None:
 
 
 def _code_key() -> str:
-    """What the resident process's modules depend on: the interpreter, ``PYTHONPATH``,
-    every file of the rrg package (path, size, time) and the time of each site-packages
-    folder on the path (a ``pip install`` or upgrade there, of numpy say, changes it); a
+    """What the resident process's modules and files depend on: the interpreter,
+    ``PYTHONPATH``, every file of the rrg package (path, size, time), the time of each
+    site-packages folder on the path (a ``pip install`` or upgrade there, of numpy say,
+    changes it) and the file system this process sees (its root and mount namespace); a
     change to any starts another process, so none runs a search over a mix of old modules
-    in memory and new ones on disk."""
+    in memory and new ones on disk, or in another container's folder of the same name."""
+    import contextlib
     import zlib
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = [sys.executable, sys.version, package, os.environ.get("PYTHONPATH", "")]
+    # The files this process sees: a container sharing /tmp with its host, or a chroot,
+    # may name the same folder and mean other files.
+    root = os.stat("/")
+    parts.append(f"/ {root.st_dev} {root.st_ino}")
+    with contextlib.suppress(OSError):  # no mount namespaces here
+        parts.append(os.readlink("/proc/self/ns/mnt"))
     for folder in sys.path:
         if folder.endswith("-packages"):
             try:
