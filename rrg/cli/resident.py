@@ -102,7 +102,8 @@ def _code_key() -> str:
     """What the resident process's modules and files depend on: the interpreter,
     ``PYTHONPATH``, every file of the rrg package (path, size, time), the time of each
     site-packages folder on the path (a ``pip install`` or upgrade there, of numpy say,
-    changes it) and the file system this process sees (its root and mount namespace); a
+    changes it), the file system this process sees (its root, its mount namespace) and
+    its pid namespace; a
     change to any starts another process, so none runs a search over a mix of old modules
     in memory and new ones on disk, or in another container's folder of the same name."""
     import contextlib
@@ -114,8 +115,9 @@ def _code_key() -> str:
     # may name the same folder and mean other files.
     root = os.stat("/")
     parts.append(f"/ {root.st_dev} {root.st_ino}")
-    with contextlib.suppress(OSError):  # no mount namespaces here
-        parts.append(os.readlink("/proc/self/ns/mnt"))
+    for space in ("mnt", "pid"):  # the pid's too: the caller signals its child by pid
+        with contextlib.suppress(OSError):  # no such namespaces here
+            parts.append(os.readlink(f"/proc/self/ns/{space}"))
     for folder in sys.path:
         if folder.endswith("-packages"):
             try:
