@@ -103,9 +103,9 @@ def _code_key() -> str:
     ``PYTHONPATH``, every file of the rrg package (path, size, time), the time of each
     site-packages folder on the path (a ``pip install`` or upgrade there, of numpy say,
     changes it), the file system this process sees (its root, its mount namespace) and
-    its pid namespace; a
-    change to any starts another process, so none runs a search over a mix of old modules
-    in memory and new ones on disk, or in another container's folder of the same name."""
+    its pid namespace; a change to any starts another process, so none runs a search over
+    a mix of old modules in memory and new ones on disk, or in another container's folder
+    of the same name."""
     import contextlib
     import zlib
 
