@@ -8,9 +8,9 @@ alternating. The resident side has a socket folder of its own, its process start
 waited for) before the first timed query; it is stopped at the end.
 
 Usage: python -m benchmarks.resident_speed TARGET [QUERIES] [--embed | --ahead]
-TARGET: a folder (its files are the corpus; queries are made of its most common words), or
-a semble-code repository folder built by materialize.py (its corpus/ and the labelled
-natural-language queries of its queries.jsonl). --embed: the index is embedded first
+TARGET: sympy (the swebench-repos tree, issue texts cut to 40 words), or a semble-code
+repository folder built by materialize.py (its corpus/ and the labelled natural-language
+queries of its queries.jsonl). --embed: the index is embedded first
 (`rrg --index --embed`). --ahead: the job a first search starts is run and waited for
 first, as a root of 200 text files or more gets it (its passages computed ahead, and
 embedded where it has at most RRG_EMBED_AHEAD passages: set RRG_EMBED_AHEAD=0 for the
@@ -29,10 +29,14 @@ import time
 from pathlib import Path
 
 from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.passages_speed import speed_set
 from rrg.index.store import builder_running
 
 
 def _target(name: str) -> tuple[Path, list[str]]:
+    if name == "sympy":
+        labelled, queries, _ = speed_set("sympy")
+        return labelled.root, queries
     folder = Path(name)
     labelled = folder / "queries.jsonl"
     if labelled.exists():
