@@ -44,8 +44,9 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - Quote the question; keep patterns short alternations of distinctive words.
 - -l lists matching files in relevance order; --files lists all candidates ranked.
 - rrg -q "QUESTION" with no pattern prints the most relevant paragraphs directly.
-- A new question costs about a second (the embedding model reads 32 passages); add --fast
-  for a cheaper order (BM25 and static vectors only) when many quick searches matter more.
+- A new question costs up to a second (the model reads 32 passages; less once the job
+  below is done and rrg's resident process is up); add --fast for a cheaper order (BM25
+  and static vectors only) when many quick searches matter more.
 - The same question asked again, with another pattern, costs a fraction of that (about
   0.25 s on 2,000 files): what the model read for it is kept. Vary the pattern, keep the
   question word for word.
