@@ -15,7 +15,7 @@ finished in the background (``INDEX_WAIT_S``).
 passages ahead (``rrg.rank.warm_passages``; 1 by default): the vector cache then holds only
 what queries read (sympy's is 66 MB with the job, against its 5 MB index).
 ``RRG_EMBED_AHEAD``: the most passages a root may have for that job to embed it too (as
-``--embed`` does; 20,000 by default, 3-7 minutes of a 2-core machine; 0: never).
+``--embed`` does; 60,000 by default, at most about 11 minutes of a 2-core machine; 0: never).
 ``RRG_RESIDENT``: 0 keeps every search in its own process (``rrg.cli.resident``; 1 by
 default: searches are handed to a resident process that has rrg's modules loaded).
 A value that is no number is bad input, said in one line, never a traceback.
@@ -92,9 +92,12 @@ def passages_ahead() -> bool:
 
 
 #: The most passages a root may have for the job ahead to embed it (``RRG_EMBED_AHEAD``).
-#: At 45-115 passages a second measured on 2 cores (docs/benchmarks.md, "Embedded ahead"),
-#: at most 3-7 minutes of background work once a root; sympy (50,713) stays above.
-EMBED_AHEAD = 20_000
+#: A cost, not a tuned constant: a repository of about 2,000 files of code fits (sympy's
+#: 1,875 files: 51,298 passages, embedded in 9.3 minutes on 2 cores at 92 a second, 16
+#: minutes of CPU, 20 MB), so that a new question there costs the model one run of its own
+#: text; past it, the work grows with the tree (docs/benchmarks.md, "Embedded ahead: a
+#: 2,000-file repository").
+EMBED_AHEAD = 60_000
 
 
 def embed_ahead_most() -> int:

@@ -57,7 +57,7 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
   defines it first, without the model.
 - The first search of a project of 200 files or more starts one background job (nice'd,
   once) that cuts its files into passages and scores what it can of them ahead, and embeds
-  a project of up to 20,000 passages (RRG_EMBED_AHEAD): new questions cost less once it is
+  a project of up to 60,000 passages (RRG_EMBED_AHEAD): new questions cost less once it is
   done (rrg --index-status says; RRG_PASSAGES_AHEAD=0 turns it off).
 - A project embedded (by that job, or rrg --index --embed) answers new questions without
   reading its passages again. Hosts that take tools over MCP can run rrg --mcp PATH
