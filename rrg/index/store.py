@@ -268,8 +268,18 @@ def builder_lock(path: Path) -> Iterator[bool]:
 
 def builder_running(path: Path) -> bool:
     """Whether a background build of index ``path`` holds its lock now."""
+    return _held(builder_lock_path(path))
+
+
+def writer_busy(path: Path) -> bool:
+    """Whether another process holds ``writer_lock(path)`` now."""
+    return _held(Path(f"{path}.lock"))
+
+
+def _held(lock_path: Path) -> bool:
+    """Whether a process holds an exclusive flock on ``lock_path`` now."""
     try:
-        fd = os.open(builder_lock_path(path), os.O_RDONLY)
+        fd = os.open(lock_path, os.O_RDONLY)
     except OSError:
         return False
     try:

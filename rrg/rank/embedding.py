@@ -10,9 +10,11 @@ budget reads.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +37,7 @@ from rrg.index.embedded import (
 )
 from rrg.index.refresh import open_view, read_head
 from rrg.index.served import ServedRoot
-from rrg.index.store import KIND_TEXT, busy_reason, writer_lock
+from rrg.index.store import KIND_TEXT, builder_running, busy_reason, writer_busy, writer_lock
 from rrg.index.textstats import decode, looks_binary
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
@@ -96,17 +98,33 @@ def live_files(view: IndexView, rows: np.ndarray) -> list[tuple[int, bytes]]:
     return sorted(keyed_files(view, text), key=lambda item: item[1])
 
 
+#: What a command that embeds says where the job a search started is embedding the root.
+JOB_EMBEDDING = "the background job a search started is embedding this root"
+
+
 def embed_root(
-    served: ServedRoot, view: IndexView, rows: np.ndarray, show_progress: bool
+    served: ServedRoot,
+    view: IndexView,
+    rows: np.ndarray,
+    show_progress: bool,
+    asked: bool = True,
+    notice: Callable[[str], None] = lambda message: None,
 ) -> EmbedReport:
     """Embed every listed file the root's embedding index lacks, a part saved each
     ``embed_batch()`` passages; then merge the parts if there are many or some hold files
-    since edited. Holds the root's embedding lock (one job at a time; searches never wait)."""
+    since edited. Holds the root's embedding lock (one job at a time; searches never wait).
+
+    Where the background job a search started holds that lock, it is embedding the root
+    already, for up to ``EMBED_AHEAD``'s minutes: a caller that ``asked`` for the embedding
+    (``--embed``) waits for it, however long, told so through ``notice``, and then embeds
+    what is left (nothing, unless the job was stopped); any other caller (``rrg --index``
+    of an embedded root) leaves the embedding to the job at once, raising
+    ``EmbeddingBusy``. Another holder is waited for ``RRG_INDEX_BUSY_S``."""
     encoder, index_path = served.encoder, served.index_path
     parent = embed_dir(index_path)
     model = embedding_model(encoder.spec)
     start = time.monotonic()
-    with writer_lock(parent) as got:
+    with _embedding_lock(parent, index_path, asked, notice) as got:
         if not got:
             raise EmbeddingBusy(f"cannot embed it: {busy_reason(parent)}")
         parent.mkdir(mode=0o700, exist_ok=True)
@@ -135,6 +153,20 @@ def embed_root(
         _merge_if_due(parent, seq, model, index_path, {key for key, _ in files})
     report.seconds = time.monotonic() - start
     return report
+
+
+@contextmanager
+def _embedding_lock(
+    parent: Path, index_path: Path, asked: bool, notice: Callable[[str], None]
+) -> Iterator[bool]:
+    """The root's embedding lock, waited for as ``embed_root`` says; False: not had."""
+    job = writer_busy(parent) and builder_running(index_path)
+    if job and not asked:
+        raise EmbeddingBusy(f"cannot embed it: {JOB_EMBEDDING}")
+    if job:
+        notice(f"{JOB_EMBEDDING}; waiting for it (Ctrl-C stops the wait, not the job)")
+    with writer_lock(parent, math.inf if job else None) as got:
+        yield got
 
 
 def _next_seq(parent: Path) -> int:
@@ -271,7 +303,8 @@ def embed_status(served: ServedRoot) -> str | None:
         f", {len(held.damaged)} damaged parts (rrg --index embeds again)" if held.damaged else ""
     )
     parts = f"{len(held.parts)} part{'' if len(held.parts) == 1 else 's'}"
+    now = "; being embedded now" if writer_busy(parent) else ""
     return (
         f"{current} of {len(text_rows)} indexed files, {held.passage_count} passages, "
-        f"{size / 1e6:.1f} MB in {parts}{damaged} (vectors of {model})"
+        f"{size / 1e6:.1f} MB in {parts}{damaged} (vectors of {model}){now}"
     )

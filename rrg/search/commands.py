@@ -343,19 +343,20 @@ def _build(
     asked = request.embed or embed_always()
     if asked or is_embedded(served):
         try:
-            reports.embedded(where, embed_root(served, built.view, built.rows, show))
+            embedded = embed_root(served, built.view, built.rows, show, asked, notice=warn)
+            reports.embedded(where, embedded)
         except EmbeddingBusy as busy:
             if asked:
                 raise
-            # Embedded by the job ahead, which may be at it now: the index is what was asked.
+            # Embedded by the job ahead, which is at it now: the index is what was asked.
             warn(f"{busy}; the index is up to date, the embedding is left to that job")
     if warm and needs_warming(served, built.view):
         warmed = warm_passages(served, built.view)
         if embeds_ahead(served, warmed):
             # Nobody reads a background build's output; a busy embedding lock is another
-            # job embedding the root already.
+            # process embedding the root already.
             with contextlib.suppress(RrgError):
-                embed_root(served, built.view, built.rows, show_progress=False)
+                embed_root(served, built.view, built.rows, show_progress=False, asked=False)
     return EXIT_ERROR if built.candidates.error else EXIT_MATCH
 
 

@@ -202,3 +202,55 @@ def test_an_index_beside_a_job_embedding_the_root_is_no_error(
     assert asked.returncode == 2 and asked.stderr.startswith(b"rrg: cannot embed it: ")
     again = run([*rrg_cmd(), "--index", "--no-progress", "."], root, env)
     assert again.returncode == 0 and _embedded(again.stdout)[0] == 1  # the new file
+
+
+def test_the_job_embedding_the_root_is_left_to_it_or_waited_for(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Where the job a search started holds the embedding lock (its build lock held too),
+    it embeds the root for up to minutes: rrg --index leaves the embedding to it at once
+    (it waited RRG_INDEX_BUSY_S, a minute by default, first), and rrg --index --embed, which
+    asked for the embedding, says it waits for the job and does, past RRG_INDEX_BUSY_S,
+    then embeds what is left. --index-status says the root is being embedded."""
+    import fcntl
+
+    root = _tree(tmp_path / "embedjob")
+    cache = Path(env["RRG_CACHE_DIR"])
+    assert run([*rrg_cmd(), "--index", "--embed", "--no-progress", "."], root, env).returncode == 0
+    (root / "later.py").write_text("def later():\n    '''Added after the embedding.'''\n")
+    embed = _embed_dir(cache, root)
+    index = embed.with_name(embed.name.removesuffix(".embed"))
+    held = []
+    for lock in (f"{index}.builder", f"{embed}.lock"):  # as the job holds them
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+    try:
+        status = _status_line(root, env)
+        out = run([*rrg_cmd(), "--index", "--no-progress", "."], root, env, timeout=30)
+        asked = subprocess.Popen(
+            [*rrg_cmd(), "--index", "--embed", "--no-progress", "."],
+            cwd=root,
+            env={**env, "RRG_INDEX_BUSY_S": "0.2"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(3)
+        waited = asked.poll() is None
+    finally:
+        for fd in held:
+            os.close(fd)
+    stdout, stderr = asked.communicate(timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == (
+        b"rrg: cannot embed it: the background job a search started is embedding this root;"
+        b" the index is up to date, the embedding is left to that job\n"
+    )
+    assert waited, stderr
+    assert stderr == (
+        b"rrg: the background job a search started is embedding this root; waiting for it"
+        b" (Ctrl-C stops the wait, not the job)\n"
+    )
+    assert asked.returncode == 0 and _embedded(stdout) == (1, 14)  # the new file
+    assert status.endswith("; being embedded now"), status
+    assert not _status_line(root, env).endswith("now")
