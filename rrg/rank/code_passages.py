@@ -114,6 +114,25 @@ DEFINITIONS = frozenset(
         "property_declaration",
     }
 )
+#: Of those, the functions and methods: a passage of one that does not start it (a later
+#: piece, a helper nested in it) answers as the function (``Paragraph.within``).
+FUNCTIONS = frozenset(
+    {
+        "function_definition",
+        "function_declaration",
+        "function_item",
+        "method_definition",
+        "method_declaration",
+        "method",
+        "singleton_method",
+        "constructor_declaration",
+        "generator_function_declaration",
+        "local_function",
+        "secondary_constructor",
+        "init_declaration",
+    }
+)
+_ELIXIR_FUNCTIONS = frozenset({b"def", b"defp", b"defmacro", b"defmacrop"})
 #: Elixir writes definitions as calls: ``defmodule A do ... end``, ``def f(x)``.
 _ELIXIR_DEFINERS = frozenset(
     {b"defmodule", b"def", b"defp", b"defmacro", b"defmacrop", b"defprotocol", b"defimpl",
@@ -244,16 +263,23 @@ def _blocks(start: int, end: int, lines: list[str]) -> Iterator[Paragraph]:
         yield Paragraph(p.start + start, p.end + start, p.text)
 
 
-def _definition(node: Node, start: int, lines: list[str], context: str) -> Iterator[Paragraph]:
-    """One definition from row ``start``: whole, or split by its members, or by lines."""
+def _definition(
+    node: Node, start: int, lines: list[str], context: str, within: str = ""
+) -> Iterator[Paragraph]:
+    """One definition from row ``start``: whole, or split by its members, or by lines;
+    ``within``: the function it is nested in (its name), if any."""
     end = node.end_point[0]
     text = _text(start, end, lines)
     if not text.strip():
         return
     name = defined_name(node)
     if len(text) <= MAX_DEFINITION_CHARS:
-        yield Paragraph(start + 1, end + 1, text, context, name)
+        yield Paragraph(start + 1, end + 1, text, context, name, within)
         return
+    # A function's parts after its first passage answer as the function (the outermost,
+    # where functions nest: what is nested in one is its own); a class's members are
+    # definitions of their own.
+    later = within or (name if name and _is_function(node) else "")
     members = _members(node)
     own = lines[node.start_point[0]].strip()
     if members:
@@ -265,18 +291,32 @@ def _definition(node: Node, start: int, lines: list[str], context: str) -> Itera
             if member is members[0] and begin < member.start_point[0]:
                 head_end = _doc_start(begin, member.start_point[0], lines)
                 if head_end > begin:
-                    yield from _pieces(begin, head_end - 1, lines, context, name)
+                    yield from _pieces(begin, head_end - 1, lines, context, name, within, later)
                 begin = head_end
-            yield from _definition(member, begin, lines, own)
+            yield from _definition(member, begin, lines, own, later)
             at = member.end_point[0] + 1
         # The body after the last member (a function's code that calls its nested helper,
         # a class's trailing fields) is read too; a closing brace or ``end`` alone is not.
         tail = _first_line(at, end, lines)
         if not _CLOSING_ONLY.fullmatch(_text(tail, end, lines)):
-            yield from _pieces(tail, end, lines, own)
+            yield from _pieces(tail, end, lines, own, "", later, later)
         return
     # Each piece is read under its owner's line and its own signature.
-    yield from _pieces(start, end, lines, f"{context}\n{own}" if context else own, name)
+    context = f"{context}\n{own}" if context else own
+    yield from _pieces(start, end, lines, context, name, within, later)
+
+
+def _is_function(node: Node) -> bool:
+    """Whether a definition node is a function or method (through decorators, ``export``,
+    and Elixir's ``def``)."""
+    if node.type == "decorated_definition":
+        inner = node.child_by_field_name("definition")
+        return inner is not None and _is_function(inner)
+    if node.type in _WRAPPERS:
+        return any(_is_function(child) for child in node.named_children)
+    if node.type == "call" and node.child_count:  # Elixir
+        return node.children[0].text in _ELIXIR_FUNCTIONS
+    return node.type in FUNCTIONS
 
 
 def defined_name(node: Node) -> str:
@@ -333,10 +373,17 @@ def _members(node: Node) -> list[Node]:
 
 
 def _pieces(
-    start: int, end: int, lines: list[str], context: str, name: str = ""
+    start: int,
+    end: int,
+    lines: list[str],
+    context: str,
+    name: str = "",
+    within: str = "",
+    later: str = "",
 ) -> Iterator[Paragraph]:
     """Rows start..end as consecutive pieces of at most MAX_CHARS characters each; the
-    first carries the ``name`` of the definition it starts."""
+    first carries the ``name`` of the definition it starts and ``within``, the rest
+    ``later`` (``Paragraph.within``)."""
     at = start
     while at <= end:
         at = _first_line(at, end, lines)  # a piece starts on its first text
@@ -351,9 +398,9 @@ def _pieces(
         if text.strip():
             if len(text) > MAX_CHARS:  # one line longer than a passage: cut as prose is
                 for p in split_paragraphs(text):
-                    yield Paragraph(p.start + at, p.end + at, p.text, context, name)
-                    name = ""
+                    yield Paragraph(p.start + at, p.end + at, p.text, context, name, within)
+                    name, within = "", later
             else:
-                yield Paragraph(at + 1, last + 1, text, context, name)
-            name = ""
+                yield Paragraph(at + 1, last + 1, text, context, name, within)
+            name, within = "", later
         at = stop

@@ -44,6 +44,7 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
         return []
     read = ~np.isnan(scored.cosine)
     keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
+    keys = as_their_functions(keys, scored.paragraphs, scored.owners)
     best = order_by(np.round(keys, 6)).tolist()
     form = query_form(query)
     if form.symbol:
@@ -56,6 +57,30 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
         (paths[scored.owners[k]], scored.paragraphs[k])
         for k in spread(best, scored.owners, file_rank, limit)
     ]
+
+
+def as_their_functions(
+    keys: np.ndarray, passages: list[Paragraph], owners: list[int]
+) -> np.ndarray:
+    """``keys`` with each function's first passage raised to the best of its later parts
+    (``Paragraph.within``: a long function's later pieces, a helper nested in it): such a
+    part answers as its function, which is then shown from its definition's first line,
+    where before a reader got the function cut in the middle of its body (issue 35). The
+    part keeps its own key: a file's next passage may still be it."""
+    starts: dict[tuple[int, str], list[int]] = {}
+    for j, passage in enumerate(passages):
+        if passage.name:
+            starts.setdefault((owners[j], passage.name), []).append(j)
+    out = keys.copy()
+    for k, passage in enumerate(passages):
+        if not passage.within:
+            continue
+        named = starts.get((owners[k], passage.within), [])
+        heads = [j for j in named if passages[j].start < passage.start]
+        if heads:
+            head = max(heads, key=lambda j: passages[j].start)  # the nearest above
+            out[head] = max(out[head], keys[k])
+    return out
 
 
 def definitions_first(

@@ -20,6 +20,10 @@ class Paragraph:
     # The name of the definition the passage starts (``rrg.rank.code_passages``): what
     # the query's words may abbreviate (``rrg.rank.abbreviations``). Empty elsewhere.
     name: str = ""
+    # The function a passage is a later part of (a long function's later pieces, a helper
+    # nested in it): the passage answers as that function, whose first passage is the one
+    # shown (``rrg.rank.entry_points``). Empty elsewhere.
+    within: str = ""
 
 
 #: How far back from an even cut a piece of a long line may end, to end after a space.

@@ -185,3 +185,63 @@ def test_the_body_after_a_long_functions_nested_helper_is_read() -> None:
     )
     assert len(java) > MAX_DEFINITION_CHARS
     assert not any(p.text.strip() == "}" for p in cut_passages(java, "A.java"))
+
+
+def test_a_functions_later_parts_answer_as_the_function_a_classs_members_do_not() -> None:
+    """A long function's pieces after its first, a helper nested in it and its body after
+    the helper name the function in ``within``; the first piece names none, and a class's
+    methods are definitions of their own (nor does a method's own first piece)."""
+    helper = "    def step(x):\n" + "        x = x + 1\n" * 150 + "        return x\n\n"
+    source = (
+        "def solve(data):\n    '''Solve it.'''\n\n" + helper + "    if not data:\n"
+        "        raise ValueError('empty')\n    return step(data)\n"
+    )
+    passages = cut_passages(source, "solver.py")
+    assert passages[0].name == "solve" and passages[0].within == ""
+    assert all(p.within == "solve" for p in passages[1:]), passages
+    assert any(p.name == "step" for p in passages[1:])
+    long_one = "def add_all(xs):\n" + "    total = total + 1\n" * 300 + "    return total\n"
+    pieces = cut_passages(long_one, "adder.py")
+    assert len(pieces) > 1 and pieces[0].name == "add_all" and pieces[0].within == ""
+    assert all(p.within == "add_all" and p.name == "" for p in pieces[1:])
+    java = (
+        "class A {\n"
+        + "".join(f"  void m{k}() {{\n" + "    x();\n" * 120 + "  }\n" for k in range(3))
+        + "}\n"
+    )
+    methods = cut_passages(java, "A.java")
+    firsts = [p for p in methods if p.name.startswith("m")]
+    assert len(firsts) == 3 and all(p.within == "" for p in firsts)
+    assert {p.within for p in methods} <= {"", "m0", "m1", "m2"}
+
+
+def test_the_no_pattern_mode_shows_a_nested_helpers_function_from_its_definition(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Issue 35: the passage that answered was a helper nested in a long function, shown
+    from the helper's line in the middle of the function's body; the function is what
+    answers, printed from its first line (the comment above it with it)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    helper = (
+        "    def fraction_free_elimination(rows):\n"
+        "        '''Fraction-free elimination of the determinant, row by row.'''\n"
+        + "        rows = eliminate(rows)\n" * 80
+        + "        return rows\n\n"
+    )
+    (root / "det.py").write_text(
+        "import math\n\n\n# The determinant by elimination.\ndef det_elimination(matrix):\n"
+        "    '''The determinant of a square matrix.'''\n"
+        + "    n = len(matrix)\n" * 40
+        + "\n"
+        + helper
+        + "    return fraction_free_elimination(matrix)\n"
+    )
+    for k in range(5):
+        (root / f"other{k}.py").write_text(f"def helper_{k}():\n    return {k}\n")
+    query = "fraction-free elimination of the determinant row by row"
+    out = run([*rrg_cmd(), "-q", query, "--limit", "1"], root, env)
+    assert out.returncode == 0, out.stderr
+    head, _, text = out.stdout.decode().partition("\n")
+    assert head.startswith("det.py:4-"), out.stdout
+    assert text.startswith("# The determinant by elimination.\ndef det_elimination(matrix):")
