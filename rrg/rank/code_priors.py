@@ -101,13 +101,16 @@ def stem_is(stem: str, name: str) -> bool:
 
 def stem_share(words: frozenset[str], parts: set[str]) -> float:
     """The share of query words a path's stem and folder hold (a word and a part agree when
-    one starts the other and the shorter has at least four letters)."""
+    one starts the other, a plural's ``s`` aside, and the shorter has at least four
+    letters: ``impls`` holds "implementations")."""
     if not words:
         return 0.0
     hit = 0
     for word in words:
         for part in parts:
             short, long_ = sorted((word, part), key=len)
+            if short.endswith("s") and len(short) >= 5:
+                short = short[:-1]
             if word == part or (len(short) >= 4 and long_.startswith(short)):
                 hit += 1
                 break

@@ -177,6 +177,16 @@ def test_stem_share_counts_query_words_in_the_stem_and_folder() -> None:
     assert priors.stem_share(form.words, parts) == 0.0
 
 
+def test_a_plural_stem_that_clips_a_query_word_holds_it() -> None:
+    """serde's ``ser/impls.rs`` holds "implementations" (a plural's s aside, as
+    ``stem_is`` reads a name); a short plural stem ("ops") clips nothing."""
+    form = priors.query_form("standard library type Serialize implementations")
+    assert priors.stem_share(form.words, priors.stem_words("src/ser/impls.rs")) == 0.2
+    assert priors.stem_share(form.words, priors.stem_words("src/ser/mod.rs")) == 0.0
+    short = priors.query_form("operations")
+    assert priors.stem_share(short.words, priors.stem_words("lib/ops.rs")) == 0.0
+
+
 def _tree(root: Path) -> Path:
     """A source file that defines Router, one that only uses it many times, and a test."""
     (root / "src").mkdir(parents=True)
