@@ -125,9 +125,12 @@ _KINDS = {
         r"|[a-z0-9](?:Tests?|Spec|Suite)\.[A-Za-z]+$"
     ),
     "example": re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|tutorials?)(?:/|$)"),
-    # A documentation folder, by name (docs, docs_src, docs-v3, documentation-website); its
+    # A documentation folder, by name (docs, docs_src, docs-v3, documentation-website), or
+    # a Java package's page of javadoc (package-info.java: a comment and a package line);
     # prose by extension is the "prose" kind below, weighed only in a repository of code.
-    "doc": re.compile(r"(?:^|/)(?:docs?|documentation)(?:[-_][A-Za-z0-9]+)*(?:/|$)"),
+    "doc": re.compile(
+        r"(?:^|/)(?:docs?|documentation)(?:[-_][A-Za-z0-9]+)*(?:/|$)|(?:^|/)package-info\.java$"
+    ),
     "changelog": re.compile(
         r"(?:^|/)(?:change[-_]?log|changes|history|news|releases?|release[-_]notes)"
         r"(?:\.(?:md|markdown|rst|txt|adoc))?$"

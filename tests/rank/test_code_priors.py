@@ -101,6 +101,8 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("Cargo.lock", 1),
         ("web/package-lock.json", 1),
         ("go.sum", 1),
+        ("src/main/java/org/lang3/reflect/package-info.java", 1),  # a package's javadoc
+        ("src/main/java/org/lang3/reflect/PackageInfo.java", 0),
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
