@@ -19,6 +19,7 @@ from rrg.index.store import (
     busy_reason,
     segments_dir,
     writer_lock,
+    writer_lock_path,
 )
 from rrg.index.vectors import (
     MAX_AGE_DAYS,
@@ -44,9 +45,9 @@ def root_files(index_path: Path) -> list[Path]:
         Path(f"{vectors}-wal"),
         Path(f"{vectors}-shm"),
         embed_dir(index_path),
-        Path(f"{embed_dir(index_path)}.lock"),
+        writer_lock_path(embed_dir(index_path)),
         builder_lock_path(index_path),
-        Path(f"{index_path}.lock"),
+        writer_lock_path(index_path),
     ]
     return [p for p in names if p.exists()]
 

@@ -206,6 +206,11 @@ def remove_index(path: Path) -> None:
     shutil.rmtree(segments_dir(path), ignore_errors=True)
 
 
+def writer_lock_path(path: Path) -> Path:
+    """The file ``writer_lock(path)`` locks."""
+    return Path(f"{path}.lock")
+
+
 @contextmanager
 def writer_lock(path: Path, wait_s: float | None = None) -> Iterator[bool]:
     """Hold the root's writer lock (index and vector cache); yields False when it could not
@@ -215,7 +220,7 @@ def writer_lock(path: Path, wait_s: float | None = None) -> Iterator[bool]:
     lock file may be deleted by ``--index-clear`` while others wait on it: a lock is only
     held once the file locked is still the one at the path.
     """
-    lock_path = Path(f"{path}.lock")
+    lock_path = writer_lock_path(path)
     deadline = time.monotonic() + (index_busy_s() if wait_s is None else wait_s)
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -273,7 +278,7 @@ def builder_running(path: Path) -> bool:
 
 def writer_busy(path: Path) -> bool:
     """Whether another process holds ``writer_lock(path)`` now."""
-    return _held(Path(f"{path}.lock"))
+    return _held(writer_lock_path(path))
 
 
 def _held(lock_path: Path) -> bool:

@@ -59,10 +59,11 @@ GRAMMARS = {
     ".lua": ("tree_sitter_lua", "language"),
 }
 
-#: Node types that are definitions, across the grammars above.
-DEFINITIONS = frozenset(
+#: Node types of functions and methods, across the grammars above: a passage of one that
+#: does not start it (a later piece, a helper nested in it) answers as the function
+#: (``Paragraph.within``).
+FUNCTIONS = frozenset(
     {
-        # functions and methods
         "function_definition",
         "function_declaration",
         "function_item",
@@ -72,11 +73,16 @@ DEFINITIONS = frozenset(
         "singleton_method",
         "constructor_declaration",
         "generator_function_declaration",
-        "function_signature_item",
         "local_function",
         "secondary_constructor",
         "init_declaration",
-        # types and their containers
+    }
+)
+#: Node types that are definitions: the functions, a signature alone, types and their
+#: containers.
+DEFINITIONS = FUNCTIONS | frozenset(
+    {
+        "function_signature_item",
         "class_definition",
         "class_declaration",
         "class_specifier",
@@ -114,30 +120,12 @@ DEFINITIONS = frozenset(
         "property_declaration",
     }
 )
-#: Of those, the functions and methods: a passage of one that does not start it (a later
-#: piece, a helper nested in it) answers as the function (``Paragraph.within``).
-FUNCTIONS = frozenset(
-    {
-        "function_definition",
-        "function_declaration",
-        "function_item",
-        "method_definition",
-        "method_declaration",
-        "method",
-        "singleton_method",
-        "constructor_declaration",
-        "generator_function_declaration",
-        "local_function",
-        "secondary_constructor",
-        "init_declaration",
-    }
-)
+#: Elixir writes definitions as calls: ``defmodule A do ... end``, ``def f(x)``; these
+#: define functions.
 _ELIXIR_FUNCTIONS = frozenset({b"def", b"defp", b"defmacro", b"defmacrop"})
-#: Elixir writes definitions as calls: ``defmodule A do ... end``, ``def f(x)``.
-_ELIXIR_DEFINERS = frozenset(
-    {b"defmodule", b"def", b"defp", b"defmacro", b"defmacrop", b"defprotocol", b"defimpl",
-     b"defstruct", b"defdelegate", b"defguard"}
-)  # fmt: skip
+_ELIXIR_DEFINERS = _ELIXIR_FUNCTIONS | frozenset(
+    {b"defmodule", b"defprotocol", b"defimpl", b"defstruct", b"defdelegate", b"defguard"}
+)
 #: What ends a definition and says nothing: ``}``, ``});``, ``end``.
 _CLOSING_ONLY = re.compile(r"[\s})\];,]*(?:end)?[\s;]*")
 #: Wrappers whose one child may be the definition: ``export class A``, ``pub(crate) fn``.

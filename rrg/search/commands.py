@@ -348,7 +348,7 @@ def _build(
         except EmbeddingBusy as busy:
             if asked:
                 raise
-            # Embedded by the job ahead, which is at it now: the index is what was asked.
+            # Embedded by the job ahead, which may be at it now: the index is what was asked.
             warn(f"{busy}; the index is up to date, the embedding is left to that job")
     if warm and needs_warming(served, built.view):
         warmed = warm_passages(served, built.view)
