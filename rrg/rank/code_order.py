@@ -59,9 +59,11 @@ def code_order(
     weighed += sorted(defining.difference(weighed))
     scale = 1.0 if form.symbol else tuning.in_sentence_scale
     among_code = _holds_code(len(fused), rel_of, tuning.code_tree_share)
-    for k in weighed:
-        path = rel_of(k).decode("utf-8", "replace")
-        offset = -tuning.path_penalty * priors.secondary_kinds(path, form.asks_for, among_code)
+    paths = {k: rel_of(k).decode("utf-8", "replace") for k in weighed}
+    older = priors.superseded_versions(paths.values(), form.words)
+    for k, path in paths.items():
+        kinds = priors.secondary_kinds(path, form.asks_for, among_code, older)
+        offset = -tuning.path_penalty * kinds
         offset += priors.prose_offset(path, form.asks_for, among_code, tuning.prose_penalty)
         if not form.symbol:
             offset += tuning.stem_weight * priors.stem_share(form.words, priors.stem_words(path))

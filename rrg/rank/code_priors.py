@@ -19,6 +19,7 @@ Pure: queries and paths in, offsets out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rrg.index.definitions import is_code
@@ -169,17 +170,48 @@ _ASKING = {
 }
 
 
-def secondary_kinds(path: str, asks_for: frozenset[str], among_code: bool = True) -> int:
+def secondary_kinds(
+    path: str,
+    asks_for: frozenset[str],
+    among_code: bool = True,
+    superseded: frozenset[str] = frozenset(),
+) -> int:
     """How many kinds of secondary file the path shows that the query does not ask for; in
     a tree of prose (``among_code`` false) a page named ``History`` or ``News`` is content,
-    not a changelog."""
+    not a changelog. A file under one of the ``superseded`` folders (``superseded_versions``)
+    is of the "compat" kind."""
     normal = path.replace("\\", "/")
-    return sum(
+    kinds = sum(
         1
         for kind, pattern in _KINDS.items()
         if kind not in asks_for
         and (among_code or kind not in _CODE_TREE_KINDS)
         and pattern.search(normal)
+    )
+    if superseded and "compat" not in asks_for and normal.startswith(tuple(superseded)):
+        kinds += 1
+    return kinds
+
+
+_VERSION_FOLDER = re.compile(r"(?:^|/)(v([0-9]+))/")
+
+
+def superseded_versions(paths: Iterable[str], words: frozenset[str]) -> frozenset[str]:
+    """The folders (``.../v3/``) of an older version kept beside a newer one in the same
+    folder (``v3/`` beside ``v4/``: zod keeps its v3 API as a legacy copy), as the prefix
+    of their paths, unless the query names that version ("v3 compatibility error types").
+    The newest is the code a question is about; the older one repeats its words."""
+    versions: dict[str, dict[int, str]] = {}
+    for path in paths:
+        normal = path.replace("\\", "/")
+        for match in _VERSION_FOLDER.finditer(normal):
+            parent = normal[: match.start(1)]
+            versions.setdefault(parent, {})[int(match.group(2))] = normal[: match.end(1)] + "/"
+    return frozenset(
+        prefix
+        for found in versions.values()
+        for number, prefix in found.items()
+        if number < max(found) and f"v{number}" not in words
     )
 
 

@@ -89,8 +89,9 @@ def tier_order(
         score[abbreviating(query, names, scored.owners, scored.paragraphs)] += best * abbreviation
     factor = np.ones(len(names))
     stem_gain = np.zeros(len(names))
+    older = priors.superseded_versions(names, form.words)
     for f, path in enumerate(names):
-        kinds = priors.secondary_kinds(path, form.asks_for, among_code)
+        kinds = priors.secondary_kinds(path, form.asks_for, among_code, older)
         factor[f] = SECONDARY**kinds
         if not form.symbol:
             stem_gain[f] = priors.stem_share(form.words, priors.stem_words(path))

@@ -171,6 +171,48 @@ def test_a_whole_repository_ranks_its_source_above_its_docs(
     assert out.stdout.decode().splitlines()[0] == "retries.md", out.stdout
 
 
+def test_an_older_version_beside_a_newer_one_is_a_compat_file() -> None:
+    """``v3/`` beside ``v4/`` in one folder is the legacy copy (zod keeps its v3 API so);
+    a lone ``v1/`` (a package namespace), versions in other folders, or a query that names
+    the version or asks for compatibility leave it be."""
+    paths = ["src/v4/schemas.ts", "src/v3/types.ts", "src/v3/errors.ts", "lib/v1/a.kt"]
+    older = priors.superseded_versions(paths, frozenset())
+    assert older == {"src/v3/"}
+    assert priors.secondary_kinds("src/v3/types.ts", frozenset(), True, older) == 1
+    assert priors.secondary_kinds("src/v4/schemas.ts", frozenset(), True, older) == 0
+    assert priors.secondary_kinds("lib/v1/a.kt", frozenset(), True, older) == 0
+    assert priors.superseded_versions(["a/v1/x.py", "b/v2/y.py"], frozenset()) == set()
+    named = priors.query_form("v3 error types")
+    assert priors.superseded_versions(paths, named.words) == set()
+    legacy = priors.query_form("legacy error types").asks_for
+    assert priors.secondary_kinds("src/v3/types.ts", legacy, True, older) == 0
+
+
+def test_a_whole_repository_ranks_the_newest_version_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The same code in ``v1/`` and ``v2/``: the newest answers a question first, the
+    older copy is still ranked (not dropped), and first when the query names it."""
+    root = tmp_path / "repo"
+    body = (
+        "export function parseSchema(input) {{\n"
+        "  // validate the input against the schema and parse it {k}\n"
+        "  return input;\n}}\n"
+    )
+    for version in ("v1", "v2"):
+        (root / "src" / version).mkdir(parents=True)
+        (root / "src" / version / "parse.ts").write_text(body.format(k=version))
+    for k in range(8):
+        (root / "src" / f"util{k}.ts").write_text(f"export const helper{k} = (x) => x + {k};\n")
+    query = "validate the input against the schema"
+    out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], root, env)
+    assert out.returncode == 0, out.stderr
+    ranked = out.stdout.decode().splitlines()
+    assert ranked[0] == "src/v2/parse.ts" and "src/v1/parse.ts" in ranked, ranked
+    out = run([*rrg_cmd(), "-q", f"v1 {query}", "--fast", "--files"], root, env)
+    assert out.stdout.decode().splitlines()[0] == "src/v1/parse.ts", out.stdout
+
+
 def test_stem_share_counts_query_words_in_the_stem_and_folder() -> None:
     form = priors.query_form("request routing middleware")
     parts = priors.stem_words("middleware/routing.go")
