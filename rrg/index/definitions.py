@@ -35,6 +35,10 @@ KINDS = {
 }
 #: The kind of a C-style function definition (no keyword).
 C_FUNCTION = "function"
+#: Not a kind but a mark beside them: the name is defined at the top of the file, its line
+#: unindented (``pub trait Serialize``), not nested in a class, a function, a test module or
+#: a macro's body (serde's ``private/doc.rs`` defines ``trait Serialize`` inside a macro).
+TOP_LEVEL = "top"
 #: File extensions whose text is searched for definitions at all; any other file (prose,
 #: data, configuration) defines nothing, and costs nothing.
 CODE_SUFFIXES = frozenset(
@@ -87,6 +91,8 @@ _KEYWORD = re.compile(
     # qualifiers: defmodule Ecto.Changeset, fun <T> Flow<T>.collect
     rf"((?:{_IDENT}(?:<[^>\n]*>)?(?:\.|::))*{_IDENT}))",
 )
+#: What follows the trait's name in Rust's ``impl Trait for Type``.
+_TRAIT_FOR = re.compile(r"(?:<[^>\n]*>)?[ \t]+for\b")
 #: Words after a definer keyword that are no name: other keywords and modifiers.
 _NOT_NAMES = frozenset(_KIND_OF) | frozenset(
     "final abstract public private protected internal inline mut async override open"
@@ -120,19 +126,27 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
         if len(found) < MAX_NAMES or name in found:
             found.setdefault(name, set()).add(kind)
 
-    for keyword, name in _KEYWORD.findall("\n" + text):
+    padded = "\n" + text
+    for match in _KEYWORD.finditer(padded):
+        keyword, name = match.groups()
         if name in _NOT_NAMES:
             continue
-        kind = _KIND_OF.get(keyword, "type")
+        if keyword == "impl" and _TRAIT_FOR.match(padded, match.end(2)):
+            continue  # Rust's ``impl Serialize for Point`` implements the trait, defines no name
+        kinds = [_KIND_OF.get(keyword, "type")]
+        if padded[padded.rfind("\n", 0, match.start(1)) + 1] not in " \t":
+            kinds.append(TOP_LEVEL)
         last = re.split(r"\.|::", name)[-1]
-        if "<" not in name:
-            add(name, kind)
-        if last != name:
-            add(last, kind)
+        for kind in kinds:
+            if "<" not in name:
+                add(name, kind)
+            if last != name:
+                add(last, kind)
     if path[path.rfind(".") :].lower() in C_SUFFIXES:
         for name in _C_FUNCTION.findall(text):
             if name not in _C_NOT_NAMES:
                 add(name, C_FUNCTION)
+                add(name, TOP_LEVEL)  # the pattern reads column 0 alone
     return found
 
 
@@ -144,3 +158,8 @@ def definition_terms(names: dict[str, set[str]]) -> list[str]:
 def query_definition_terms(name: str) -> list[str]:
     """The terms a file that defines ``name`` (as any kind) holds one of."""
     return [f"{DEFINITION_FIELD}{kind}={name}" for kind in KINDS]
+
+
+def top_level_term(name: str) -> str:
+    """The term a file that defines ``name`` at its top level (``TOP_LEVEL``) holds."""
+    return f"{DEFINITION_FIELD}{TOP_LEVEL}={name}"

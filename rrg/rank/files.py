@@ -15,7 +15,7 @@ import numpy as np
 
 from rrg import timings
 from rrg.errors import ModelError, RrgError
-from rrg.index.definitions import query_definition_terms
+from rrg.index.definitions import query_definition_terms, top_level_term
 from rrg.index.refresh import IndexBusy, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
@@ -414,10 +414,17 @@ def passage_tier_order(
 
 def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str, ...]) -> set[int]:
     """The candidates (indices into ``cand_rows``, which ascend) whose files define one of
-    the names, from the index's definitions field."""
-    rows = [
-        view.postings(term_id(term))[0] for name in names for term in query_definition_terms(name)
-    ]
+    the names, from the index's definitions field; those that define one at their top level
+    alone where any does (``definitions.TOP_LEVEL``): the same name nested in a macro, a
+    test module or a class is a local copy of what the top-level one declares."""
+    defining = _holding(view, cand_rows, [t for n in names for t in query_definition_terms(n)])
+    top = defining & _holding(view, cand_rows, [top_level_term(name) for name in names])
+    return top or defining
+
+
+def _holding(view: IndexView, cand_rows: np.ndarray, terms: list[str]) -> set[int]:
+    """The candidates whose files hold one of the terms."""
+    rows = [view.postings(term_id(term))[0] for term in terms]
     if not rows:
         return set()
     found = np.unique(np.concatenate(rows))

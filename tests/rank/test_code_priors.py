@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.index.definitions import MAX_NAMES, defined_names
+from rrg.index.definitions import MAX_NAMES, TOP_LEVEL, defined_names
 from rrg.rank import code_priors as priors
 from rrg.rank.tuning import TUNING
 
@@ -44,6 +44,9 @@ def test_query_form_tells_identifiers_from_words(
         ("a.go", "type Router interface {", "type"),
         ("a.go", "func (mx *Mux) Router() http.Handler {", "function"),
         ("a.rs", "pub struct Router {", "type"),
+        ("a.rs", "impl Router {", "type"),  # an inherent impl: the type's own methods
+        ("a.rs", "impl Router for Mux {", None),  # implements the trait, defines it not
+        ("a.rs", "impl Router<Body> for Mux {", None),
         ("a.ex", "defmodule Phoenix.Router do", "module"),
         ("a.ts", "export const Router = createRouter()", "value"),
         ("a.kt", "public fun <T> Router(block: () -> T): T {", "function"),
@@ -63,12 +66,66 @@ def test_query_form_tells_identifiers_from_words(
 )
 def test_defined_names_are_definitions_not_uses(path: str, line: str, kind: str | None) -> None:
     names = defined_names(line + "\n", path)
-    assert names.get("Router") == ({kind} if kind else None), names
+    found = names.get("Router")
+    assert (found - {TOP_LEVEL} if found else None) == ({kind} if kind else None), names
+
+
+def test_a_definition_on_an_unindented_line_is_marked_top_level() -> None:
+    """The mark tells the declaration from a copy nested in a macro's body, a test module or
+    a class (serde's ``private/doc.rs``); modifiers before the keyword keep it."""
+    nested = "macro_rules! doc {\n    () => {\n        trait Serialize {}\n    };\n}\n"
+    assert defined_names(nested, "a.rs") == {"Serialize": {"type"}}
+    top = defined_names("pub trait Serialize {\n    fn serialize(&self);\n}\n", "a.rs")
+    assert top == {"Serialize": {"type", TOP_LEVEL}, "serialize": {"function"}}
+    method = defined_names("class Router:\n    def add(self):\n        pass\n", "a.py")
+    assert method == {"Router": {"type", TOP_LEVEL}, "add": {"function"}}
+    assert defined_names("static int\nloop_run(void)\n{\n", "a.c")["loop_run"] == {
+        "function",
+        TOP_LEVEL,
+    }
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_symbol_query_ranks_the_top_level_definition_first(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """A name defined at the top of one file and again nested in another (a macro's copy
+    that says the name more often, with a trait's ``impl``s elsewhere): the top-level
+    declaration comes first."""
+    root = tmp_path / "code"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "ser.rs").write_text(
+        "/// A data structure that can be serialized.\n"
+        "pub trait Serialize {\n    fn serialize(&self, out: &mut String);\n}\n"
+        + "".join(
+            f"\npub fn write_{k}(out: &mut String) {{ out.push('{k}'); }}\n" for k in range(40)
+        )
+    )
+    (root / "src" / "doc.rs").write_text(
+        "macro_rules! serialize_docs {\n    () => {\n"
+        "        /// Serialize a value: the docs' copy of Serialize.\n"
+        "        trait Serialize {\n            fn serialize(&self);\n        }\n"
+        "    };\n}\n"
+    )
+    (root / "src" / "impls.rs").write_text(
+        "".join(
+            f"impl Serialize for T{k} {{\n    fn serialize(&self) {{}}\n}}\n" for k in range(30)
+        )
+    )
+    for k in range(8):
+        (root / "src" / f"util{k}.rs").write_text(
+            f"pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n"
+        )
+    flags = ["--fast"] if fast else []
+    out = run([*rrg_cmd(), "-q", "Serialize", *flags, "--files"], root, env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode().splitlines()[0] == "src/ser.rs", out.stdout
 
 
 def test_a_qualified_definition_is_kept_whole_and_by_its_last_part() -> None:
     names = defined_names("defmodule Ecto.Changeset do\nend\n", "lib/changeset.ex")
-    assert names == {"Ecto.Changeset": {"module"}, "Changeset": {"module"}}
+    kinds = {"module", TOP_LEVEL}
+    assert names == {"Ecto.Changeset": kinds, "Changeset": kinds}
 
 
 def test_a_file_keeps_at_most_max_names() -> None:
