@@ -115,8 +115,9 @@ def is_code(path: str) -> bool:
 
 
 def defined_names(text: str, path: str) -> dict[str, set[str]]:
-    """Each name the text defines, with the kinds it is defined as; ``path`` (relative,
-    with "/") tells code from prose and C from the rest. A qualified name (``Ecto.Changeset``)
+    """Each name the text defines, with the kinds it is defined as (and ``TOP_LEVEL``
+    beside them where a definition of it is unindented); ``path`` (relative, with "/")
+    tells code from prose and C from the rest. A qualified name (``Ecto.Changeset``)
     is kept whole and by its last part."""
     if not is_code(path):
         return {}

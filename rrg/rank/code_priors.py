@@ -193,6 +193,7 @@ def secondary_kinds(
     return kinds
 
 
+#: A folder named for a major version (``v3/``); the number is its second group.
 _VERSION_FOLDER = re.compile(r"(?:^|/)(v([0-9]+))/")
 
 
