@@ -9,9 +9,10 @@ they add to the cheap tier's order and to the stage's:
   weaker. (A further offset where the file's stem is the name changed nothing
   on the dev half, 0 to 2 alike, and is not kept; the stem still brings such files in.)
 - ``stem``: query words that name a file's stem or its folder.
-- ``path``: tests, examples, docs, benchmarks, compat or legacy shims, vendored or
-  amalgamated copies, generated files and type stubs rank lower, unless the query asks for
-  that kind of file ("test", "example", ...).
+- ``path``: tests, examples, docs, benchmarks, compat or legacy shims (and an older
+  version kept beside a newer one), vendored or amalgamated copies, generated files and
+  type stubs rank lower, unless the query asks for that kind of file ("test", "example",
+  ...).
 
 Pure: queries and paths in, offsets out.
 """
