@@ -7,21 +7,22 @@ real command in a fresh process for those.
 
 Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--stage-sweep] [--plain]
 [--stage-budget] [--paragraphs] [--passage-words] [--passage-tier]
-[--set FIELD=VALUE[,...]]... [NAME ...]
+[--set FIELD=VALUE[,...]]... [--by-form] [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py (corpora built from the
 fetched snapshots). --sweep: every setting of the sweep (else the shipped constants);
---stage-sweep: the stage's own choices (when it is skipped, passage tokens), default order;
---stage-budget: the model's work in the stage (tokens of code passages, passages in all);
---plain: also the order with the priors off; --paragraphs: also code cut at blank lines
-instead of its definitions (with --stage: what the model reads); --passage-words: the cheap
-order's passage signal off and at each weight, head and window; --passage-tier: the passage
-tier off, at each share and head; --set: a variant of the shipped point (fields of Tuning,
-or stage_files: the files the default order's stage re-orders), beside it. Each setting is
-a variant of ``rrg.rank.tuning.TUNING`` (``dataclasses.replace``) passed in RankSettings:
-nothing is patched. DATA may be built whole (``materialize.py --whole``): the priors for
-whole repositories are swept there. The "half" column counts places within DATA: with a
-folder of one half, read it as that half. About a minute for the cheap order over 20
-repositories, ten with --stage.
+--stage-sweep: the stage's own choices (when it is skipped, passage tokens), default
+order; --stage-budget: the model's work in the stage (tokens of code passages, passages in
+all); --plain: also the order with the priors off; --paragraphs: also code cut at blank
+lines instead of its definitions (with --stage: what the model reads); --passage-words:
+the cheap order's passage signal off and at each weight, head and window; --passage-tier:
+the passage tier off, at each share and head; --set: a variant of the shipped point
+(fields of Tuning, or stage_files: the files the default order's stage re-orders), beside
+it; --by-form: both orders at the shipped point, by the query's form (symbol, names in a
+sentence, plain). Each setting is a variant of ``rrg.rank.tuning.TUNING``
+(``dataclasses.replace``) passed in RankSettings: nothing is patched. DATA may be built
+whole (``materialize.py --whole``): the priors for whole repositories are swept there. The
+"half" column counts places within DATA: with a folder of one half, read it as that half.
+About a minute for the cheap order over 20 repositories, ten with --stage.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from statistics import mean
 from benchmarks.common import OUT, SHARED_DATA, machine, rg
 from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
+from rrg.rank.code_priors import query_form
 from rrg.rank.files import RankSettings, rank_files
 from rrg.rank.tuning import TUNING
 
@@ -164,6 +166,32 @@ def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, 
     return scores
 
 
+def by_form(data: Path, names: list[str]) -> None:
+    """File NDCG@10 of both orders, shipped point, by the query's form (a symbol, names in
+    a sentence, a plain question): where the stage earns its time."""
+    spec = default_model()
+    orders = {"--fast": rank_settings(SHIPPED, 0), "default": rank_settings(SHIPPED, 20)}
+    scores: dict[str, dict[str, list[float]]] = {}
+    for name in names:
+        corpus = (data / name / "corpus").resolve()
+        os.chdir(corpus)
+        printed = subprocess.run([rg(), "--files"], capture_output=True, check=True).stdout
+        paths, root = sorted(printed.splitlines()), os.fsencode(corpus)
+        for _, query, labels in queries(data / name):
+            form = query_form(query)
+            kind = "symbol" if form.symbol else "names in a sentence" if form.names else "plain"
+            for order, rank in orders.items():
+                ranking = rank_files(query, ServedRoot(root, spec), paths, rank)
+                files = [os.fsdecode(p) for p in ranking.ordered[:10]]
+                score = SCORE.ndcg10(files, labels)  # type: ignore[attr-defined]
+                scores.setdefault(kind, {}).setdefault(order, []).append(score)
+    print(f"semble-code by query form, {len(names)} repositories; {machine()}\n")
+    print("| form | queries | " + " | ".join(orders) + " |\n|---|---|---|---|")
+    for kind, got in scores.items():
+        cells = " | ".join(f"{mean(got[order]):.3f}" for order in orders)
+        print(f"| {kind} | {len(got['default'])} | {cells} |")
+
+
 def main() -> None:
     args = [
         a
@@ -172,6 +200,9 @@ def main() -> None:
     ]
     data, names = Path(args[0]).resolve(), args[1:]
     os.environ.setdefault("RRG_CACHE_DIR", str(OUT / "cache-semble"))
+    if "--by-form" in sys.argv:
+        every = sorted(p.name for p in data.iterdir() if (p / "qrels.tsv").is_file())
+        return by_form(data, names or every)
     settings = sweep() if "--sweep" in sys.argv else {"shipped": SHIPPED}
     if "--stage-sweep" in sys.argv:
         settings = stage_sweep()
