@@ -14,6 +14,15 @@ from rrg.rank import code_priors as priors
 from rrg.rank.tuning import TUNING
 
 
+def _ranked(root: Path, env: dict[str, str], query: str, fast: bool = True) -> list[str]:
+    """The files ``rrg -q QUERY --files`` lists in ``root`` (``--fast`` unless not
+    ``fast``), best first."""
+    flags = ["--fast"] if fast else []
+    out = run([*rrg_cmd(), "-q", query, *flags, "--files"], root, env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.decode().splitlines()
+
+
 @pytest.mark.parametrize(
     ("query", "names", "symbol"),
     [
@@ -116,10 +125,7 @@ def test_a_symbol_query_ranks_the_top_level_definition_first(
         (root / "src" / f"util{k}.rs").write_text(
             f"pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n"
         )
-    flags = ["--fast"] if fast else []
-    out = run([*rrg_cmd(), "-q", "Serialize", *flags, "--files"], root, env)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.decode().splitlines()[0] == "src/ser.rs", out.stdout
+    assert _ranked(root, env, "Serialize", fast)[0] == "src/ser.rs"
 
 
 def test_a_qualified_definition_is_kept_whole_and_by_its_last_part() -> None:
@@ -215,17 +221,14 @@ def test_a_whole_repository_ranks_its_source_above_its_docs(
     for k in range(8):
         (root / "src" / f"util{k}.py").write_text(f"def helper_{k}(x):\n    return x + {k}\n")
     query = "retry a request after a timeout"
-    out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], root, env)
-    assert out.returncode == 0, out.stderr
-    ranked = out.stdout.decode().splitlines()
+    ranked = _ranked(root, env, query)
     assert ranked[0] == "src/transport.py", ranked
     assert {"CHANGELOG.md", "README.md", "docs-site/retries.md"} < set(ranked), ranked
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "retries.md").write_text(f"# Retries\n\n{words}\n")
     (notes / "other.md").write_text("# Other\n\nNothing about that here.\n")
-    out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], notes, env)
-    assert out.stdout.decode().splitlines()[0] == "retries.md", out.stdout
+    assert _ranked(notes, env, query)[0] == "retries.md"
 
 
 def test_an_older_version_beside_a_newer_one_is_a_compat_file() -> None:
@@ -262,12 +265,9 @@ def test_a_whole_repository_ranks_the_newest_version_first(
     for k in range(8):
         (root / "src" / f"util{k}.ts").write_text(f"export const helper{k} = (x) => x + {k};\n")
     query = "validate the input against the schema"
-    out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], root, env)
-    assert out.returncode == 0, out.stderr
-    ranked = out.stdout.decode().splitlines()
+    ranked = _ranked(root, env, query)
     assert ranked[0] == "src/v2/parse.ts" and "src/v1/parse.ts" in ranked, ranked
-    out = run([*rrg_cmd(), "-q", f"v1 {query}", "--fast", "--files"], root, env)
-    assert out.stdout.decode().splitlines()[0] == "src/v1/parse.ts", out.stdout
+    assert _ranked(root, env, f"v1 {query}")[0] == "src/v1/parse.ts"
 
 
 def test_stem_share_counts_query_words_in_the_stem_and_folder() -> None:
@@ -312,10 +312,7 @@ def test_a_symbol_query_ranks_the_defining_file_first(
     tmp_path: Path, env: dict[str, str], fast: bool
 ) -> None:
     tree = _tree(tmp_path / "code")
-    flags = ["--fast"] if fast else []
-    out = run([*rrg_cmd(), "-q", "Router", *flags, "--files"], tree, env)
-    assert out.returncode == 0, out.stderr
-    ranked = out.stdout.decode().splitlines()
+    ranked = _ranked(tree, env, "Router", fast)
     assert ranked[0] == "src/routing.py", ranked
     # The test file names Router as often as app.py does, but ranks below it.
     assert ranked.index("src/app.py") < ranked.index("tests/test_routing.py"), ranked
@@ -323,9 +320,7 @@ def test_a_symbol_query_ranks_the_defining_file_first(
 
 def test_a_question_about_tests_still_finds_them(tmp_path: Path, env: dict[str, str]) -> None:
     tree = _tree(tmp_path / "code")
-    out = run([*rrg_cmd(), "-q", "router tests", "--fast", "--files"], tree, env)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.decode().splitlines()[0] == "tests/test_routing.py"
+    assert _ranked(tree, env, "router tests")[0] == "tests/test_routing.py"
 
 
 def test_the_defining_file_is_found_outside_the_cheap_orders_head(
@@ -348,14 +343,9 @@ def test_the_defining_file_is_found_outside_the_cheap_orders_head(
         "class Router:\n    pass\n" + "".join(f"value_{k} = compute({k})\n" for k in range(20))
     )
 
-    def ranked(query: str) -> list[str]:
-        out = run([*rrg_cmd(), "-q", query, "--fast", "--files"], root, env)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.decode().splitlines()
-
     # "router" names no identifier: the cheap order alone, where core.py is past the head.
-    assert ranked("router").index("core.py") >= HEAD_FILES
-    assert ranked("Router")[0] == "core.py"
+    assert _ranked(root, env, "router").index("core.py") >= HEAD_FILES
+    assert _ranked(root, env, "Router")[0] == "core.py"
 
 
 def test_the_definitions_follow_an_edited_file(tmp_path: Path, env: dict[str, str]) -> None:
@@ -367,9 +357,7 @@ def test_the_definitions_follow_an_edited_file(tmp_path: Path, env: dict[str, st
         (root / f"other{k}.py").write_text(f"def helper_{k}():\n    return Router()\n")
 
     def best() -> str:
-        out = run([*rrg_cmd(), "-q", "Router", "--fast", "--files"], root, env)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.decode().splitlines()[0]
+        return _ranked(root, env, "Router")[0]
 
     assert best() == "first.py"
     (root / "first.py").write_text("from second import Router\n\nRouter()\n")
