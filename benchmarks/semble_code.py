@@ -10,7 +10,7 @@ Run: python -m benchmarks.semble_code DATA [--sweep] [--stage] [--stage-sweep] [
 [--set FIELD=VALUE[,...]]... [--by-form] [NAME ...]
 DATA: the OUT folder of ../shared/data/semble-code/materialize.py (corpora built from the
 fetched snapshots). --sweep: every setting of the sweep (else the shipped constants);
---stage-sweep: the stage's own choices (when it is skipped, passage tokens), default
+--stage-sweep: the stage's own choices (passage tokens), default
 order; --stage-budget: the model's work in the stage (tokens of code passages, passages in
 all); --plain: also the order with the priors off; --paragraphs: also code cut at blank
 lines instead of its definitions (with --stage: what the model reads); --passage-words:
@@ -97,13 +97,10 @@ def sweep() -> dict[str, Setting]:
 
 
 def stage_sweep() -> dict[str, Setting]:
-    """The cheaper stage's choices (issue 28, item 4), each beside the shipped point: when
-    the cheap tier's definition hit skips the stage, and how many tokens a passage is read
-    to."""
+    """The cheaper stage's choices (issue 28, item 4), each beside the shipped point: how
+    many tokens a passage is read to. (Which symbol queries skip the stage was swept here as
+    ``decisive_definers``; every one does now: code_order.skips_stage.)"""
     out: dict[str, Setting] = {"shipped": SHIPPED}
-    for definers in (0, 1, 2, 3):
-        if definers != TUNING.decisive_definers:
-            out[f"decisive_definers={definers}"] = {"decisive_definers": definers}
     for tokens in (128, 192, 256):
         if tokens != TUNING.passage_tokens:
             out[f"passage_tokens={tokens}"] = {"passage_tokens": tokens}

@@ -26,13 +26,16 @@ CODE_SAMPLE = 1000
 class CodeOrder(NamedTuple):
     scores: np.ndarray  # the candidates' scores with the priors applied
     offsets: np.ndarray  # each one's offset
-    decisive: bool  # an exact definition hit for a symbol query (``decisive_definers``)
     among_code: bool  # the candidates are a repository of code (``priors.holds_code``)
 
 
-def may_be_decisive(query: str, tuning: Tuning) -> bool:
-    """Whether the cheap tier may answer this query alone (a symbol query)."""
-    return tuning.decisive_definers > 0 and priors.query_form(query).symbol
+def skips_stage(query: str) -> bool:
+    """Whether the cheap tier orders this query alone: a symbol query, which asks for the
+    files that define it (the index's definitions, the passage tier's lift of a definition).
+    The stage changed no figure of semble-code's dev half on them, where it ran for those
+    with no definer first or more than three (docs/benchmarks.md, "Where the stage earns
+    its time"), and its model run is most of a new query's time."""
+    return priors.query_form(query).symbol
 
 
 def code_order(
@@ -43,7 +46,7 @@ def code_order(
     tuning: Tuning,
 ) -> CodeOrder:
     """The candidates' scores with the priors applied, each one's offset (``fused``'s
-    order and units), and whether the cheap tier's answer is decisive. ``rel_of(k)``: the
+    order and units), and whether they are a repository of code. ``rel_of(k)``: the
     k-th candidate's path relative to the root; ``definers(names)``: the candidates that
     define one of the names.
 
@@ -78,13 +81,7 @@ def code_order(
         scores[weighed] = float(fused[rest].max()) + 1.0 + mixed - mixed.min()
     else:
         scores = fused + offsets
-    scores = np.round(scores, 9)
-    decisive = (
-        form.symbol
-        and 0 < len(defining) <= tuning.decisive_definers
-        and int(np.argmax(scores)) in defining  # the first of the best, as order_by's
-    )
-    return CodeOrder(scores, offsets, decisive, among_code)
+    return CodeOrder(np.round(scores, 9), offsets, among_code)
 
 
 def _holds_code(count: int, rel_of: Callable[[int], bytes], share: float) -> bool:

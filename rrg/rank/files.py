@@ -26,7 +26,7 @@ from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.rank import passage_lexical, passage_tier
-from rrg.rank.code_order import code_order, may_be_decisive
+from rrg.rank.code_order import code_order, skips_stage
 from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.embedding import (
     dense_file_scores,
@@ -226,7 +226,7 @@ def _kept_or_ordered(
     if kept is not None:
         return kept[0], None, kept[1]
     by_score, staged, fast = _ordered(query, served, view, cand_rows, settings)
-    stage_failed = fast and settings.stage_files > 0  # a decisive definition is not fast
+    stage_failed = fast and settings.stage_files > 0  # a symbol query's order is not fast
     if not stage_failed:
         keep_order(served, key, by_score, fast)
     return by_score, staged, fast
@@ -234,11 +234,10 @@ def _kept_or_ordered(
 
 def _preload_for_stage(query: str, served: ServedRoot, settings: RankSettings) -> None:
     """A new query: the stage will run the model, which starts loading now, on another
-    thread. (A symbol query is most often answered by its definition, the stage skipped: a
-    load begun for it would delay the exit.)"""
+    thread. (A symbol query skips the stage: a load begun for it would delay the exit.)"""
     if (
         settings.stage_files > 0
-        and not may_be_decisive(query, settings.tuning)
+        and not skips_stage(query)
         and model_ready(served.spec)
         and not query_seen(query, served, settings.tuning)
     ):
@@ -293,15 +292,15 @@ def _ordered(
     query: str, served: ServedRoot, view: IndexView, cand_rows: np.ndarray, settings: RankSettings
 ) -> tuple[np.ndarray, _Staged | None, bool]:
     """The candidates (rows of the index) best first, as indices into ``cand_rows``; the
-    passages the stage read; whether the order is the cheap tier's alone (--fast, a symbol
-    query's decisive definition, or a stage that failed)."""
+    passages the stage read; whether the order is the cheap tier's alone (--fast, or a stage
+    that failed; a symbol query's, which skips the stage, is not)."""
     tuning, check = settings.tuning, settings.checkpoint
     with timings.phase("rank"):
         pieces = query_pieces(query, served)
         lexical, semantic = signals(query, view, served.encoder, pieces, tuning.path_weight)
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
-        fused, offsets, decisive, among_code = code_order(
+        fused, offsets, among_code = code_order(
             query,
             fused,
             lambda k: view.path(int(cand_rows[k])),
@@ -310,7 +309,7 @@ def _ordered(
         )
     stage: _Staged | None = None
     fast = settings.stage_files <= 0
-    if not fast and not decisive:
+    if not fast and not skips_stage(query):
         check()
         try:
             with timings.phase("stage"):

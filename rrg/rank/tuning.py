@@ -54,11 +54,6 @@ class Tuning:
     #: page of prose is a secondary file; the dev half whole: .02-.1 .730, .2-.5 .725, the
     #: rule off (above 1) .719; the largest share of the best.
     code_tree_share: float = 0.1
-    #: A symbol query with at most this many defining files, the best of them first after
-    #: the priors, is answered by the cheap tier: the stage is not run (0: always run). The
-    #: stage's order, dev half: .811 at 0, 1, 2 and 3 alike; the largest skips the stage
-    #: most often (benchmarks/semble_code.py --stage-sweep).
-    decisive_definers: int = 3
 
     # ---- the stage's passages (rank/passages.py, rank/code_passages.py) --------------------
     #: Passages the model reads in all (at least one a file it weighs), chosen on dev halves

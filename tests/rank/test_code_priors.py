@@ -365,17 +365,21 @@ def test_the_definitions_follow_an_edited_file(tmp_path: Path, env: dict[str, st
     assert best() == "second.py"
 
 
-def test_a_definition_hit_answers_a_symbol_query_without_the_stage(
+def test_a_symbol_query_is_answered_without_the_stage(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """One file defines the name and ranks first: the transformer stage is not run (its
-    phase is missing from the timings); a question in words still runs it."""
+    """A symbol query, whether one file defines the name (and ranks first) or none does:
+    the transformer stage is not run (its phase is missing from the timings); a question
+    in words still runs it."""
     tree = _tree(tmp_path / "code")
     timed = {**env, "RRG_TIMINGS": "1"}
     symbol = run([*rrg_cmd(), "-q", "Router", "--files"], tree, timed)
     assert symbol.returncode == 0, symbol.stderr
     assert symbol.stdout.decode().splitlines()[0] == "src/routing.py"
     assert b" stage " not in symbol.stderr and b"timings:" in symbol.stderr
+    undefined = run([*rrg_cmd(), "-q", "RouteTable", "--files"], tree, timed)
+    assert undefined.returncode == 0, undefined.stderr
+    assert b" stage " not in undefined.stderr and b"timings:" in undefined.stderr
     words = run([*rrg_cmd(), "-q", "dispatch a request to a handler", "--files"], tree, timed)
     assert words.returncode == 0, words.stderr
     assert b" stage " in words.stderr
