@@ -91,6 +91,9 @@ _KEYWORD = re.compile(
     # qualifiers: defmodule Ecto.Changeset, fun <T> Flow<T>.collect
     rf"((?:{_IDENT}(?:<[^>\n]*>)?(?:\.|::))*{_IDENT}))",
 )
+#: A Rust macro called at the top of a file on a block of items (``cfg_rt! {``): tokio
+#: declares most of its types inside one, a level in.
+_RUST_ITEM_MACRO = re.compile(r"[A-Za-z_]\w*![ \t]*\{[ \t]*")
 #: What follows the trait's name in Rust's ``impl Trait for Type``.
 _TRAIT_FOR = re.compile(r"(?:<[^>\n]*>)?[ \t]+for\b")
 #: Words after a definer keyword that are no name: other keywords and modifiers.
@@ -128,6 +131,7 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
             found.setdefault(name, set()).add(kind)
 
     padded = "\n" + text
+    in_item_macro = _lines_in_item_macros(padded) if path.endswith(".rs") else set()
     for match in _KEYWORD.finditer(padded):
         keyword, name = match.groups()
         if name in _NOT_NAMES:
@@ -135,7 +139,8 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
         if keyword == "impl" and _TRAIT_FOR.match(padded, match.end(2)):
             continue  # Rust's ``impl Serialize for Point`` implements the trait, defines no name
         kinds = [_KIND_OF.get(keyword, "type")]
-        if padded[padded.rfind("\n", 0, match.start(1)) + 1] not in " \t":
+        line = padded.rfind("\n", 0, match.start(1)) + 1
+        if padded[line] not in " \t" or line in in_item_macro:
             kinds.append(TOP_LEVEL)
         last = re.split(r"\.|::", name)[-1]
         for kind in kinds:
@@ -149,6 +154,25 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
                 add(name, C_FUNCTION)
                 add(name, TOP_LEVEL)  # the pattern reads column 0 alone
     return found
+
+
+def _lines_in_item_macros(padded: str) -> set[int]:
+    """Where the lines one level inside a top-level item macro's block start (``cfg_rt! {``
+    to the ``}`` at column 0): their items are the file's top level."""
+    starts: set[int] = set()
+    inside = False
+    at = 0
+    for line in padded.split("\n"):
+        if inside and line.startswith("}"):
+            inside = False
+        elif inside and (line.startswith("    ") or line.startswith("\t")):
+            rest = line[4:] if line.startswith("    ") else line[1:]
+            if rest[:1] not in (" ", "\t"):
+                starts.add(at)
+        elif _RUST_ITEM_MACRO.fullmatch(line.rstrip("\r")):
+            inside = True
+        at += len(line) + 1
+    return starts
 
 
 def definition_terms(names: dict[str, set[str]]) -> list[str]:

@@ -26,6 +26,7 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
     by the model's cosine among those it read, else by the cheap score."""
     if limit <= 0:
         return []
+    form = query_form(query)
     if ranking.stage is not None:
         paths, scored = ranking.stage.paths, ranking.stage.scored
     else:
@@ -34,7 +35,10 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
             p for p in ranking.ordered if p not in ranking.binary
         ]
         paths = ranked[:TOP_FILES]
-        budget = 0 if ranking.fast else ranking.tuning.stage_passages
+        # A symbol query shows its definitions first, then its name's passages by the cheap
+        # scores: the model's reading (0.25-0.65 s of such a query on tokio) chose nothing
+        # the name's own words do not.
+        budget = 0 if ranking.fast or form.symbol else ranking.tuning.stage_passages
         # Paths as rg printed them are relative to the cwd, not to the index's root.
         where = [os.path.abspath(p) for p in paths]
         served = ranking.served
@@ -46,7 +50,6 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
     keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
     keys = as_their_functions(keys, scored.paragraphs, scored.owners)
     best = order_by(np.round(keys, 6)).tolist()
-    form = query_form(query)
     if form.symbol:
         best = definitions_first(
             best, form.names, scored.paragraphs, [paths[o] for o in scored.owners]

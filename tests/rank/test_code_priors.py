@@ -86,6 +86,9 @@ def test_a_definition_on_an_unindented_line_is_marked_top_level() -> None:
     assert defined_names(nested, "a.rs") == {"Serialize": {"type"}}
     top = defined_names("pub trait Serialize {\n    fn serialize(&self);\n}\n", "a.rs")
     assert top == {"Serialize": {"type", TOP_LEVEL}, "serialize": {"function"}}
+    # Rust's items a level inside a macro called on a block at the top (tokio's cfg_rt!).
+    wrapped = "cfg_rt! {\n    pub struct JoinHandle<T> {\n        raw: u8,\n    }\n}\n"
+    assert defined_names(wrapped, "a.rs") == {"JoinHandle": {"type", TOP_LEVEL}}
     method = defined_names("class Router:\n    def add(self):\n        pass\n", "a.py")
     assert method == {"Router": {"type", TOP_LEVEL}, "add": {"function"}}
     assert defined_names("static int\nloop_run(void)\n{\n", "a.c")["loop_run"] == {
@@ -365,9 +368,7 @@ def test_the_definitions_follow_an_edited_file(tmp_path: Path, env: dict[str, st
     assert best() == "second.py"
 
 
-def test_a_symbol_query_is_answered_without_the_stage(
-    tmp_path: Path, env: dict[str, str]
-) -> None:
+def test_a_symbol_query_is_answered_without_the_stage(tmp_path: Path, env: dict[str, str]) -> None:
     """A symbol query, whether one file defines the name (and ranks first) or none does:
     the transformer stage is not run (its phase is missing from the timings); a question
     in words still runs it."""
