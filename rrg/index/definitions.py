@@ -91,9 +91,19 @@ _KEYWORD = re.compile(
     # qualifiers: defmodule Ecto.Changeset, fun <T> Flow<T>.collect
     rf"((?:{_IDENT}(?:<[^>\n]*>)?(?:\.|::))*{_IDENT}))",
 )
-#: A Rust macro called at the top of a file on a block of items (``cfg_rt! {``): tokio
-#: declares most of its types inside one, a level in.
-_RUST_ITEM_MACRO = re.compile(r"[A-Za-z_]\w*![ \t]*\{[ \t]*")
+#: Blocks opened at column 0 whose items are a file's top level, one level in, by the file's
+#: extension: the opening line and the word that closes the block at column 0. A Rust macro
+#: called on a block of items (tokio declares most of its types inside ``cfg_rt! {``), a
+#: Ruby ``module`` (``module Sinatra`` holds ``class Base``), a C# or C++ ``namespace``
+#: whose body is indented (its brace maybe on the next line).
+_NAMESPACE_BLOCKS = {
+    ".rs": (re.compile(r"[A-Za-z_]\w*![ \t]*\{[ \t]*"), "}"),
+    ".rb": (re.compile(r"module[ \t]+[\w:]+[ \t]*"), "end"),
+    ".cs": (re.compile(r"namespace[ \t]+[\w.]+[ \t]*\{?[ \t]*"), "}"),
+} | dict.fromkeys(
+    (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h"),
+    (re.compile(r"namespace(?:[ \t]+[\w:]+)?[ \t]*\{?[ \t]*"), "}"),
+)
 #: What follows the trait's name in Rust's ``impl Trait for Type``.
 _TRAIT_FOR = re.compile(r"(?:<[^>\n]*>)?[ \t]+for\b")
 #: Words after a definer keyword that are no name: other keywords and modifiers.
@@ -131,7 +141,7 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
             found.setdefault(name, set()).add(kind)
 
     padded = "\n" + text
-    in_item_macro = _lines_in_item_macros(padded) if path.endswith(".rs") else set()
+    one_level_in = _one_level_in_namespaces(padded, path[path.rfind(".") :].lower())
     for match in _KEYWORD.finditer(padded):
         keyword, name = match.groups()
         if name in _NOT_NAMES:
@@ -140,7 +150,7 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
             continue  # Rust's ``impl Serialize for Point`` implements the trait, defines no name
         kinds = [_KIND_OF.get(keyword, "type")]
         line = padded.rfind("\n", 0, match.start(1)) + 1
-        if padded[line] not in " \t" or line in in_item_macro:
+        if padded[line] not in " \t" or line in one_level_in:
             kinds.append(TOP_LEVEL)
         last = re.split(r"\.|::", name)[-1]
         for kind in kinds:
@@ -156,21 +166,27 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
     return found
 
 
-def _lines_in_item_macros(padded: str) -> set[int]:
-    """Where the lines one level inside a top-level item macro's block start (``cfg_rt! {``
-    to the ``}`` at column 0): their items are the file's top level."""
+def _one_level_in_namespaces(padded: str, suffix: str) -> set[int]:
+    """Where the lines one level inside a top-level namespace block (``_NAMESPACE_BLOCKS``)
+    start. The level is the indentation of the block's first line of content; a block whose
+    content starts at column 0 (abseil's ``namespace absl {``) marks nothing, its items
+    being at column 0 already."""
+    if suffix not in _NAMESPACE_BLOCKS:
+        return set()
+    opener, closer = _NAMESPACE_BLOCKS[suffix]
     starts: set[int] = set()
-    inside = False
-    at = 0
+    inside, unit, at = False, None, 0
     for line in padded.split("\n"):
-        if inside and line.startswith("}"):
+        text = line.rstrip("\r")
+        if inside and text.startswith(closer):
             inside = False
-        elif inside and (line.startswith("    ") or line.startswith("\t")):
-            rest = line[4:] if line.startswith("    ") else line[1:]
-            if rest[:1] not in (" ", "\t"):
+        elif inside and text.strip() and text.strip() != "{":
+            if unit is None:
+                unit = text[: len(text) - len(text.lstrip(" \t"))]
+            if unit and text.startswith(unit) and text[len(unit)] not in " \t":
                 starts.add(at)
-        elif _RUST_ITEM_MACRO.fullmatch(line.rstrip("\r")):
-            inside = True
+        elif not inside and opener.fullmatch(text):
+            inside, unit = True, None
         at += len(line) + 1
     return starts
 

@@ -86,9 +86,22 @@ def test_a_definition_on_an_unindented_line_is_marked_top_level() -> None:
     assert defined_names(nested, "a.rs") == {"Serialize": {"type"}}
     top = defined_names("pub trait Serialize {\n    fn serialize(&self);\n}\n", "a.rs")
     assert top == {"Serialize": {"type", TOP_LEVEL}, "serialize": {"function"}}
-    # Rust's items a level inside a macro called on a block at the top (tokio's cfg_rt!).
+    # Items a level inside a top-level namespace block: Rust's item macros (tokio's
+    # cfg_rt!), Ruby's modules (a test's reopened ``class Sinatra::Base`` at column 0 would
+    # otherwise outrank lib/sinatra/base.rb), C#'s and C++'s indented namespaces.
     wrapped = "cfg_rt! {\n    pub struct JoinHandle<T> {\n        raw: u8,\n    }\n}\n"
     assert defined_names(wrapped, "a.rs") == {"JoinHandle": {"type", TOP_LEVEL}}
+    ruby = defined_names(
+        "module Sinatra\n  class Base\n    def route\n    end\n  end\nend\n", "b.rb"
+    )
+    assert ruby["Base"] == {"type", TOP_LEVEL} and ruby["route"] == {"function"}
+    csharp = (
+        "namespace App.Web\n{\n    public class Widget\n    {\n        class Part {}\n    }\n}\n"
+    )
+    assert defined_names(csharp, "W.cs")["Widget"] == {"type", TOP_LEVEL}
+    assert defined_names(csharp, "W.cs")["Part"] == {"type"}
+    flat = "namespace absl {\n\nclass Mutex {\n  struct Waiter {};\n};\n}\n"  # not indented
+    assert defined_names(flat, "m.h")["Waiter"] == {"type"}
     method = defined_names("class Router:\n    def add(self):\n        pass\n", "a.py")
     assert method == {"Router": {"type", TOP_LEVEL}, "add": {"function"}}
     assert defined_names("static int\nloop_run(void)\n{\n", "a.c")["loop_run"] == {
