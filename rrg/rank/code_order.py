@@ -29,13 +29,15 @@ class CodeOrder(NamedTuple):
     among_code: bool  # the candidates are a repository of code (``priors.holds_code``)
 
 
-def skips_stage(query: str) -> bool:
-    """Whether the cheap tier orders this query alone: a symbol query, which asks for the
-    files that define it (the index's definitions, the passage tier's lift of a definition).
-    The stage changed no figure of semble-code's dev half on them, where it ran for those
-    with no definer first or more than three (docs/benchmarks.md, "Where the stage earns
-    its time"), and its model run is most of a new query's time."""
-    return priors.query_form(query).symbol
+def skips_stage(query: str, among_code: bool = True) -> bool:
+    """Whether the cheap tier orders this query alone: a symbol query in a tree of code,
+    which asks for the files that define it (the index's definitions, the passage tier's
+    lift of a definition). The stage changed no figure of semble-code's dev half on them,
+    where it ran for those with no definer first or more than three (docs/benchmarks.md,
+    "Where the stage earns its time"), and its model run is most of a new query's time. In
+    a tree of prose a lone capitalised word ("Aspirin", 21 of nfcorpus's queries) is a
+    topic, and the stage reads it."""
+    return among_code and priors.query_form(query).symbol
 
 
 def code_order(

@@ -234,7 +234,8 @@ def _kept_or_ordered(
 
 def _preload_for_stage(query: str, served: ServedRoot, settings: RankSettings) -> None:
     """A new query: the stage will run the model, which starts loading now, on another
-    thread. (A symbol query skips the stage: a load begun for it would delay the exit.)"""
+    thread. (A symbol query skips the stage in a tree of code, the tree most searched: a
+    load begun for it would delay the exit; in prose the model loads when the stage runs.)"""
     if (
         settings.stage_files > 0
         and not skips_stage(query)
@@ -309,7 +310,7 @@ def _ordered(
         )
     stage: _Staged | None = None
     fast = settings.stage_files <= 0
-    if not fast and not skips_stage(query):
+    if not fast and not skips_stage(query, among_code):
         check()
         try:
             with timings.phase("stage"):

@@ -394,6 +394,14 @@ def test_a_symbol_query_is_answered_without_the_stage(tmp_path: Path, env: dict[
     undefined = run([*rrg_cmd(), "-q", "RouteTable", "--files"], tree, timed)
     assert undefined.returncode == 0, undefined.stderr
     assert b" stage " not in undefined.stderr and b"timings:" in undefined.stderr
+    # In a tree of prose a lone capitalised word is a topic: the stage reads it.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for k in range(6):
+        (notes / f"note{k}.md").write_text(f"# Note {k}\n\nAspirin and headaches, part {k}.\n")
+    topic = run([*rrg_cmd(), "-q", "Aspirin", "--files"], notes, timed)
+    assert topic.returncode == 0, topic.stderr
+    assert b" stage " in topic.stderr
     words = run([*rrg_cmd(), "-q", "dispatch a request to a handler", "--files"], tree, timed)
     assert words.returncode == 0, words.stderr
     assert b" stage " in words.stderr
