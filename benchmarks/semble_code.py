@@ -166,21 +166,16 @@ def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, 
 def by_form(data: Path, names: list[str]) -> None:
     """File NDCG@10 of both orders, shipped point, by the query's form (a symbol, names in
     a sentence, a plain question): where the stage earns its time."""
-    spec = default_model()
-    orders = {"--fast": rank_settings(SHIPPED, 0), "default": rank_settings(SHIPPED, 20)}
+    orders = {"--fast": 0, "default": 20}
     scores: dict[str, dict[str, list[float]]] = {}
     for name in names:
-        corpus = (data / name / "corpus").resolve()
-        os.chdir(corpus)
-        printed = subprocess.run([rg(), "--files"], capture_output=True, check=True).stdout
-        paths, root = sorted(printed.splitlines()), os.fsencode(corpus)
-        for _, query, labels in queries(data / name):
-            form = query_form(query)
-            kind = "symbol" if form.symbol else "names in a sentence" if form.names else "plain"
-            for order, rank in orders.items():
-                ranking = rank_files(query, ServedRoot(root, spec), paths, rank)
-                files = [os.fsdecode(p) for p in ranking.ordered[:10]]
-                score = SCORE.ndcg10(files, labels)  # type: ignore[attr-defined]
+        forms = [query_form(query) for _, query, _ in queries(data / name)]
+        kinds = [
+            "symbol" if f.symbol else "names in a sentence" if f.names else "plain" for f in forms
+        ]
+        for order, stage in orders.items():
+            got = evaluate(data / name, {"shipped": SHIPPED}, stage)["shipped"]
+            for kind, score in zip(kinds, got, strict=True):
                 scores.setdefault(kind, {}).setdefault(order, []).append(score)
     print(f"semble-code by query form, {len(names)} repositories; {machine()}\n")
     print("| form | queries | " + " | ".join(orders) + " |\n|---|---|---|---|")
