@@ -140,8 +140,9 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
         if len(found) < MAX_NAMES or name in found:
             found.setdefault(name, set()).add(kind)
 
+    suffix = path[path.rfind(".") :].lower()
     padded = "\n" + text
-    one_level_in = _one_level_in_namespaces(padded, path[path.rfind(".") :].lower())
+    one_level_in = _one_level_in_namespaces(padded, suffix)
     for match in _KEYWORD.finditer(padded):
         keyword, name = match.groups()
         if name in _NOT_NAMES:
@@ -158,7 +159,7 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
                 add(name, kind)
             if last != name:
                 add(last, kind)
-    if path[path.rfind(".") :].lower() in C_SUFFIXES:
+    if suffix in C_SUFFIXES:
         for name in _C_FUNCTION.findall(text):
             if name not in _C_NOT_NAMES:
                 add(name, C_FUNCTION)
