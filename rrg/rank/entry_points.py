@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from rrg.index.definitions import defined_names
+from rrg.rank.code_order import skips_stage
 from rrg.rank.code_priors import query_form
 from rrg.rank.files import Ranking, passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
@@ -35,10 +36,11 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
             p for p in ranking.ordered if p not in ranking.binary
         ]
         paths = ranked[:TOP_FILES]
-        # A symbol query shows its definitions first, then its name's passages by the cheap
-        # scores: the model's reading (0.25-0.65 s of such a query on tokio) chose nothing
-        # the name's own words do not.
-        budget = 0 if ranking.fast or form.symbol else ranking.tuning.stage_passages
+        # A query the order answers without the stage (a symbol query) shows its
+        # definitions first, then its name's passages by the cheap scores: the model's
+        # reading (0.25-0.65 s of such a query on tokio) chose nothing the name's own words
+        # do not.
+        budget = 0 if ranking.fast or skips_stage(query) else ranking.tuning.stage_passages
         # Paths as rg printed them are relative to the cwd, not to the index's root.
         where = [os.path.abspath(p) for p in paths]
         served = ranking.served
