@@ -25,10 +25,9 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
-from rrg.rank import feedback, passage_lexical, passage_tier
+from rrg.rank import passage_lexical, passage_tier
 from rrg.rank.code_order import code_order, skips_stage
 from rrg.rank.code_passages import blank_line_passages, cut_passages
-from rrg.rank.code_priors import query_form
 from rrg.rank.embedding import (
     dense_file_scores,
     embedded_parts,
@@ -309,14 +308,6 @@ def _ordered(
             lambda names: defining_candidates(view, cand_rows, names),
             tuning,
         )
-    if tuning.feedback_weight and not query_form(query).symbol:
-        with timings.phase("feedback"):
-            head = order_by(fused)[: tuning.feedback_files]
-            rel = [view.path(int(cand_rows[k])) for k in head]
-            terms = feedback.feedback_terms(query, served.root, rel, view, tuning.feedback_terms)
-            fused = fused + tuning.feedback_weight * zscore(
-                feedback.feedback_bm25(view, terms)[cand_rows]
-            )
     stage: _Staged | None = None
     fast = settings.stage_files <= 0
     if not fast and not skips_stage(query, among_code):

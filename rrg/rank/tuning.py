@@ -121,15 +121,6 @@ class Tuning:
     #: issue texts are past the rule's length (unchanged to the digit, three sets).
     abbreviation_weight: float = 0.5
 
-    # ---- pseudo-relevance feedback (rank/feedback.py) ---------------------------------------
-    #: Weight of the feedback words' BM25 (z-scored) added to the order after the priors;
-    #: 0: off.
-    feedback_weight: float = 0.0
-    #: Files of the first order the feedback words are drawn from.
-    feedback_files: int = 5
-    #: Feedback words added.
-    feedback_terms: int = 10
-
 
 #: The shipped point.
 TUNING = Tuning()
