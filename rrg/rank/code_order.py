@@ -66,8 +66,12 @@ def code_order(
     among_code = _holds_code(len(fused), rel_of, tuning.code_tree_share)
     paths = {k: rel_of(k).decode("utf-8", "replace") for k in weighed}
     older = priors.superseded_versions(paths.values(), form.words)
+    kinds_of = {
+        k: priors.secondary_kinds(p, form.asks_for, among_code, older) for k, p in paths.items()
+    }
+    defining = _primary_where_any(defining, kinds_of)
     for k, path in paths.items():
-        kinds = priors.secondary_kinds(path, form.asks_for, among_code, older)
+        kinds = kinds_of[k]
         offset = -tuning.path_penalty * kinds
         offset += priors.prose_offset(path, form.asks_for, among_code, tuning.prose_penalty)
         if not form.symbol:
@@ -84,6 +88,17 @@ def code_order(
     else:
         scores = fused + offsets
     return CodeOrder(np.round(scores, 9), offsets, among_code)
+
+
+def _primary_where_any(defining: set[int], kinds_of: dict[int, int]) -> set[int]:
+    """The definers of the query's names that are primary files, where any is: a name
+    that the source defines is asked of the source; a test double, an example's own copy
+    or an older version's (zod's ``v3/ZodError.ts`` beside ``v4/classic/errors.ts``)
+    that defines it too is a copy, as a nested definition is beside a top-level one
+    (``rank.files.defining_candidates``). Where only secondary files define it, they
+    keep the boost."""
+    primary = {k for k in defining if kinds_of[k] == 0}
+    return primary or defining
 
 
 def _holds_code(count: int, rel_of: Callable[[int], bytes], share: float) -> bool:

@@ -144,6 +144,37 @@ def test_a_symbol_query_ranks_the_top_level_definition_first(
     assert _ranked(root, env, "Serialize", fast)[0] == "src/ser.rs"
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_symbol_query_ranks_the_sources_definition_above_an_older_copys(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """A name the source defines and an older version's copy defines too, in a file named
+    after it that says it more often (zod's ``v3/ZodError.ts`` beside
+    ``v4/classic/errors.ts``): the source's definition comes first; where only the copy
+    defines a name, it keeps its lead."""
+    root = tmp_path / "code"
+    for version in ("v1", "v2"):
+        (root / "src" / version).mkdir(parents=True)
+    (root / "src" / "v1" / "ZodError.ts").write_text(
+        "export class ZodError extends Error {\n  issues = [];\n}\n"
+        + "".join(f"// ZodError note {k}: a ZodError keeps its issues\n" for k in range(6))
+        + "export class LegacyIssue {}\n"
+    )
+    (root / "src" / "v2" / "errors.ts").write_text(
+        "export class ZodError extends Error {\n  issues = [];\n}\n"
+        + "".join(
+            f"export function format{k}(issues) {{ return issues.map((i) => i.message + {k}); }}\n"
+            for k in range(30)
+        )
+    )
+    for k in range(8):
+        (root / "src" / "v2" / f"util{k}.ts").write_text(
+            f"export const helper{k} = (x) => x + {k};\n"
+        )
+    assert _ranked(root, env, "ZodError", fast)[0] == "src/v2/errors.ts"
+    assert _ranked(root, env, "LegacyIssue", fast)[0] == "src/v1/ZodError.ts"
+
+
 def test_a_qualified_definition_is_kept_whole_and_by_its_last_part() -> None:
     names = defined_names("defmodule Ecto.Changeset do\nend\n", "lib/changeset.ex")
     kinds = {"module", TOP_LEVEL}
