@@ -7,7 +7,7 @@ Run: python -m benchmarks.code_priors [--stage] [--shipped] [--set FIELD=VALUE[,
 [LIMIT] [SET ...]
 (--shipped: the shipped setting alone, a third of the time; --set: the shipped setting and
 a variant of it beside, one for each --set: fields of rrg.rank.tuning.Tuning, e.g.
-code_passage_tokens=96)
+code_passage_tokens=96, or stage_files=K, the files the default order's stage re-orders)
 (LIMIT: queries a set, default all; SET: a set's name, default every set)
 Minutes for the cheap order; the stage reads passages the first time (tens of minutes).
 """
@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 from statistics import mean
 
 from benchmarks.common import OUT, machine
 from benchmarks.datasets import BEIR_SETS, LabelledSet, beir, swebench_repos, swebench_tasks
 from benchmarks.passage_stage import half
 from benchmarks.quality import ndcg10
-from benchmarks.semble_code import OFF, SHIPPED, Setting
+from benchmarks.semble_code import OFF, SHIPPED, Setting, rank_settings
 from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
-from rrg.rank.files import RankSettings, rank_files
-from rrg.rank.tuning import TUNING
+from rrg.rank.files import rank_files
 
 #: As shipped; the priors off; and as before either (priors off, code cut at blank lines).
 SETTINGS: dict[str, Setting] = {
@@ -57,10 +55,7 @@ def evaluate(s: LabelledSet, stage: int, limit: int | None) -> dict[str, dict[st
     if variants():
         settings = {"shipped": SHIPPED, **variants()}
     spec = default_model()
-    ranks = {
-        name: RankSettings(stage, lambda message: None, tuning=replace(TUNING, **values))
-        for name, values in settings.items()
-    }
+    ranks = {name: rank_settings(values, stage) for name, values in settings.items()}
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
         for name, rank in ranks.items():
