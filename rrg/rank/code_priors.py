@@ -19,6 +19,7 @@ Pure: queries and paths in, offsets out.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -153,6 +154,22 @@ _KINDS = {
 }
 #: Kinds that are secondary only in a tree of code.
 _CODE_TREE_KINDS = frozenset({"changelog"})
+#: A folder is a test folder where one of these words stands anywhere in its name, split at
+#: separators and humps as a path's words are (``_split_words``): a module of tests beside
+#: the source (``tests-integration``, ``integration_test``, ``exposed-tests``,
+#: ``test-shrinker``), Swift's and .NET's ``Tests`` and ``UnitTests``, fuzzing harnesses.
+#: The patterns above spell only the lower-case names a folder has whole.
+_TEST_FOLDER_WORDS = frozenset({"test", "tests", "testing", "fuzz", "fuzzing", "fuzzers", "e2e"})
+#: Folder names of the other kinds whatever their case and separators (``Examples``,
+#: ``Documentation``, ``Benchmarks``, ``ThirdParty``, ``third-party``), as their words
+#: joined; unlike a test word, an example's or a doc's word inside a longer name is often
+#: the folder's topic (``schema_extra_example``).
+_FOLDER_NAMES = {
+    "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos"}),
+    "doc": frozenset({"doc", "docs", "documentation"}),
+    "benchmark": frozenset({"bench", "benches", "benchmark", "benchmarks"}),
+    "vendored": frozenset({"vendor", "thirdparty", "3rdparty", "external"}),
+}
 _ASKING = {
     "test": frozenset(
         {"test", "tests", "tested", "testing", "spec", "specs", "fixture", "fixtures"}
@@ -182,16 +199,29 @@ def secondary_kinds(
     not a changelog. A file under one of the ``superseded`` folders (``superseded_versions``)
     is of the "compat" kind."""
     normal = path.replace("\\", "/")
+    found = _folder_kinds(normal.rpartition("/")[0]).union(
+        kind for kind, pattern in _KINDS.items() if pattern.search(normal)
+    )
     kinds = sum(
-        1
-        for kind, pattern in _KINDS.items()
-        if kind not in asks_for
-        and (among_code or kind not in _CODE_TREE_KINDS)
-        and pattern.search(normal)
+        1 for kind in found if kind not in asks_for and (among_code or kind not in _CODE_TREE_KINDS)
     )
     if superseded and "compat" not in asks_for and normal.startswith(tuple(superseded)):
         kinds += 1
     return kinds
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_kinds(folder: str) -> frozenset[str]:
+    """The kinds a path's folders show by their words (``_TEST_FOLDER_WORDS``,
+    ``_FOLDER_NAMES``); cached, since a folder's files are weighed together."""
+    kinds: set[str] = set()
+    for name in folder.split("/") if folder else ():
+        words = _split_words(name)
+        if _TEST_FOLDER_WORDS.intersection(words):
+            kinds.add("test")
+        joined = "".join(words)
+        kinds.update(kind for kind, names in _FOLDER_NAMES.items() if joined in names)
+    return frozenset(kinds)
 
 
 #: A folder named for a major version (``v3/``); the number is its second group.

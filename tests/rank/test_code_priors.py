@@ -213,6 +213,20 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("go.sum", 1),
         ("src/main/java/org/lang3/reflect/package-info.java", 1),  # a package's javadoc
         ("src/main/java/org/lang3/reflect/PackageInfo.java", 0),
+        # A test folder by a word anywhere in its name, as the source's own modules are
+        # named beside it, and by Swift's and .NET's capitalised spelling.
+        ("tests-integration/src/bin/main.rs", 1),
+        ("integration_test/cases/repo.exs", 1),
+        ("exposed-tests/src/main/kotlin/Base.kt", 1),
+        ("Tests/RxSwiftTests/Observable+Extensions.swift", 1),
+        ("src/Router.Tests/Helpers.cs", 1),
+        ("tokio/fuzz/fuzz_targets/fuzz_linked_list.rs", 1),
+        ("src/httptest/server.go", 0),  # one word: no test folder
+        ("src/attestation/verify.go", 0),
+        ("Examples/Counter/main.swift", 1),  # the other kinds' folders whatever their case
+        ("Documentation/Intro.swift", 1),
+        ("third-party/zlib/inflate.c", 1),
+        ("docs_src/schema_extra_example/tutorial001.py", 1),  # a topic's name, not a kind
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
@@ -436,3 +450,34 @@ def test_a_symbol_query_is_answered_without_the_stage(tmp_path: Path, env: dict[
     words = run([*rrg_cmd(), "-q", "dispatch a request to a handler", "--files"], tree, timed)
     assert words.returncode == 0, words.stderr
     assert b" stage " in words.stderr
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_test_module_beside_the_source_ranks_below_it(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """A module of tests named as the source's modules are (``tests-integration``,
+    Swift's ``Tests/``) whose helper says the query's words more often than the source
+    does: the source comes first, as it does beside a folder named ``tests``."""
+    root = tmp_path / "code"
+    helper = "// retry the request with backoff: a retry helper for the tests\n" + "".join(
+        f"fn retry_case_{k}() {{ retry_with_backoff(request, {k}); }}\n" for k in range(12)
+    )
+    source = (
+        "/// Retry a request with exponential backoff.\n"
+        "pub fn retry_with_backoff(request: Request, attempts: u32) -> Response {\n"
+        "    let mut delay = 1;\n"
+        "    for _ in 0..attempts { delay *= 2; }\n"
+        "    send(request, delay)\n"
+        "}\n"
+    )
+    for folder in ("tests-integration/src", "Tests/ClientTests"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "retry_helpers.rs").write_text(helper)
+    (root / "src").mkdir()
+    (root / "src" / "backoff.rs").write_text(source)
+    for k in range(8):
+        (root / "src" / f"util{k}.rs").write_text(
+            f"pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n"
+        )
+    assert _ranked(root, env, "retry a request with backoff", fast)[0] == "src/backoff.rs"
