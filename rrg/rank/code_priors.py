@@ -160,6 +160,10 @@ _CODE_TREE_KINDS = frozenset({"changelog"})
 #: ``test-shrinker``), Swift's and .NET's ``Tests`` and ``UnitTests``, fuzzing harnesses.
 #: The patterns above spell only the lower-case names a folder has whole.
 _TEST_FOLDER_WORDS = frozenset({"test", "tests", "testing", "fuzz", "fuzzing", "fuzzers", "e2e"})
+#: A file is a test file where one of these words stands anywhere in its stem: a test's
+#: helpers beside the source (``cord_test_helpers.h``, ``distribution_test_util.cc``), a
+#: Rust module's ``tests.rs``, pytest's ``conftest.py``.
+_TEST_FILE_WORDS = frozenset({"test", "tests", "conftest"})
 #: Folder names of the other kinds whatever their case and separators (``Examples``,
 #: ``Documentation``, ``Benchmarks``, ``ThirdParty``, ``third-party``), as their words
 #: joined; unlike a test word, an example's or a doc's word inside a longer name is often
@@ -199,9 +203,12 @@ def secondary_kinds(
     not a changelog. A file under one of the ``superseded`` folders (``superseded_versions``)
     is of the "compat" kind."""
     normal = path.replace("\\", "/")
-    found = _folder_kinds(normal.rpartition("/")[0]).union(
+    folder, _, name = normal.rpartition("/")
+    found = _folder_kinds(folder).union(
         kind for kind, pattern in _KINDS.items() if pattern.search(normal)
     )
+    if _TEST_FILE_WORDS.intersection(_split_words(file_stem(name))):
+        found |= {"test"}
     kinds = sum(
         1 for kind in found if kind not in asks_for and (among_code or kind not in _CODE_TREE_KINDS)
     )

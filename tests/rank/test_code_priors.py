@@ -227,6 +227,11 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("Documentation/Intro.swift", 1),
         ("third-party/zlib/inflate.c", 1),
         ("docs_src/schema_extra_example/tutorial001.py", 1),  # a topic's name, not a kind
+        # A test file by a word anywhere in its stem: a test's helpers beside the source.
+        ("absl/strings/cord_test_helpers.h", 1),
+        ("tokio/src/runtime/time/tests.rs", 1),
+        ("sympy/conftest.py", 1),
+        ("src/contest.py", 0),
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
