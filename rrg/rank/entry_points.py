@@ -9,6 +9,7 @@ top files are ordered by the cheap tier alone.
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 
@@ -20,6 +21,10 @@ from rrg.rank.paragraphs import Paragraph
 from rrg.rank.scoring import order_by
 
 TOP_FILES = 20
+
+
+#: One lower-case identifier (``sympify``, ``parse_args`` is a symbol query already).
+_LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")
 
 
 def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
@@ -52,16 +57,25 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
     keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
     keys = as_their_functions(keys, scored.paragraphs, scored.owners)
     best = order_by(np.round(keys, 6)).tolist()
-    if form.symbol:
-        best = definitions_first(
-            best, form.names, scored.paragraphs, [paths[o] for o in scored.owners]
-        )
+    names = form.names if form.symbol else _one_word(query)
+    if names:
+        best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
     place = {path: k for k, path in enumerate(ranking.ordered)}
     file_rank = [place.get(path, len(place)) for path in paths]
     return [
         (paths[scored.owners[k]], scored.paragraphs[k])
         for k in spread(best, scored.owners, file_rank, limit)
     ]
+
+
+def _one_word(query: str) -> tuple[str, ...]:
+    """A query of one lower-case word, as a name (``sympify``, ``session``): not a symbol
+    query by its form, since one plain word is as often a topic, so the files are ordered
+    as for a question; but where a passage defines that name, it is what the word asks
+    for (``def sympify`` rather than ``class CantSympify``, whose text says "sympify"
+    more often)."""
+    word = query.strip()
+    return (word,) if _LOWER_NAME.fullmatch(word) else ()
 
 
 def as_their_functions(

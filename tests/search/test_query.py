@@ -393,6 +393,35 @@ def test_a_symbol_querys_passage_starts_at_its_definition(
     assert (decorator, line) == (b"@functools.total_ordering", b"class Dispatcher:")
 
 
+def test_a_one_word_querys_passage_is_the_definition_of_that_name(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A query of one lower-case word that a passage defines (sympy's ``sympify``) showed
+    the passage that says the word most (``class CantSympify``'s docstring); it shows the
+    definition of that name."""
+    root = tmp_path / "code"
+    root.mkdir()
+    (root / "convert.py").write_text(
+        "class CantConvert:\n"
+        '    """Mix in to refuse convert: convert(x) raises for these, since convert cannot\n'
+        "    convert them. To convert such a value, convert its parts; convert is strict"
+        ' here."""\n\n'
+        "    __slots__ = ()\n\n\n"
+        "def convert(value, strict=False):\n"
+        '    """Turn a value into an expression."""\n'
+        "    if strict:\n"
+        "        return build(value)\n"
+        "    return build(normalise(value))\n"
+    )
+    (root / "other.py").write_text("def unrelated():\n    return 1\n")
+    for fast in ([], ["--fast"]):
+        out = run(q("convert", "--limit", "1", *fast), root, env)
+        assert out.returncode == 0, out.stderr
+        title, line = out.stdout.split(b"\n")[:2]
+        assert title == b"convert.py:8-12:", out.stdout[:400]
+        assert line == b"def convert(value, strict=False):", out.stdout[:400]
+
+
 def test_no_pattern_limit_counts_passages_and_0_prints_all(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
