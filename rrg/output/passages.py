@@ -32,11 +32,10 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
     """Best first. Under headings (a terminal, ``--heading``): the path above its passage,
     as rg prints a file's path above its lines, each line numbered (unless ``-N``), ``--``
     between passages of one file, a blank line before the next file. Else, for pipes and
-    the programs reading them, each as ``path:start-end:`` then its text."""
+    the programs reading them, each as ``path:start-end:`` then its text (the path and the
+    lines in rg's colours where colour is asked for: ``--color always``)."""
     if not style.heading:
-        return b"".join(
-            path + f":{p.start}-{p.end}:".encode() + b"\n" + _text(p) + b"\n" for path, p in found
-        )
+        return b"".join(_flat_title(path, p, style.colour) + _text(p) + b"\n" for path, p in found)
     out: list[bytes] = []
     previous: bytes | None = None
     for path, passage in found:
@@ -49,6 +48,13 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
         previous = path
         out.append(_numbered(passage, style))
     return b"".join(out)
+
+
+def _flat_title(path: bytes, passage: Paragraph, colour: bool) -> bytes:
+    lines = f"{passage.start}-{passage.end}".encode()
+    if colour:
+        return _PATH_COLOUR + path + _RESET + b":" + _NUMBER_COLOUR + lines + _RESET + b":\n"
+    return path + b":" + lines + b":\n"
 
 
 def _numbered(passage: Paragraph, style: PassageStyle) -> bytes:

@@ -89,6 +89,10 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
             walk.stop()
 
 
+def _passages(count: int) -> str:
+    return "most relevant passage" if count == 1 else f"{count} most relevant passages"
+
+
 def _rg_itself(plan: QueryPlan) -> int:
     """rg run over the plan's own arguments, its output and exit code passed on."""
     done = subprocess.run(
@@ -135,7 +139,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         if limit and len(found) > limit:
             report_facts(
                 [
-                    f"printed the {limit} most relevant passages (--limit); more follow: "
+                    f"printed the {_passages(limit)} (--limit); more follow: "
                     "raise --limit (0 = all)"
                 ],
                 False,

@@ -94,9 +94,8 @@ class Tools:
             blocks = passage_blocks(_printed(found.passages), _PIPED)
             text = blocks.decode("utf-8", "surrogateescape")
             data = {"passages": [asdict(p) for p in found.passages], "more": found.more}
-            more = [
-                f"printed the {lines} most relevant passages (limit); more follow: raise the limit"
-            ]
+            best = "most relevant passage" if lines == 1 else f"{lines} most relevant passages"
+            more = [f"printed the {best} (limit); more follow: raise the limit"]
             return _answer(text, data, found.notices + more * found.more)
         if not pattern:
             raise ToolInputError("rrg: the pattern is empty: give a regex, or none")

@@ -104,6 +104,9 @@ def test_passages_render_as_rg_prints_lines() -> None:
     assert headed == b"a.py\n1:def f():\n2:    pass\n--\n9:x = 1\n\nb.md\n3:Notes.\n"
     coloured = passage_blocks(found[:1], PassageStyle(heading=True, numbers=False, colour=True))
     assert coloured == b"\x1b[0m\x1b[35ma.py\x1b[0m\ndef f():\n    pass\n"
+    # --color always in a pipe: the flat form, its path and lines in rg's colours.
+    forced = passage_blocks(found[:1], PassageStyle(heading=False, numbers=False, colour=True))
+    assert forced == b"\x1b[0m\x1b[35ma.py\x1b[0m:\x1b[0m\x1b[32m1-2\x1b[0m:\ndef f():\n    pass\n"
     assert entry_points(found) == (
         b"a.py:\nLine 1-2: def f():\n    pass\nLine 9-9: x = 1\nb.md:\nLine 3-3: Notes.\n"
     )

@@ -444,6 +444,8 @@ def test_no_pattern_limit_counts_passages_and_0_prints_all(
     assert len([line for line in two.stdout.splitlines() if line.endswith(b":")]) == 2
     assert two.stderr.decode().startswith("[rrg: printed the 2 most relevant passages")
     assert two.stdout == b"".join(every.stdout.splitlines(keepends=True)[:4])
+    one = run(q("river water quality", "--limit", "1"), root, env)
+    assert one.stderr.decode().startswith("[rrg: printed the most relevant passage (--limit)")
 
 
 def test_incremental_refresh(topical: Path, env: dict[str, str]) -> None:
