@@ -30,7 +30,8 @@ def help_text(rg_name: str) -> str:
         "",
         "Differences from rg: -q is rrg's --query, not rg's quiet mode (use --quiet);",
         "-h/--help and --version are rrg's. With -q, --sort/--sortr (but none) and",
-        "-j/--threads (but 1) are refused, since they would undo the relevance order.",
+        "-j/--threads (but 1) are refused, since they would undo the relevance order,",
+        "and --passthru, which prints every file whole.",
         "",
         f"rg's own help: {rg_name} --help",
     ]

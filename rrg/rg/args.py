@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from rrg.errors import RrgError
 from rrg.rg.flags import (
     FILE_SELECTION_LONG,
+    LONG_ALIASES,
     SHORT_TO_LONG,
     VALUE_LONG,
     VALUE_SHORT,
@@ -302,6 +303,7 @@ def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
             spot = (i, len(name) + 1)
+            name = LONG_ALIASES.get(name, name)
             if name in VALUE_LONG and not eq:
                 if i + 1 >= len(args):
                     raise RrgError(f"rg flag {name} needs a value")

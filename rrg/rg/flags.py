@@ -95,6 +95,11 @@ FILE_SELECTION_LONG = frozenset(
     }
 )
 
+#: rg's other spellings of a long flag (its manual: "An alternative spelling for this flag
+#: is ..."), read as the flag itself: ``--maxdepth 2`` takes its value as ``--max-depth``
+#: does, and ``--passthrough`` is ``--passthru`` wherever rrg looks for it.
+LONG_ALIASES = {"--maxdepth": "--max-depth", "--passthrough": "--passthru"}
+
 SHORT_TO_LONG = {
     "e": "--regexp",
     "f": "--file",

@@ -28,13 +28,22 @@ class Refusal:
 
 def order_refusal(args: RgArgs, what: str, rerank: bool) -> str | None:
     """Why these flags cannot run in relevance order (``what``: the rrg option asking for
-    it), or None: a flag that undoes the order, or with ``rerank`` one whose output has no
-    lines to score one at a time."""
+    it), or None: a flag that undoes the order or prints every file whatever it holds
+    (``--passthru``), or with ``rerank`` one whose output has no lines to score one at a
+    time."""
     breaker = args.order_breaker()
     if breaker:
         return (
             f"{breaker} cannot be used with {what}: rrg runs rg with one thread in "
             "relevance order, and it would undo that order"
+        )
+    if any(name == "--passthru" for name, _ in args.cli_flags):
+        # rg prints every line of every file it searches, matching or not: nothing is left
+        # for an order to put first or for the cap to stop, and rrg's runs over the files
+        # with matches would print fewer files than rg does.
+        return (
+            f"--passthru cannot be used with {what}: it prints every line of every file, "
+            "so no order or cap applies; use rg --passthru"
         )
     if rerank:
         from rrg.rg.matches import unsupported_with_rerank

@@ -138,10 +138,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             reports.passed_on(passage_blocks(found[:limit] if limit else found, style))
         if limit and len(found) > limit:
             report_facts(
-                [
-                    f"printed the {_passages(limit)} (--limit); more follow: "
-                    "raise --limit (0 = all)"
-                ],
+                [f"printed the {_passages(limit)} (--limit); more follow: raise --limit (0 = all)"],
                 False,
             )
         return EXIT_MATCH if found else EXIT_NO_MATCH

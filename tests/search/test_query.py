@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -872,3 +873,36 @@ def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
     # 1 + 1 + 1 shares, the 27 left: 19 more to the best file, 8 to the second.
     assert files == [order[0].decode()] * 20 + [order[1].decode()] * 9 + [order[2].decode()] * 1
     assert b"held back in 2 files" in out.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("args", [["--maxdepth", "1"], ["--maxdepth=1", "-c"]])
+def test_rgs_other_spellings_of_a_flag_search_as_rg_does(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's alternative spellings (``--maxdepth`` for ``--max-depth``): rrg read
+    ``--maxdepth 1`` as a switch and ``1`` as the pattern, and failed where rg searched."""
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args, "Watson"), corpus, env)
+    theirs = run([rg, *args, "Watson"], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+@pytest.mark.parametrize("flag", ["--passthru", "--passthrough"])
+def test_passthru_is_refused_with_a_query(flag: str, corpus: Path, env: dict[str, str]) -> None:
+    """rg --passthru prints every line of every file, a file without a match too; rrg's
+    runs over the files with matches printed fewer files than rg, and with no match
+    nothing at all, where rg printed every file."""
+    (corpus / "sub" / "plain.txt").write_text("no name of note here\n")
+    out = run(q("doctor watson", flag, "Watson"), corpus, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.decode().startswith("rrg: --passthru cannot be used with -q")
+    assert out.stderr.count(b"\n") == 1
+
+
+def test_every_alternative_spelling_in_rgs_manual_is_known(rg: str) -> None:
+    from rrg.rg.flags import LONG_ALIASES
+
+    manual = subprocess.run([rg, "--generate", "man"], capture_output=True, check=True).stdout
+    said = re.findall(rb"An alternative spelling for this flag is \\fB((?:\\-|[\w])+)\\fP", manual)
+    spellings = {s.replace(b"\\-", b"-").decode() for s in said}
+    assert spellings and spellings == set(LONG_ALIASES)
