@@ -66,7 +66,8 @@ def search_in_order(
             lines, files, share = result.held
             spread = (
                 f", at most {share} line{'s' * (share > 1)} a file so that more files show "
-                f"({lines} matching lines held back in {files} files; -m N sets your own "
+                f"({lines} matching line{'s' * (lines > 1)} held back in {files} "
+                f"file{'s' * (files > 1)}; -m N sets your own "
                 "count a file)"
             )
         result.facts.append(

@@ -873,6 +873,8 @@ def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
     # 1 + 1 + 1 shares, the 27 left: 19 more to the best file, 8 to the second.
     assert files == [order[0].decode()] * 20 + [order[1].decode()] * 9 + [order[2].decode()] * 1
     assert b"held back in 2 files" in out.stdout.splitlines()[-1]
+    one = run(q("river water", "needle"), _dense_tree(tmp_path / "one", 1, 40), env)
+    assert "(10 matching lines held back in 1 file;" in one.stderr.decode(), one.stderr
 
 
 @pytest.mark.parametrize("args", [["--maxdepth", "1"], ["--maxdepth=1", "-c"]])
