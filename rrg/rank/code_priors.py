@@ -164,6 +164,10 @@ _TEST_FOLDER_WORDS = frozenset({"test", "tests", "testing", "fuzz", "fuzzing", "
 #: helpers beside the source (``cord_test_helpers.h``, ``distribution_test_util.cc``), a
 #: Rust module's ``tests.rs``, pytest's ``conftest.py``.
 _TEST_FILE_WORDS = frozenset({"test", "tests", "conftest"})
+#: A file is a benchmark where one of these words stands among its stem's words: a
+#: benchmark beside the code it measures (abseil's ``str_split_benchmark.cc``, gson's
+#: ``ParseBenchmark.java``).
+_BENCHMARK_FILE_WORDS = frozenset({"bench", "benchmark", "benchmarks"})
 #: Folder names of the other kinds whatever their case and separators (``Examples``,
 #: ``Documentation``, ``Benchmarks``, ``ThirdParty``, ``third-party``), as their words
 #: joined; unlike a test word, an example's or a doc's word inside a longer name is often
@@ -207,8 +211,11 @@ def secondary_kinds(
     found = _folder_kinds(folder).union(
         kind for kind, pattern in _KINDS.items() if pattern.search(normal)
     )
-    if _TEST_FILE_WORDS.intersection(_split_words(file_stem(name))):
+    stem = _split_words(file_stem(name))
+    if _TEST_FILE_WORDS.intersection(stem):
         found |= {"test"}
+    if _BENCHMARK_FILE_WORDS.intersection(stem):
+        found |= {"benchmark"}
     kinds = sum(
         1 for kind in found if kind not in asks_for and (among_code or kind not in _CODE_TREE_KINDS)
     )

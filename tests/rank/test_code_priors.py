@@ -232,6 +232,10 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("tokio/src/runtime/time/tests.rs", 1),
         ("sympy/conftest.py", 1),
         ("src/contest.py", 0),
+        # A benchmark by a word in its stem, beside the code it measures.
+        ("absl/strings/str_split_benchmark.cc", 1),
+        ("metrics/src/main/java/ParseBenchmark.java", 1),
+        ("src/workbench.py", 0),
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
