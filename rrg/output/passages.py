@@ -50,6 +50,12 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
     return b"".join(out)
 
 
+def most_relevant(count: int) -> str:
+    """How a notice names the ``count`` passages printed: "the most relevant passage" for
+    one (the CLI's and the MCP server's notices say it alike)."""
+    return "most relevant passage" if count == 1 else f"{count} most relevant passages"
+
+
 def _flat_title(path: bytes, passage: Paragraph, colour: bool) -> bytes:
     lines = f"{passage.start}-{passage.end}".encode()
     if colour:

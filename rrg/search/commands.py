@@ -89,10 +89,6 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
             walk.stop()
 
 
-def _passages(count: int) -> str:
-    return "most relevant passage" if count == 1 else f"{count} most relevant passages"
-
-
 def _rg_itself(plan: QueryPlan) -> int:
     """rg run over the plan's own arguments, its output and exit code passed on."""
     done = subprocess.run(
@@ -125,7 +121,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
     if not args.has_pattern:
-        from rrg.output.passages import PassageStyle, passage_blocks
+        from rrg.output.passages import PassageStyle, most_relevant, passage_blocks
         from rrg.rank.entry_points import best_paragraphs
 
         limit = request.passage_limit
@@ -138,7 +134,10 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             reports.passed_on(passage_blocks(found[:limit] if limit else found, style))
         if limit and len(found) > limit:
             report_facts(
-                [f"printed the {_passages(limit)} (--limit); more follow: raise --limit (0 = all)"],
+                [
+                    f"printed the {most_relevant(limit)} (--limit); more follow: raise --limit "
+                    "(0 = all)"
+                ],
                 False,
             )
         return EXIT_MATCH if found else EXIT_NO_MATCH

@@ -19,7 +19,7 @@ from rrg import defaults
 from rrg.api import LineMatch, Passage, Project
 from rrg.errors import RrgError
 from rrg.excerpt import char_offset, cut_text
-from rrg.output.passages import PassageStyle, entry_points, passage_blocks
+from rrg.output.passages import PassageStyle, entry_points, most_relevant, passage_blocks
 from rrg.rank.paragraphs import Paragraph
 
 #: Characters an answer holds at most (about 5,000 tokens), then a notice says what was cut.
@@ -94,8 +94,7 @@ class Tools:
             blocks = passage_blocks(_printed(found.passages), _PIPED)
             text = blocks.decode("utf-8", "surrogateescape")
             data = {"passages": [asdict(p) for p in found.passages], "more": found.more}
-            best = "most relevant passage" if lines == 1 else f"{lines} most relevant passages"
-            more = [f"printed the {best} (limit); more follow: raise the limit"]
+            more = [f"printed the {most_relevant(lines)} (limit); more follow: raise the limit"]
             return _answer(text, data, found.notices + more * found.more)
         if not pattern:
             raise ToolInputError("rrg: the pattern is empty: give a regex, or none")
