@@ -160,14 +160,18 @@ _CODE_TREE_KINDS = frozenset({"changelog"})
 #: ``test-shrinker``), Swift's and .NET's ``Tests`` and ``UnitTests``, fuzzing harnesses.
 #: The patterns above spell only the lower-case names a folder has whole.
 _TEST_FOLDER_WORDS = frozenset({"test", "tests", "testing", "fuzz", "fuzzing", "fuzzers", "e2e"})
-#: A file is a test file where one of these words stands anywhere in its stem: a test's
-#: helpers beside the source (``cord_test_helpers.h``, ``distribution_test_util.cc``), a
-#: Rust module's ``tests.rs``, pytest's ``conftest.py``.
-_TEST_FILE_WORDS = frozenset({"test", "tests", "conftest"})
-#: A file is a benchmark where one of these words stands among its stem's words: a
-#: benchmark beside the code it measures (abseil's ``str_split_benchmark.cc``, gson's
-#: ``ParseBenchmark.java``).
+#: A file is a test file where one of these words follows the unit its stem names first:
+#: a test's helpers beside the source (``cord_test_helpers.h``,
+#: ``distribution_test_util.cc``); or where its stem is one of ``_TEST_FILES`` alone
+#: (``names_an_instance``).
+_TEST_FILE_WORDS = frozenset({"test", "tests"})
+#: A Rust module's or a Django app's ``tests``, pytest's ``conftest.py``.
+_TEST_FILES = frozenset({"tests", "conftest"})
+#: A file is a benchmark where one of these words follows the unit it measures (abseil's
+#: ``str_split_benchmark.cc``, gson's ``ParseBenchmark.java``), or where its stem is the
+#: plural alone (abseil's ``random/benchmarks.cc``).
 _BENCHMARK_FILE_WORDS = frozenset({"bench", "benchmark", "benchmarks"})
+_BENCHMARK_FILES = frozenset({"benchmarks"})
 #: Folder names of the other kinds whatever their case and separators (``Examples``,
 #: ``Documentation``, ``Benchmarks``, ``ThirdParty``, ``third-party``), as their words
 #: joined; unlike a test word, an example's or a doc's word inside a longer name is often
@@ -212,9 +216,9 @@ def secondary_kinds(
         kind for kind, pattern in _KINDS.items() if pattern.search(normal)
     )
     stem = _split_words(file_stem(name))
-    if _TEST_FILE_WORDS.intersection(stem):
+    if names_an_instance(stem, _TEST_FILE_WORDS, _TEST_FILES):
         found |= {"test"}
-    if _BENCHMARK_FILE_WORDS.intersection(stem):
+    if names_an_instance(stem, _BENCHMARK_FILE_WORDS, _BENCHMARK_FILES):
         found |= {"benchmark"}
     kinds = sum(
         1 for kind in found if kind not in asks_for and (among_code or kind not in _CODE_TREE_KINDS)
@@ -222,6 +226,18 @@ def secondary_kinds(
     if superseded and "compat" not in asks_for and normal.startswith(tuple(superseded)):
         kinds += 1
     return kinds
+
+
+def names_an_instance(stem: list[str], kind_words: frozenset[str], alone: frozenset[str]) -> bool:
+    """Whether a file's stem (its words) names one of a kind's files, a test or a benchmark:
+    the kind's word after the unit it is about (``cord_test_helpers``, ``ParseBenchmark``),
+    or one of ``alone`` as the whole stem (``tests.rs``, ``benchmarks.cc``). A stem that
+    starts with the word, or is the singular alone, names the concept: a test runner's or
+    a benchmarking tool's own source (vitest's ``test-run.ts``, ``testModuleRunner.ts``,
+    ``runners/test.ts``, ``benchmark.ts``), where a test of a unit puts the unit first."""
+    if len(stem) == 1 and stem[0] in alone:
+        return True
+    return any(word in kind_words for word in stem[1:])
 
 
 @functools.lru_cache(maxsize=4096)

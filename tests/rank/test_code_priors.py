@@ -227,14 +227,26 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("Documentation/Intro.swift", 1),
         ("third-party/zlib/inflate.c", 1),
         ("docs_src/schema_extra_example/tutorial001.py", 1),  # a topic's name, not a kind
-        # A test file by a word anywhere in its stem: a test's helpers beside the source.
+        # A test file by a word in its stem after the unit it tests: a test's helpers
+        # beside the source; a module of tests, pytest's conftest.
         ("absl/strings/cord_test_helpers.h", 1),
+        ("absl/random/internal/distribution_test_util.cc", 1),
         ("tokio/src/runtime/time/tests.rs", 1),
+        ("shop/orders/tests.py", 1),
         ("sympy/conftest.py", 1),
         ("src/contest.py", 0),
-        # A benchmark by a word in its stem, beside the code it measures.
+        # A stem that starts with the word, or is the singular alone, names the concept: a
+        # test runner's own source.
+        ("packages/vitest/src/node/test-run.ts", 0),
+        ("packages/vitest/src/node/test-specification.ts", 0),
+        ("packages/vitest/src/runtime/moduleRunner/testModuleRunner.ts", 0),
+        ("packages/vitest/src/runtime/runners/test.ts", 0),
+        ("lib/test.js", 0),
+        # A benchmark by a word in its stem after what it measures, or the plural alone.
         ("absl/strings/str_split_benchmark.cc", 1),
         ("metrics/src/main/java/ParseBenchmark.java", 1),
+        ("absl/random/benchmarks.cc", 1),
+        ("packages/vitest/src/runtime/benchmark.ts", 0),
         ("src/workbench.py", 0),
     ],
 )
@@ -490,3 +502,32 @@ def test_a_test_module_beside_the_source_ranks_below_it(
             f"pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n"
         )
     assert _ranked(root, env, "retry a request with backoff", fast)[0] == "src/backoff.rs"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_test_runner_s_own_source_ranks_as_source(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """In a test runner's repository, ``test-run.ts`` is the source of a test run, not a
+    test: it ranks first for the question it answers, above a file that says its words
+    less often (it sank below it while any stem holding "test" made a test file)."""
+    root = tmp_path / "runner"
+    (root / "src" / "node").mkdir(parents=True)
+    (root / "src" / "node" / "test-run.ts").write_text(
+        "// A run collects each file's results and reports them to the reporters.\n"
+        "export class Run {\n"
+        "  report(results: Result[]) {\n"
+        "    for (const reporter of this.reporters) reporter.onResults(results)\n"
+        "  }\n"
+        "  collectResults(file: File): Result[] { return file.results }\n"
+        "}\n"
+    )
+    (root / "src" / "node" / "pool.ts").write_text(
+        "// The pool runs files on workers; a worker's results go to the run.\n"
+        "export function runFiles(files: File[]) { return files.map(startWorker) }\n"
+    )
+    for k in range(8):
+        util = f"export const util{k} = (x: number) => x + {k}\n"
+        (root / "src" / f"util{k}.ts").write_text(util)
+    ranked = _ranked(root, env, "how a run reports its results to the reporters", fast)
+    assert ranked[0] == "src/node/test-run.ts"
