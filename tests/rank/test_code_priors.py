@@ -260,6 +260,54 @@ def test_a_query_that_asks_for_tests_does_not_push_them_down() -> None:
     assert priors.secondary_kinds("docs/routing.md", asked) == 1
 
 
+def test_a_report_asks_for_no_kind_of_file() -> None:
+    """An issue report says "test", "example" and "docs" in passing; a question that says
+    them asks for those files."""
+    report = (
+        "PolyFit fails on missing data. Here is a minimal example that reproduces it, and the "
+        "test below shows the traceback; the docs say None values are dropped before the fit "
+        "but the linear algebra routine raises an error instead of skipping them at all"
+    )
+    assert len(report.split()) > priors.ASKING_WORDS
+    assert priors.query_form(report).asks_for == frozenset()
+    question = "where are the docs and the example for the fit"
+    assert priors.query_form(question).asks_for == {"doc", "example"}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_report_that_mentions_a_test_ranks_the_source_above_the_tests(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """An issue report whose traceback names a test: the tests still rank below the source
+    they test, as for a question that names no test (they rose above it while any mention
+    asked for tests)."""
+    root = tmp_path / "lib"
+    (root / "stats").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "stats" / "regression.py").write_text(
+        "class PolyFit:\n"
+        '    """Fit a polynomial to the data; missing values are dropped first."""\n'
+        "    def fit(self, x, y):\n"
+        "        return numpy.polyfit(x, y, self.order)\n"
+    )
+    (root / "tests" / "test_regression.py").write_text(
+        "".join(
+            f"def test_fit_{k}():\n    # polynomial fit with missing data raises an error\n"
+            "    PolyFit().fit(x, y)\n"
+            for k in range(10)
+        )
+    )
+    for k in range(8):
+        (root / "stats" / f"util{k}.py").write_text(f"def helper_{k}(x):\n    return x + {k}\n")
+    report = (
+        "the polynomial fit is not robust to missing data: it raises an error when a value "
+        "is none. the test below reproduces it, and the traceback ends in numpy where the "
+        "missing values reach the linear algebra routine without being dropped first by "
+        "the stat"
+    )
+    assert _ranked(root, env, report, fast)[0] == "stats/regression.py"
+
+
 def test_prose_is_a_secondary_file_only_in_a_repository_of_code() -> None:
     """A README or a page of API docs sinks below the code where the tree is code; in a
     tree of prose (a documentation site, a corpus of notes) nothing sinks, and a query that
