@@ -23,6 +23,22 @@ def _ranked(root: Path, env: dict[str, str], query: str, fast: bool = True) -> l
     return out.stdout.decode().splitlines()
 
 
+#: A one-line file of no topic in each language (``{k}``: its number).
+_UNRELATED = {
+    ".rs": "pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n",
+    ".ts": "export const helper{k} = (x) => x + {k};\n",
+    ".py": "def helper_{k}(x):\n    return x + {k}\n",
+}
+
+
+def _add_unrelated_files(folder: Path, suffix: str) -> None:
+    """Eight files of no topic beside the ones a test ranks: a tree where the query's
+    words are rare, as in a real repository."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(8):
+        (folder / f"util{k}{suffix}").write_text(_UNRELATED[suffix].format(k=k))
+
+
 @pytest.mark.parametrize(
     ("query", "names", "symbol"),
     [
@@ -137,10 +153,7 @@ def test_a_symbol_query_ranks_the_top_level_definition_first(
             f"impl Serialize for T{k} {{\n    fn serialize(&self) {{}}\n}}\n" for k in range(30)
         )
     )
-    for k in range(8):
-        (root / "src" / f"util{k}.rs").write_text(
-            f"pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n"
-        )
+    _add_unrelated_files(root / "src", ".rs")
     assert _ranked(root, env, "Serialize", fast)[0] == "src/ser.rs"
 
 
@@ -167,10 +180,7 @@ def test_a_symbol_query_ranks_the_sources_definition_above_an_older_copys(
             for k in range(30)
         )
     )
-    for k in range(8):
-        (root / "src" / "v2" / f"util{k}.ts").write_text(
-            f"export const helper{k} = (x) => x + {k};\n"
-        )
+    _add_unrelated_files(root / "src" / "v2", ".ts")
     assert _ranked(root, env, "ZodError", fast)[0] == "src/v2/errors.ts"
     assert _ranked(root, env, "LegacyIssue", fast)[0] == "src/v1/ZodError.ts"
 
@@ -297,8 +307,7 @@ def test_a_report_that_mentions_a_test_ranks_the_source_above_the_tests(
             for k in range(10)
         )
     )
-    for k in range(8):
-        (root / "stats" / f"util{k}.py").write_text(f"def helper_{k}(x):\n    return x + {k}\n")
+    _add_unrelated_files(root / "stats", ".py")
     report = (
         "the polynomial fit is not robust to missing data: it raises an error when a value "
         "is none. the test below reproduces it, and the traceback ends in numpy where the "
@@ -348,8 +357,7 @@ def test_a_whole_repository_ranks_its_source_above_its_docs(
     (root / "CHANGELOG.md").write_text(f"## 1.2\n\n- {words}\n")
     (root / "docs-site" / "retries.md").write_text(f"# Retries\n\n{words}\n")
     (root / "README.md").write_text(f"# Retry\n\n{words}\n")
-    for k in range(8):
-        (root / "src" / f"util{k}.py").write_text(f"def helper_{k}(x):\n    return x + {k}\n")
+    _add_unrelated_files(root / "src", ".py")
     query = "retry a request after a timeout"
     ranked = _ranked(root, env, query)
     assert ranked[0] == "src/transport.py", ranked
@@ -392,8 +400,7 @@ def test_a_whole_repository_ranks_the_newest_version_first(
     for version in ("v1", "v2"):
         (root / "src" / version).mkdir(parents=True)
         (root / "src" / version / "parse.ts").write_text(body.format(k=version))
-    for k in range(8):
-        (root / "src" / f"util{k}.ts").write_text(f"export const helper{k} = (x) => x + {k};\n")
+    _add_unrelated_files(root / "src", ".ts")
     query = "validate the input against the schema"
     ranked = _ranked(root, env, query)
     assert ranked[0] == "src/v2/parse.ts" and "src/v1/parse.ts" in ranked, ranked
@@ -545,10 +552,7 @@ def test_a_test_module_beside_the_source_ranks_below_it(
         (root / folder / "retry_helpers.rs").write_text(helper)
     (root / "src").mkdir()
     (root / "src" / "backoff.rs").write_text(source)
-    for k in range(8):
-        (root / "src" / f"util{k}.rs").write_text(
-            f"pub fn helper_{k}(x: u32) -> u32 {{ x + {k} }}\n"
-        )
+    _add_unrelated_files(root / "src", ".rs")
     assert _ranked(root, env, "retry a request with backoff", fast)[0] == "src/backoff.rs"
 
 
@@ -574,8 +578,6 @@ def test_a_test_runner_s_own_source_ranks_as_source(
         "// The pool runs files on workers; a worker's results go to the run.\n"
         "export function runFiles(files: File[]) { return files.map(startWorker) }\n"
     )
-    for k in range(8):
-        util = f"export const util{k} = (x: number) => x + {k}\n"
-        (root / "src" / f"util{k}.ts").write_text(util)
+    _add_unrelated_files(root / "src", ".ts")
     ranked = _ranked(root, env, "how a run reports its results to the reporters", fast)
     assert ranked[0] == "src/node/test-run.ts"
