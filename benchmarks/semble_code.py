@@ -145,15 +145,20 @@ def rank_settings(values: Setting, stage: int) -> RankSettings:
     return RankSettings(files, lambda message: None, tuning=replace(TUNING, **tuning))
 
 
-def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, list[float]]:
-    """Each setting's per-query NDCG@10 on one repository."""
+def corpus_files(repo: Path) -> tuple[bytes, list[bytes]]:
+    """A corpus's root, made the working folder (the paths are rg's, relative to it), and
+    its files as rg lists them, sorted."""
     corpus = (repo / "corpus").resolve()
     os.chdir(corpus)
     printed = subprocess.run([rg(), "--files"], capture_output=True, check=True).stdout
-    paths = sorted(printed.splitlines())
+    return os.fsencode(corpus), sorted(printed.splitlines())
+
+
+def evaluate(repo: Path, settings: dict[str, Setting], stage: int) -> dict[str, list[float]]:
+    """Each setting's per-query NDCG@10 on one repository."""
+    root, paths = corpus_files(repo)
     spec = default_model()
     ranks = {name: rank_settings(values, stage) for name, values in settings.items()}
-    root = os.fsencode(corpus)
     scores: dict[str, list[float]] = {name: [] for name in settings}
     for _, query, labels in queries(repo):
         for name, rank in ranks.items():

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from statistics import mean
 
-from benchmarks.common import machine, rg
-from benchmarks.semble_code import SCORE, SEMBLE, queries, rank_settings
+from benchmarks.common import machine
+from benchmarks.semble_code import SCORE, SEMBLE, corpus_files, queries, rank_settings
 from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
 from rrg.rank.code_priors import secondary_kinds
@@ -45,11 +44,8 @@ def inside(path: str, root: str | None) -> bool:
 def taken_apart(repo: Path, root: str | None, stage: int) -> tuple[float, float, float, float]:
     """Mean NDCG@10 of the whole order and of it kept to ``root``; the files from outside
     ``root`` in the top 10 a query: secondary, other source."""
-    corpus = (repo / "corpus").resolve()
-    os.chdir(corpus)
-    printed = subprocess.run([rg(), "--files"], capture_output=True, check=True).stdout
-    paths = sorted(printed.splitlines())
-    served, settings = ServedRoot(os.fsencode(corpus), default_model()), rank_settings({}, stage)
+    corpus, paths = corpus_files(repo)
+    served, settings = ServedRoot(corpus, default_model()), rank_settings({}, stage)
     whole, kept, secondary, other = [], [], [], []
     for _, query, labels in queries(repo):
         files = [os.fsdecode(p) for p in rank_files(query, served, paths, settings).ordered]
