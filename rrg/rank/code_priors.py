@@ -161,9 +161,22 @@ _KINDS = {
     ),
     "generated": re.compile(r"(?:\.pb\.go|_pb2\.py|\.min\.js|\.generated\.[A-Za-z]+|\.g\.dart)$"),
     "stub": re.compile(r"\.d\.ts$|\.pyi$"),
+    # A licence and the other files about the project rather than its code.
+    "legal": re.compile(
+        r"(?:^|/)(?:licen[cs]e|copying|notice|patents|authors|contributors|code_of_conduct)"
+        r"(?:[-_][A-Za-z0-9.-]*)?(?:\.(?:md|markdown|txt|rst|adoc|html?))?$",
+        re.IGNORECASE,
+    ),
+    # A package's or a build's manifest: it names the modules and their dependencies.
+    "build": re.compile(
+        r"(?:^|/)(?:Cargo\.toml|package\.json|go\.mod|pom\.xml|(?:build|settings)\.gradle(?:\.kts)?"
+        r"|build\.sbt|pyproject\.toml|setup\.py|setup\.cfg|Gemfile|[^/]+\.gemspec|mix\.exs"
+        r"|CMakeLists\.txt|Makefile|BUILD(?:\.bazel)?|WORKSPACE(?:\.bazel)?|MODULE\.bazel"
+        r"|tsconfig[^/]*\.json|Package\.swift|[^/]+\.csproj|composer\.json)$"
+    ),
 }
 #: Kinds that are secondary only in a tree of code.
-_CODE_TREE_KINDS = frozenset({"changelog"})
+_CODE_TREE_KINDS = frozenset({"changelog", "legal", "build"})
 #: A folder is a test folder where one of these words stands anywhere in its name, split at
 #: separators and humps as a path's words are (``_split_words``): a module of tests beside
 #: the source (``tests-integration``, ``integration_test``, ``exposed-tests``,
@@ -207,6 +220,45 @@ _ASKING = {
     "vendored": frozenset({"vendor", "vendored", "third", "amalgamated"}),
     "generated": frozenset({"generated", "protobuf", "minified"}),
     "stub": frozenset({"stub", "stubs", "declaration", "declarations"}),
+    "legal": frozenset(
+        {
+            "license",
+            "licence",
+            "licensing",
+            "licensed",
+            "copyright",
+            "authors",
+            "contributors",
+            "conduct",
+            "patent",
+            "patents",
+        }
+    ),
+    "build": frozenset(
+        {
+            "build",
+            "builds",
+            "building",
+            "dependency",
+            "dependencies",
+            "manifest",
+            "packaging",
+            "install",
+            "installation",
+            "compile",
+            "compilation",
+            "cmake",
+            "bazel",
+            "gradle",
+            "maven",
+            "cargo",
+            "npm",
+            "makefile",
+            "setup",
+            "version",
+            "versions",
+        }
+    ),
 }
 
 

@@ -258,6 +258,19 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("absl/random/benchmarks.cc", 1),
         ("packages/vitest/src/runtime/benchmark.ts", 0),
         ("src/workbench.py", 0),
+        # A licence and its kin, and a package's or a build's manifest; a source file that
+        # bears such a name is source.
+        ("LICENSE", 1),
+        ("LICENSE-APACHE", 1),
+        ("COPYING.txt", 1),
+        ("serde_derive/Cargo.toml", 1),
+        ("absl/flags/BUILD.bazel", 1),
+        ("packages/core/package.json", 1),
+        ("Makefile", 1),
+        ("src/license.rs", 0),
+        ("src/main/java/Notice.java", 0),
+        ("lib/build.rs", 0),
+        ("cmd/build/main.go", 0),
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
@@ -268,6 +281,45 @@ def test_a_query_that_asks_for_tests_does_not_push_them_down() -> None:
     asked = priors.query_form("where is routing tested").asks_for
     assert priors.secondary_kinds("tests/test_router.py", asked) == 0
     assert priors.secondary_kinds("docs/routing.md", asked) == 1
+
+
+def test_a_query_that_asks_for_a_build_or_a_licence_keeps_those_files() -> None:
+    build = priors.query_form("which dependencies does the crate build with").asks_for
+    assert priors.secondary_kinds("Cargo.toml", build) == 0
+    legal = priors.query_form("what license covers the vendored fonts").asks_for
+    assert priors.secondary_kinds("LICENSE-MIT", legal) == 0
+    assert priors.secondary_kinds("Cargo.toml", legal) == 1
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_manifest_and_a_licence_rank_below_the_source(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """A crate's manifest and its licence repeat a question's words ("derive", "proc
+    macro", "works"); the source that answers it comes before both (serde's whole tree
+    ranked its Cargo.toml first and LICENSE-APACHE fourth for such a question)."""
+    root = tmp_path / "crate"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "lib.rs").write_text(
+        "/// The entry point of the derive macros: each registered derive expands here.\n"
+        "#[proc_macro_derive(Serialize)]\n"
+        "pub fn derive_serialize(input: TokenStream) -> TokenStream {\n"
+        "    expand(input)\n"
+        "}\n"
+    )
+    (root / "Cargo.toml").write_text(
+        '[package]\nname = "crate_derive"\ndescription = "derive macros: proc macro '
+        'entry point, registered derives"\n\n[lib]\nproc-macro = true\n'
+        "# proc macro derive entry point\n"
+    )
+    (root / "LICENSE-APACHE").write_text(
+        "Derivative Works shall mean any work that is based on the Work; a derive of the "
+        "Work, registered or not, is a Derivative Work. The entry point of this License.\n" * 3
+    )
+    _add_unrelated_files(root / "src", ".rs")
+    ranked = _ranked(root, env, "derive proc macro entry point and registered derives", fast)
+    assert ranked[0] == "src/lib.rs"
+    assert ranked.index("Cargo.toml") > 0 and ranked.index("LICENSE-APACHE") > 0
 
 
 def test_a_report_asks_for_no_kind_of_file() -> None:
