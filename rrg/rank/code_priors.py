@@ -221,43 +221,13 @@ _ASKING = {
     "generated": frozenset({"generated", "protobuf", "minified"}),
     "stub": frozenset({"stub", "stubs", "declaration", "declarations"}),
     "legal": frozenset(
-        {
-            "license",
-            "licence",
-            "licensing",
-            "licensed",
-            "copyright",
-            "authors",
-            "contributors",
-            "conduct",
-            "patent",
-            "patents",
-        }
+        "license licence licensing licensed copyright authors contributors conduct patent "
+        "patents".split()
     ),
     "build": frozenset(
-        {
-            "build",
-            "builds",
-            "building",
-            "dependency",
-            "dependencies",
-            "manifest",
-            "packaging",
-            "install",
-            "installation",
-            "compile",
-            "compilation",
-            "cmake",
-            "bazel",
-            "gradle",
-            "maven",
-            "cargo",
-            "npm",
-            "makefile",
-            "setup",
-            "version",
-            "versions",
-        }
+        "build builds building dependency dependencies manifest packaging install "
+        "installation compile compilation cmake bazel gradle maven cargo npm makefile setup "
+        "version versions".split()
     ),
 }
 
