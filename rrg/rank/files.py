@@ -401,6 +401,9 @@ def passage_tier_order(
     with its head fused with the passage tier's order of the same files
     (``rrg.rank.passage_tier``)."""
     head = by_score[: tuning.passage_tier_files]
+    head = head[
+        : passage_tier.files_within(view.doclen[cand_rows[head]], tuning.passage_tier_words)
+    ]
     rel = [view.path(int(cand_rows[k])) for k in head]
     scorer = stage_scorer(served, view.piece_idf, 0, tuning)
     scored = passages_of(query, served.root, rel, scorer, pieces)
