@@ -42,6 +42,7 @@ from rrg.rank.passages import (
     PassageScorer,
     ScoredPassages,
     file_texts,
+    files_within,
     passage_name,
     query_vector,
     score_passages,
@@ -369,6 +370,7 @@ def run_stage(
     only). On an embedded root an embedded file is scored by its best stored passage, and
     only the others are cut into passages for the model."""
     top = order_by(fused)[:stage_files]
+    top = top[: files_within(view.doclen[cand_rows[top]], tuning.passage_words)]
     budget = max(tuning.stage_passages, len(top))
     root = served.root
     scorer = stage_scorer(served, view.piece_idf, budget, tuning)
@@ -401,9 +403,7 @@ def passage_tier_order(
     with its head fused with the passage tier's order of the same files
     (``rrg.rank.passage_tier``)."""
     head = by_score[: tuning.passage_tier_files]
-    head = head[
-        : passage_tier.files_within(view.doclen[cand_rows[head]], tuning.passage_tier_words)
-    ]
+    head = head[: files_within(view.doclen[cand_rows[head]], tuning.passage_words)]
     rel = [view.path(int(cand_rows[k])) for k in head]
     scorer = stage_scorer(served, view.piece_idf, 0, tuning)
     scored = passages_of(query, served.root, rel, scorer, pieces)

@@ -29,8 +29,6 @@ from rrg.rank.passages import ScoredPassages
 
 #: Reciprocal rank fusion's constant (1 / (K + rank)), here and in the final fusion.
 RRF_K = 60
-#: Files the tier reads whatever their length (``Tuning.passage_tier_words``).
-MIN_FILES = 5
 #: Weight of the static list against the lexical one: a symbol query leans on exact words.
 STATIC_SHARE = 0.5
 STATIC_SHARE_SYMBOL = 0.3
@@ -159,13 +157,3 @@ def _definition_pattern(name: str) -> re.Pattern[str]:
 
 def _defines(text: str, name: str) -> bool:
     return name in text and _definition_pattern(name).search(text) is not None
-
-
-def files_within(lengths: np.ndarray, budget: int) -> int:
-    """How many of the files, in order (``lengths``: each one's words), the tier reads: all
-    while they hold at most ``budget`` words together, else those before the one that would
-    pass it, and at least ``MIN_FILES`` (0: no budget)."""
-    if not budget:
-        return len(lengths)
-    held = np.cumsum(np.asarray(lengths, np.int64))
-    return min(len(lengths), max(MIN_FILES, int(np.searchsorted(held, budget, "right"))))

@@ -114,16 +114,18 @@ class Tuning:
     passage_tier_weight: float = 0.5
     #: Files of the order whose passages the tier reads.
     passage_tier_files: int = 25
-    #: Words (the index's length of each file) the tier's files hold at most: it reads them
-    #: in order until the next would pass this, at least ``passage_tier.MIN_FILES``. A bound
-    #: on a new query's time where files are long: sympy's 25 largest hold 633K words
-    #: (6,645 passages, 2.3 s before the job ahead has cut them); most questions' 25 hold
-    #: 100-200K. Swept on the dev halves, 120K / 200K / 250K / 300K against none: --fast
-    #: sympy .626 / .634 / .636 / .635 (.635), sphinx .464 / .476 / .476 / .476 (.476),
-    #: semble-code .8211 / .8220 / .8211 / .8211 (.8211) source and .8044 / .8055 / .8055 /
-    #: .8055 (.8055) whole; the default order at 200K sphinx .459 (.486), at 250K and 300K
-    #: every set to the digit. The smallest that moves no dev figure by more than .001.
-    passage_tier_words: int = 250_000
+    #: Words (the index's length of each file) the files whose passages a query reads hold
+    #: at most: the stage's and the tier's files are read in order until the next would
+    #: pass this, at least ``passages.MIN_FILES``. A bound on a new query's time where files
+    #: are long: on sympy the tier's 25 files hold 100-200K words for most questions, 633K
+    #: for one (6,645 passages: 2.3 s before the job ahead has cut them). Swept on the dev
+    #: halves against none (docs/benchmarks.md, "A budget of words"): the tier at 120K /
+    #: 200K / 250K / 300K, --fast sympy .626 / .634 / .636 / .635 (.635), sphinx .464 /
+    #: .476 / .476 / .476 (.476), semble-code .8211 / .8220 / .8211 / .8211 (.8211) source
+    #: and .8044 / .8055 / .8055 / .8055 (.8055) whole, the default order at 200K sphinx
+    #: .459 (.486); the stage at 250K / 400K every code set and semble-code to the digit.
+    #: The smallest that moves no dev figure by more than .001.
+    passage_words: int = 250_000
     #: Best passage scores a passage of the tier gains when it defines a name that
     #: abbreviates the query's words (``factorint``, ``gcd``; rank/abbreviations.py).
     #: --fast on semble-code's dev half, source folders / whole: 0 .7985 / .777, .25 .7995

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rrg.rank.paragraphs import Paragraph
-from rrg.rank.passage_tier import MIN_FILES, files_within, fuse_orders, tier_order
+from rrg.rank.passage_tier import fuse_orders, tier_order
 from rrg.rank.passages import ScoredPassages
 
 
@@ -132,15 +132,3 @@ def test_in_a_tree_of_prose_the_tier_does_not_run(in_tmp: Path) -> None:
     off = _order(tmp_path, "retry with backoff", 0, passage_tier_weight=0.0)
     assert _order(tmp_path, "retry with backoff", 0) == off
     assert _order(tmp_path, "retry with backoff", 0, passage_tier_weight=1.0) == off
-
-
-def test_the_tier_reads_files_until_their_words_pass_the_budget() -> None:
-    """Files in order until the next would pass the budget, never fewer than MIN_FILES,
-    never more than it is given; no budget reads them all."""
-    lengths = np.array([40_000] * 25)
-    assert files_within(lengths, 250_000) == 6  # 6 x 40K = 240K; the 7th would pass it
-    assert files_within(lengths, 240_000) == 6  # exactly at the budget: read
-    assert files_within(lengths, 0) == 25
-    assert files_within(lengths, 10_000_000) == 25
-    assert files_within(np.array([300_000] * 25), 250_000) == MIN_FILES
-    assert files_within(np.array([10] * 3), 1) == 3
