@@ -79,7 +79,11 @@ class RrgOption:
         # pass-through path (which reads this table too).
         from rrg.rank.tuning import TUNING
 
-        return self.help.format(default=self.default, passages=TUNING.stage_passages)
+        return self.help.format(
+            default=self.default,
+            passages=TUNING.stage_passages,
+            words=f"{TUNING.passage_words:,}",
+        )
 
 
 def _number(
@@ -111,9 +115,9 @@ OPTIONS: tuple[RrgOption, ...] = (
     ),
     _number(
         "--cascade",
-        "Files the transformer re-orders through their best passages (default {default}; "
-        "it reads {passages} of their passages, or one a file where K is larger; 0 = off, as "
-        "--fast).",
+        "Files the transformer re-orders through their best passages (default {default}, "
+        "fewer where they hold more than {words} words; it reads {passages} of their "
+        "passages, or one a file where K is larger; 0 = off, as --fast).",
         defaults.STAGE_FILES,
         0,
         ("--query", "--recall"),
