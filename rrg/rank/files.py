@@ -370,11 +370,14 @@ def run_stage(
     only). On an embedded root an embedded file is scored by its best stored passage, and
     only the others are cut into passages for the model."""
     top = order_by(fused)[:stage_files]
-    top = top[: files_within(view.doclen[cand_rows[top]], tuning.passage_words)]
+    held = held_vectors(served)
+    if held is None:
+        # Every file is cut and scored here: long files bound how many (an embedded root's
+        # files are read from their stored vectors, which costs the same whatever their length).
+        top = top[: files_within(view.doclen[cand_rows[top]], tuning.passage_words)]
     budget = max(tuning.stage_passages, len(top))
     root = served.root
     scorer = stage_scorer(served, view.piece_idf, budget, tuning)
-    held = held_vectors(served)
     if held is not None:
         # --recall and the no-pattern mode cut the passages of embedded files when they
         # print (their vectors read from the index).
