@@ -247,6 +247,8 @@ def secondary_kinds(
     found = _folder_kinds(folder).union(
         kind for kind, pattern in _KINDS.items() if pattern.search(normal)
     )
+    if "legal" in found and is_code(normal):
+        found -= {"legal"}  # a script named for what it maintains: sympy's authors_update.py
     stem = _split_words(file_stem(name))
     if names_an_instance(stem, _TEST_FILE_WORDS, _TEST_FILES):
         found |= {"test"}

@@ -268,6 +268,8 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("packages/core/package.json", 1),
         ("Makefile", 1),
         ("src/license.rs", 0),
+        ("bin/authors_update.py", 0),
+        ("web/src/contributors-list.ts", 0),
         ("src/main/java/Notice.java", 0),
         ("lib/build.rs", 0),
         ("cmd/build/main.go", 0),
