@@ -42,7 +42,6 @@ from rrg.rank.passages import (
     PassageScorer,
     ScoredPassages,
     file_texts,
-    files_within,
     passage_name,
     query_vector,
     score_passages,
@@ -353,6 +352,21 @@ def _ordered(
         with timings.phase("passage tier"):
             by_score = passage_tier_order(query, served, view, cand_rows, by_score, pieces, tuning)
     return by_score, stage, fast
+
+
+#: Files whose passages a query reads whatever their length (``files_within``).
+MIN_FILES = 5
+
+
+def files_within(lengths: np.ndarray, budget: int) -> int:
+    """How many of the files, in order (``lengths``: each one's words), a query reads the
+    passages of (``Tuning.passage_words``): all while they hold at most ``budget`` words
+    together, else those before the one that would pass it, and at least ``MIN_FILES`` (0:
+    no budget)."""
+    if not budget:
+        return len(lengths)
+    held = np.cumsum(np.asarray(lengths, np.int64))
+    return min(len(lengths), max(MIN_FILES, int(np.searchsorted(held, budget, "right"))))
 
 
 def run_stage(

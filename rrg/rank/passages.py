@@ -306,8 +306,6 @@ def cut_files(
 #: passage tier cut many of the same files in one query (tree-sitter's parse is most of it).
 _CUTS: dict[tuple[Cut | None, str, str], list[Paragraph]] = {}
 _CUTS_KEPT = 256
-#: Files whose passages a query reads whatever their length (``files_within``).
-MIN_FILES = 5
 
 
 def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[Paragraph]:
@@ -406,14 +404,3 @@ def score_passages(
         lexical,
         static,
     )
-
-
-def files_within(lengths: np.ndarray, budget: int) -> int:
-    """How many of the files, in order (``lengths``: each one's words), a query reads the
-    passages of (``Tuning.passage_words``): all while they hold at most ``budget`` words
-    together, else those before the one that would pass it, and at least ``MIN_FILES`` (0:
-    no budget)."""
-    if not budget:
-        return len(lengths)
-    held = np.cumsum(np.asarray(lengths, np.int64))
-    return min(len(lengths), max(MIN_FILES, int(np.searchsorted(held, budget, "right"))))

@@ -13,11 +13,9 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.model.static_table import static_table
 from rrg.rank.passages import (
-    MIN_FILES,
     Encode,
     PassageScorer,
     ScoredPassages,
-    files_within,
     passage_bm25,
     passage_static,
     score_passages,
@@ -146,15 +144,3 @@ def test_a_passages_vector_does_not_depend_on_what_was_read_with_it(
     apart = scored(memo, texts).cosine
     assert np.isfinite(together).all()
     assert together.tolist() == apart.tolist()
-
-
-def test_a_query_reads_files_until_their_words_pass_the_budget() -> None:
-    """The stage's and the tier's files, in order until the next would pass the budget,
-    never fewer than MIN_FILES, never more than it is given; no budget reads them all."""
-    lengths = np.array([40_000] * 25)
-    assert files_within(lengths, 250_000) == 6  # 6 x 40K = 240K; the 7th would pass it
-    assert files_within(lengths, 240_000) == 6  # exactly at the budget: read
-    assert files_within(lengths, 0) == 25
-    assert files_within(lengths, 10_000_000) == 25
-    assert files_within(np.array([300_000] * 25), 250_000) == MIN_FILES
-    assert files_within(np.array([10] * 3), 1) == 3

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
+from rrg.rank.files import MIN_FILES, files_within
 from rrg.rank.scoring import lexical_signal, zscore
 
 TOPICS = {
@@ -192,3 +193,15 @@ def test_a_variant_of_the_tuning_is_the_one_that_ranks(
     ranking = rank_files("retry with backoff", served(), paths, RankSettings(0, print))
     found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, 10)}
     assert not any("def retry" in text and "def backoff" in text for text in found), found
+
+
+def test_a_query_reads_files_until_their_words_pass_the_budget() -> None:
+    """The stage's and the tier's files, in order until the next would pass the budget,
+    never fewer than MIN_FILES, never more than it is given; no budget reads them all."""
+    lengths = np.array([40_000] * 25)
+    assert files_within(lengths, 250_000) == 6  # 6 x 40K = 240K; the 7th would pass it
+    assert files_within(lengths, 240_000) == 6  # exactly at the budget: read
+    assert files_within(lengths, 0) == 25
+    assert files_within(lengths, 10_000_000) == 25
+    assert files_within(np.array([300_000] * 25), 250_000) == MIN_FILES
+    assert files_within(np.array([10] * 3), 1) == 3
