@@ -30,8 +30,8 @@ from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import one_line, pattern_refusal
 from rrg.search.candidates import rank_candidates, searched_files
-from rrg.search.plan import QueryPlan, SearchRequest
-from rrg.search.stream import OrderedRun, search_in_order
+from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
+from rrg.search.stream import search_in_order
 
 __all__ = [
     "FilesResult",

@@ -29,8 +29,8 @@ from rrg.rg.preflight import (
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
-from rrg.search.plan import QueryPlan, SearchRequest
-from rrg.search.stream import OrderedRun, search_in_order
+from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
+from rrg.search.stream import search_in_order
 
 if TYPE_CHECKING:
     from rrg.index.served import ServedRoot

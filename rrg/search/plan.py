@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from rrg.rg.args import RgArgs
 
 if TYPE_CHECKING:
+    from rrg.index.served import ServedRoot
     from rrg.model.registry import ModelSpec
+    from rrg.rg.walk import CountWalk
 
 
 @dataclass(frozen=True)
@@ -82,3 +84,17 @@ class QueryPlan:
         # --null-data, whose records are not lines (a NUL ends them, newlines lie within).
         whole = self.colour or self.args.nul_ended
         return 0 if whole else self.request.pipe_excerpt
+
+
+@dataclass(frozen=True)
+class OrderedRun:
+    """One search over files in a chosen order: the plan, the files, and the root whose
+    caches and model serve it (--rerank reads them)."""
+
+    plan: QueryPlan
+    files: list[bytes]
+    query: str
+    served: ServedRoot
+    with_filename: bool
+    all_listed: bool = False  # the files are exactly rg's listing under the user's PATHs
+    early_walk: CountWalk | None = None  # a walk counting them, started before the ranking

@@ -11,7 +11,7 @@ from rrg.rank.keywords import rerank_query
 from rrg.rg.args import RgArgs
 from rrg.rg.matches import collect
 from rrg.rg.ordered import OrderedSearch, StreamResult
-from rrg.search.stream import OrderedRun
+from rrg.search.plan import OrderedRun
 
 
 def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:

@@ -3,31 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rrg.output import reports
 from rrg.rg.args import RECORD_MODES
 from rrg.rg.ordered import OrderedSearch, StreamResult, StreamSettings
-from rrg.rg.walk import CountWalk
-from rrg.search.plan import QueryPlan
-
-if TYPE_CHECKING:
-    from rrg.index.served import ServedRoot
-
-
-@dataclass(frozen=True)
-class OrderedRun:
-    """One search over files in a chosen order: the plan, the files, and the root whose
-    caches and model serve it (--rerank reads them)."""
-
-    plan: QueryPlan
-    files: list[bytes]
-    query: str
-    served: ServedRoot
-    with_filename: bool
-    all_listed: bool = False  # the files are exactly rg's listing under the user's PATHs
-    early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
+from rrg.search.plan import OrderedRun
+from rrg.search.reranked import rerank
 
 
 def search_in_order(
@@ -47,8 +28,6 @@ def search_in_order(
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:
-        from rrg.search.reranked import rerank
-
         reranked = rerank(run, search)
         if reranked is not None:
             return reranked
