@@ -12,7 +12,10 @@ else (index, static vectors, cheap tier, K, P, W, R) is the shipped stage's.
 
 ``--tokens`` compares instead the int8 stage reading at most 256 tokens of a passage (as it
 ships) with 192 and 128: the model's time grows with the tokens it reads, so fewer are taken
-by the same rule (out/passage_tokens.md).
+by the same rule (out/passage_tokens.md). Each is a variant of the settings
+(``Tuning.passage_tokens``, and a code passage's tokens no more than it), so the static
+vectors that pick the passages read the same tokens as the model; the first run (commit
+bb4147d and before) capped the model's calls alone, by an encoder of its own.
 
 Usage: python -m benchmarks.quantized_stage [--tokens] [QUERIES_PER_SET] (0 or none: every
 query; writes out/quantized_stage.md)
@@ -23,6 +26,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,23 +40,10 @@ from rrg.model.registry import default_model
 from rrg.rank.files import signals
 from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.scoring import fuse, order_by, staged_scores
-from rrg.rank.tuning import TUNING
+from rrg.rank.tuning import TUNING, Tuning
 
 #: The files the stage weighs (``--cascade``'s default).
 STAGE_FILES = 20
-
-
-class CappedEncoder(Encoder):
-    """The model reading at most ``cap`` tokens of each text."""
-
-    def __init__(self, cap: int) -> None:
-        super().__init__(default_model())
-        self.cap = cap
-
-    def encode(
-        self, texts: list[str], max_tokens: int | None = None, batch_size: int = 1
-    ) -> np.ndarray:
-        return super().encode(texts, min(max_tokens or self.cap, self.cap), batch_size)
 
 
 class Timed:
@@ -64,9 +55,11 @@ class Timed:
         encoder: Encoder,
         budget: int = TUNING.stage_passages,
         memo: dict[str, np.ndarray] | None = None,
+        tuning: Tuning = TUNING,
     ) -> None:
         self.encoder = encoder
         self.budget = budget
+        self.tuning = tuning
         self.memo: dict[str, np.ndarray] = {} if memo is None else memo
         self.seconds = 0.0
         self.encoded = 0
@@ -81,6 +74,12 @@ class Timed:
                 self.encoded += len(missing)
             self.memo.update((f"{kind}:{k}", v) for k, v in zip(missing, fresh, strict=True))
         return {k: self.memo[f"{kind}:{k}"] for k in keys}
+
+
+def reading(tokens: int) -> Tuning:
+    """The shipped settings with the stage reading at most ``tokens`` of a passage."""
+    code = min(TUNING.code_passage_tokens, tokens)
+    return replace(TUNING, passage_tokens=tokens, code_passage_tokens=code)
 
 
 def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> dict:
@@ -105,7 +104,7 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
         scores = {"rrg --fast": fused}
         for name, variant in variants.items():
             scorer = PassageScorer(
-                variant.encoder, view.piece_idf, variant.vectors_for, variant.budget, TUNING
+                variant.encoder, view.piece_idf, variant.vectors_for, variant.budget, variant.tuning
             )
             scored = score_passages(query, texts, scorer, names)
             staged = fused.copy()
@@ -123,7 +122,8 @@ def main() -> None:
     limit = int(args[0]) if args and int(args[0]) > 0 else None
     if "--tokens" in sys.argv[1:]:
         report = "passage_tokens.md"
-        timing = {f"int8 {cap}": Timed(CappedEncoder(cap)) for cap in (256, 192, 128)}
+        encoder = Encoder(default_model())
+        timing = {f"int8 {cap}": Timed(encoder, tuning=reading(cap)) for cap in (256, 192, 128)}
     else:
         report = "quantized_stage.md"
         timing = {
