@@ -447,7 +447,9 @@ def _holding(view: IndexView, cand_rows: np.ndarray, terms: list[str]) -> set[in
     rows = [view.postings(term_id(term))[0] for term in terms]
     if not rows:
         return set()
-    found = np.unique(np.concatenate(rows))
+    # return_index: plain np.unique imports numpy.ma to ask whether the array is masked
+    # (9 ms of a new process's query).
+    found = np.unique(np.concatenate(rows), return_index=True)[0]
     at = np.searchsorted(cand_rows, found)
     hit = at < len(cand_rows)
     hit[hit] = cand_rows[at[hit]] == found[hit]

@@ -79,7 +79,8 @@ def find_order(served: ServedRoot, key: str, candidates: int) -> tuple[np.ndarra
     if len(raw) < 1 or (len(raw) - 1) % 4:
         return None
     order = np.frombuffer(raw[1:], "<i4").astype(np.int64)
-    if len(order) > candidates or len(np.unique(order)) != len(order):
+    # return_index: plain np.unique imports numpy.ma (9 ms of a repeated query's process).
+    if len(order) > candidates or len(np.unique(order, return_index=True)[0]) != len(order):
         return None
     if len(order) and (order.min() < 0 or order.max() >= candidates):
         return None

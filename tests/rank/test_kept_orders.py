@@ -112,3 +112,23 @@ def test_a_kept_order_marked_read_is_the_last_the_bound_drops(tmp_path: Path) ->
     assert cache.mark_order_used("k")
     data, used = cache.get_order("k") or (b"", 0)
     assert data == b"order" and used >= int(time.time()) - 60
+
+
+def test_a_query_loads_no_masked_arrays(tree: Tree) -> None:
+    """numpy.ma costs 9 ms of a query's process, and plain ``np.unique`` imports it (to ask
+    whether its array is masked): neither a query naming an identifier (its definers
+    looked up) nor the same query asked again (its kept order checked) loads it."""
+    import sys
+
+    root, _, env = tree
+    code = (
+        "import sys; from rrg.cli.argsplit import split_argv; from rrg.cli.entry import run_here;"
+        "code = run_here(split_argv(sys.argv[1:])); sys.stdout.flush();"
+        "print(code, 'numpy.ma' in sys.modules)"
+    )
+    search = ["-q", "retry after a timeout, as request_timeout says", "--fast", "-l", "request"]
+    env = dict(env, RRG_RESIDENT="0")
+    for asked in ("first", "again"):
+        shown = run([sys.executable, "-c", code, *search], root, env)
+        lines = shown.stdout.splitlines()
+        assert lines[0] == b"src/retry.py" and lines[-1] == b"0 False", (asked, shown)
