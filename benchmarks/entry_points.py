@@ -51,7 +51,7 @@ def run_set(s: LabelledSet, limit: int | None) -> dict[str, dict[str, list[float
             settings = rank.RankSettings(STAGE_FILES, lambda m: None, tuning=tuning)
             served = ServedRoot(os.fsencode(s.root), spec)
             ranking = rank.rank_files(query, served, paths, settings)
-            found = best_paragraphs(query, ranking, 10)
+            found = best_paragraphs(ranking, 10)
             row.setdefault(f"t{budget}", []).append(time.monotonic() - start)
             hit = float(any(doc_of.get(p) in gold for p, _ in found))
             row.setdefault(f"b{budget}", []).append(hit)

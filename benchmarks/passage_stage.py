@@ -42,6 +42,7 @@ from rrg.model.registry import default_model
 from rrg.rank.files import signals
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.passages import PassageScorer, score_passages
+from rrg.rank.query import Query
 from rrg.rank.scoring import fuse, order_by, staged_scores
 from rrg.rank.tuning import TUNING
 
@@ -159,7 +160,9 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                         " split0": lambda text, _: split_before(text),
                     }[cut]
                     scorer = PassageScorer(encoder, view.piece_idf, vectors_for, k + extra, TUNING)
-                    scored = score_passages(query, texts, scorer, read_names(names, read), cutter)
+                    scored = score_passages(
+                        Query.of(query), texts, scorer, read_names(names, read), cutter
+                    )
                     for pool in SWEEP_POOL:
                         best = (
                             top_two_mean(scored.owners, scored.cosine, len(chosen))

@@ -39,6 +39,7 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.files import signals
 from rrg.rank.passages import PassageScorer, score_passages
+from rrg.rank.query import Query
 from rrg.rank.scoring import fuse, order_by, staged_scores
 from rrg.rank.tuning import TUNING, Tuning
 
@@ -106,7 +107,7 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
             scorer = PassageScorer(
                 variant.encoder, view.piece_idf, variant.vectors_for, variant.budget, variant.tuning
             )
-            scored = score_passages(query, texts, scorer, names)
+            scored = score_passages(Query.of(query), texts, scorer, names)
             staged = fused.copy()
             best = scored.best_per_file(len(chosen))
             staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused)

@@ -185,7 +185,7 @@ class Project:
         notices: list[str] = []
         _, ranking = rank_candidates(plan, notices.append)
         # One more than asked: whether the limit held any back.
-        found = best_paragraphs(query, ranking, limit + 1 if limit else _EVERY)
+        found = best_paragraphs(ranking, limit + 1 if limit else _EVERY)
         shown = found[:limit] if limit else found
         more = len(found) > len(shown)
         passages = [Passage(self._relative(path), p.start, p.end, p.text) for path, p in shown]

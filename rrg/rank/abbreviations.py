@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 
 from rrg.index.definitions import is_code
-from rrg.rank.code_priors import STOP_WORDS, query_form
 from rrg.rank.paragraphs import Paragraph
+from rrg.rank.query import Query
 
 #: The shortest piece of a query word that counts as its abbreviation (``int``, ``det``).
 MIN_PIECE = 3
@@ -31,14 +31,14 @@ MAX_NAME = 32
 
 
 def abbreviating(
-    query: str, paths: Sequence[str], owners: Sequence[int], passages: Sequence[Paragraph]
+    query: Query, paths: Sequence[str], owners: Sequence[int], passages: Sequence[Paragraph]
 ) -> list[int]:
     """The passages (indices) that start a definition, in a file of code (``paths``, their
     files' by ``owners``), whose name abbreviates the query's words; none for a symbol
     query, which names what it asks for itself."""
-    if query_form(query).symbol:
+    if query.form.symbol:
         return []
-    said = content_words(query, STOP_WORDS)
+    said = query.said
     code = [is_code(path) for path in paths]
     return [
         k
@@ -49,12 +49,12 @@ def abbreviating(
 
 def abbreviates(name: str, words: tuple[str, ...]) -> bool:
     """Whether ``name`` is made of pieces of two or more of the query's content ``words``
-    (``content_words``; each piece the start of a distinct word, at least ``MIN_PIECE``
-    letters of it, in any order) or is the acronym of adjacent ones, in a query of at most
-    ``MAX_WORDS`` such words. A name that is one query word, or joins whole query words at
-    its own boundaries (``user_name``), is left to the word scores, which match it already;
-    pieces also join what they miss for want of a stemmer (``schedule_task`` for "tasks
-    are scheduled")."""
+    (``rrg.rank.query.content_words``; each piece the start of a distinct word, at least
+    ``MIN_PIECE`` letters of it, in any order) or is the acronym of adjacent ones, in a
+    query of at most ``MAX_WORDS`` such words. A name that is one query word, or joins
+    whole query words at its own boundaries (``user_name``), is left to the word scores,
+    which match it already; pieces also join what they miss for want of a stemmer
+    (``schedule_task`` for "tasks are scheduled")."""
     letters = re.sub(r"[^a-z0-9]", "", name.lower())
     said = [w for w in words if w]
     if not MIN_ACRONYM <= len(letters) <= MAX_NAME or not said or len(said) > MAX_WORDS:
@@ -67,20 +67,6 @@ def abbreviates(name: str, words: tuple[str, ...]) -> bool:
     if len(letters) > sum(map(len, long_enough)):
         return False  # longer than all the words together: no split (and none searched)
     return _pieces(letters, long_enough)
-
-
-def content_words(query: str, stop_words: frozenset[str]) -> tuple[str, ...]:
-    """The query's words in its order, lower-cased, ``stop_words`` out; an empty string
-    where one or more were left out, so that an acronym is read off adjacent words alone
-    ("greatest common divisor", not "waiting for any of several")."""
-    out: list[str] = []
-    for word in re.findall(r"[A-Za-z][A-Za-z0-9]*", query):
-        word = word.lower()
-        if word not in stop_words:
-            out.append(word)
-        elif out and out[-1]:
-            out.append("")
-    return tuple(out)
 
 
 def _spelled_out(name: str, words: tuple[str, ...]) -> bool:

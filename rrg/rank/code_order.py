@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rrg.rank import code_priors as priors
+from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
 from rrg.rank.tuning import Tuning
 
@@ -29,7 +30,7 @@ class CodeOrder(NamedTuple):
     among_code: bool  # the candidates are a repository of code (``priors.holds_code``)
 
 
-def skips_stage(query: str, among_code: bool = True) -> bool:
+def skips_stage(query: Query, among_code: bool = True) -> bool:
     """Whether the cheap tier orders this query alone: a symbol query in a tree of code,
     which asks for the files that define it (the index's definitions, the passage tier's
     lift of a definition). The stage changed no figure of semble-code's dev half on them,
@@ -37,11 +38,11 @@ def skips_stage(query: str, among_code: bool = True) -> bool:
     "Where the stage earns its time"), and its model run is most of a new query's time. In
     a tree of prose a lone capitalised word ("Aspirin", 21 of nfcorpus's queries) is a
     topic, and the stage reads it."""
-    return among_code and priors.query_form(query).symbol
+    return among_code and query.form.symbol
 
 
 def code_order(
-    query: str,
+    query: Query,
     fused: np.ndarray,
     rel_of: Callable[[int], bytes],
     definers: Callable[[tuple[str, ...]], set[int]],
@@ -55,7 +56,7 @@ def code_order(
     The priors re-order the files they weigh among themselves, and those stay above every
     other file: a file outside them was weighed by nobody, so an offset there is unknown,
     not zero."""
-    form = priors.query_form(query)
+    form = query.form
     offsets = np.zeros(len(fused))
     weighed = order_by(fused)[:HEAD_FILES].tolist()
     defining = definers(form.names) if form.names else set()

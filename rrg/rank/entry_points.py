@@ -15,7 +15,6 @@ import numpy as np
 
 from rrg.index.definitions import defined_names
 from rrg.rank.code_order import skips_stage
-from rrg.rank.code_priors import query_form
 from rrg.rank.files import Ranking, passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.scoring import order_by
@@ -27,12 +26,14 @@ TOP_FILES = 20
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")
 
 
-def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
-    """The ``limit`` paragraphs of the top ranked files closest to the query, best first:
-    by the model's cosine among those it read, else by the cheap score."""
+def best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
+    """The ``limit`` paragraphs of the top ranked files closest to the query they were
+    ranked for, best first: by the model's cosine among those it read, else by the cheap
+    score."""
     if limit <= 0:
         return []
-    form = query_form(query)
+    query = ranking.query
+    form = query.form
     if ranking.stage is not None:
         paths, scored = ranking.stage.paths, ranking.stage.scored
     else:
@@ -57,7 +58,7 @@ def best_paragraphs(query: str, ranking: Ranking, limit: int) -> list[tuple[byte
     keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
     keys = as_their_functions(keys, scored.paragraphs, scored.owners)
     best = order_by(np.round(keys, 6)).tolist()
-    names = form.names if form.symbol else _one_word(query)
+    names = form.names if form.symbol else _one_word(query.text)
     if names:
         best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
     place = {path: k for k, path in enumerate(ranking.ordered)}

@@ -46,6 +46,7 @@ from rrg.rank.passages import (
     query_vector,
     score_passages,
 )
+from rrg.rank.query import Query
 from rrg.rank.root_cache import (
     QUERY_TOKENS,
     passage_tag,
@@ -76,6 +77,7 @@ class Ranking:
     #: The root whose index served (an indexed ancestor of the search root), with the model
     #: as the ranking loaded it: the passages and the rerank that follow use it.
     served: ServedRoot
+    query: Query  # the query as it was ranked: the passages that follow read its forms
     piece_idf: np.ndarray | None = None  # the index's WordPiece idf, for paragraph vectors
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
@@ -159,11 +161,12 @@ def rank_files(
     loaded, before scoring and before the model runs (a search that has found out it
     matches nothing gives up there)."""
     tuning = settings.tuning
+    asked = Query.of(query)
     settings.checkpoint()
-    _preload_for_stage(query, served, settings)
+    _preload_for_stage(asked, served, settings)
     indexed = _refreshed_index(served, printed, settings, listing)
     if indexed is None:
-        return Ranking(list(printed), set(), 0, None, served, tuning=tuning)
+        return Ranking(list(printed), set(), 0, None, served, asked, tuning=tuning)
     view, rows, report = indexed
     kinds = np.full(len(rows), -1, np.int64)
     has_row = rows >= 0
@@ -174,9 +177,11 @@ def rank_files(
     text = np.nonzero(kinds == KIND_TEXT)[0]
     rankable = text[np.argsort(rows[text], kind="stable")]
     if not len(rankable):
-        return Ranking(list(printed), binary, 0, report, served, view.piece_idf, tuning=tuning)
+        return Ranking(
+            list(printed), binary, 0, report, served, asked, view.piece_idf, tuning=tuning
+        )
     settings.checkpoint()
-    by_score, staged, fast = _kept_or_ordered(query, served, view, rows[rankable], settings, report)
+    by_score, staged, fast = _kept_or_ordered(asked, served, view, rows[rankable], settings, report)
     stage = None
     if staged is not None:
         stage = StagePassages([printed[i] for i in rankable[staged.paths_at]], staged.scored)
@@ -192,6 +197,7 @@ def rank_files(
         len(ranked),
         report,
         served,
+        asked,
         view.piece_idf,
         stage,
         fast,
@@ -201,7 +207,7 @@ def rank_files(
 
 
 def _kept_or_ordered(
-    query: str,
+    query: Query,
     served: ServedRoot,
     view: IndexView,
     cand_rows: np.ndarray,
@@ -214,7 +220,7 @@ def _kept_or_ordered(
     if not settings.order_only or (report is not None and report.left):
         return _ordered(query, served, view, cand_rows, settings)
     key = order_key(
-        query,
+        query.text,
         served,
         view,
         cand_rows,
@@ -232,7 +238,7 @@ def _kept_or_ordered(
     return by_score, staged, fast
 
 
-def _preload_for_stage(query: str, served: ServedRoot, settings: RankSettings) -> None:
+def _preload_for_stage(query: Query, served: ServedRoot, settings: RankSettings) -> None:
     """A new query: the stage will run the model, which starts loading now, on another
     thread. (A symbol query skips the stage in a tree of code, the tree most searched: a
     load begun for it would delay the exit; in prose the model loads when the stage runs.)"""
@@ -240,7 +246,7 @@ def _preload_for_stage(query: str, served: ServedRoot, settings: RankSettings) -
         settings.stage_files > 0
         and not skips_stage(query)
         and model_ready(served.spec)
-        and not query_seen(query, served, settings.tuning)
+        and not query_seen(query.text, served, settings.tuning)
     ):
         served.encoder.preload()
 
@@ -290,15 +296,15 @@ class _Staged:
 
 
 def _ordered(
-    query: str, served: ServedRoot, view: IndexView, cand_rows: np.ndarray, settings: RankSettings
+    query: Query, served: ServedRoot, view: IndexView, cand_rows: np.ndarray, settings: RankSettings
 ) -> tuple[np.ndarray, _Staged | None, bool]:
     """The candidates (rows of the index) best first, as indices into ``cand_rows``; the
     passages the stage read; whether the order is the cheap tier's alone (--fast, or a stage
     that failed; a symbol query's, which skips the stage, is not)."""
     tuning, check = settings.tuning, settings.checkpoint
     with timings.phase("rank"):
-        pieces = query_pieces(query, served)
-        lexical, semantic = signals(query, view, served.encoder, pieces, tuning.path_weight)
+        pieces = query_pieces(query.text, served)
+        lexical, semantic = signals(query.text, view, served.encoder, pieces, tuning.path_weight)
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
         fused, offsets, among_code = code_order(
@@ -341,7 +347,7 @@ def _ordered(
             fused = fused.copy()
             fused[head] += tuning.passage_words_weight * zscore(
                 passage_lexical.best_window_bm25(
-                    query, served.root, rel, tuning.passage_words_window
+                    query.text, served.root, rel, tuning.passage_words_window
                 )
             )
     by_score = order_by(fused)
@@ -370,7 +376,7 @@ def files_within(lengths: np.ndarray, budget: int) -> int:
 
 
 def run_stage(
-    query: str,
+    query: Query,
     served: ServedRoot,
     view: IndexView,
     cand_rows: np.ndarray,
@@ -408,7 +414,7 @@ def run_stage(
 
 
 def passage_tier_order(
-    query: str,
+    query: Query,
     served: ServedRoot,
     view: IndexView,
     cand_rows: np.ndarray,
@@ -476,7 +482,7 @@ def stage_scorer(
 
 
 def passages_of(
-    query: str,
+    query: Query,
     root: bytes,
     rel: list[bytes],
     scorer: PassageScorer,

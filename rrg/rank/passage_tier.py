@@ -26,6 +26,7 @@ import numpy as np
 from rrg.rank import code_priors as priors
 from rrg.rank.abbreviations import abbreviating
 from rrg.rank.passages import ScoredPassages
+from rrg.rank.query import Query
 
 #: Reciprocal rank fusion's constant (1 / (K + rank)), here and in the final fusion.
 RRF_K = 60
@@ -57,7 +58,7 @@ _DEFINING = (
 
 
 def tier_order(
-    query: str,
+    query: Query,
     names: list[str],
     scored: ScoredPassages,
     among_code: bool,
@@ -70,7 +71,7 @@ def tier_order(
     owners = np.asarray(scored.owners, np.int64)
     if not len(owners):
         return []
-    form = priors.query_form(query)
+    form = query.form
     share = STATIC_SHARE_SYMBOL if form.symbol else STATIC_SHARE
     score = (1 - share) * _reciprocal_ranks(scored.lexical, positive_only=True)
     if scored.static is not None:

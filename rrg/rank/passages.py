@@ -22,13 +22,14 @@ import xxhash
 
 from rrg.index.definitions import is_code
 from rrg.index.refresh import read_head
-from rrg.index.textstats import counted_words, decode, looks_binary, words
+from rrg.index.textstats import counted_words, decode, looks_binary
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors_alone
 from rrg.rank.abbreviations import abbreviating
 from rrg.rank.kept_terms import term_frequencies
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
+from rrg.rank.query import Query
 from rrg.rank.scoring import bm25_term, fuse, order_by, static_query_vector
 from rrg.rank.tuning import Tuning
 
@@ -109,14 +110,14 @@ def query_key(spec: ModelSpec, query: str) -> str:
     return "query:" + xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
-def query_vector(query: str, scorer: PassageScorer) -> np.ndarray:
+def query_vector(query: Query, scorer: PassageScorer) -> np.ndarray:
     """The model's vector of the query, kept in the scorer's cache as a passage's is."""
     spec = scorer.encoder.spec
-    key = query_key(spec, query)
+    key = query_key(spec, query.text)
 
     def encode(missing: list[str]) -> np.ndarray:
         return scorer.encoder.encode(
-            [spec.query_prefix + query], max_tokens=scorer.tuning.passage_tokens
+            [spec.query_prefix + query.text], max_tokens=scorer.tuning.passage_tokens
         )
 
     return scorer.vectors_for("passage", [key], encode)[key]
@@ -129,7 +130,7 @@ _COUNTED_TERMS: frozenset[str] = frozenset()
 
 
 def passage_bm25(
-    query: str,
+    query: Query,
     texts: Sequence[str],
     keys: Sequence[str] | None = None,
     kept: KeptTerms | None = None,
@@ -138,7 +139,7 @@ def passage_bm25(
     the passages' content hashes, let a second read of a passage in one query count
     nothing again, and ``kept`` read the counts kept for it (``rrg.rank.kept_terms``)."""
     global _COUNTED_TERMS
-    terms = frozenset(words(query))
+    terms = query.terms
     if terms != _COUNTED_TERMS or len(_COUNTED) > 50_000:
         _COUNTED.clear()
         _COUNTED_TERMS = terms
@@ -176,7 +177,7 @@ def passage_bm25(
 
 
 def passage_static(
-    query: str,
+    query: Query,
     texts: Sequence[str],
     keys: list[str],
     scorer: PassageScorer,
@@ -187,7 +188,7 @@ def passage_static(
     encoder, piece_idf = scorer.encoder, scorer.piece_idf
     assert piece_idf is not None, "the static tier needs the index's idf"
     if query_pieces is None:
-        query_pieces = encoder.piece_ids([query], scorer.tuning.passage_tokens)[0]
+        query_pieces = encoder.piece_ids([query.text], scorer.tuning.passage_tokens)[0]
     qvec = static_query_vector(query_pieces, piece_idf, static_table(encoder))
     vectors = static_vectors_of(texts, keys, scorer)
     return np.array([float(vectors[k] @ qvec) for k in keys], np.float64)
@@ -326,7 +327,7 @@ def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[P
 
 
 def _read_first(
-    query: str,
+    query: Query,
     names: list[str],
     owners: list[int],
     paragraphs: list[Paragraph],
@@ -344,7 +345,7 @@ def _read_first(
 
 
 def score_passages(
-    query: str,
+    query: Query,
     texts: Iterable[str],
     scorer: PassageScorer,
     names: list[str] | None = None,
@@ -388,8 +389,8 @@ def score_passages(
         return encode_passages(encoder, texts, [name_of[key] for key in missing], scorer.tuning)
 
     # The query's vector is kept like a passage's: a repeated query loads no model at all.
-    query_text = encoder.spec.query_prefix + query
-    key_of_query = query_key(encoder.spec, query)
+    query_text = encoder.spec.query_prefix + query.text
+    key_of_query = query_key(encoder.spec, query.text)
     text_of[key_of_query] = query_text
     name_of[key_of_query] = ""  # no file's: read to the prose passages' tokens
     vectors = scorer.vectors_for("passage", [*keys, key_of_query], encode)

@@ -127,7 +127,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         limit = request.passage_limit
         with timings.phase("passages"):
             # One more than printed: whether the cap held any back.
-            found = best_paragraphs(request.query, ranking, limit + 1 if limit else ALL)
+            found = best_paragraphs(ranking, limit + 1 if limit else ALL)
             style = PassageStyle(
                 args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
             )
@@ -183,7 +183,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
             [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
         )
     if request.paragraphs:
-        reports.passed_on(entry_points(best_paragraphs(query, ranking, request.paragraphs)))
+        reports.passed_on(entry_points(best_paragraphs(ranking, request.paragraphs)))
     if candidates.error or missing:
         return EXIT_ERROR
     return EXIT_MATCH if scope else EXIT_NO_MATCH

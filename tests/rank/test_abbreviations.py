@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rrg.rank.abbreviations import abbreviates, content_words
+from rrg.rank.abbreviations import abbreviates
 from rrg.rank.code_passages import cut_passages
 from rrg.rank.code_priors import STOP_WORDS
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passage_tier import tier_order
 from rrg.rank.passages import ScoredPassages, pick
+from rrg.rank.query import Query, content_words
 
 
 def said(query: str) -> tuple[str, ...]:
@@ -110,8 +111,9 @@ def test_the_tier_lifts_the_passage_that_defines_an_abbreviation() -> None:
         np.array([0.7, 0.5]),
     )
     query = "factor an integer into its prime factors"
-    assert tier_order(query, names, passages, among_code=True) == [0, 1]
-    assert tier_order(query, names, passages, among_code=True, abbreviation=1.0) == [1, 0]
+    assert tier_order(Query.of(query), names, passages, among_code=True) == [0, 1]
+    asked = Query.of(query)
+    assert tier_order(asked, names, passages, among_code=True, abbreviation=1.0) == [1, 0]
 
 
 def test_the_stage_reads_the_passages_named_first_then_each_files_best() -> None:
@@ -135,7 +137,9 @@ def test_the_stage_picks_the_abbreviating_definitions_of_code_files_best_first()
     cheap = np.array([0.1, 0.9, 2.0, 3.0])
     scorer = PassageScorer(None, None, dict, 32, TUNING, None)  # type: ignore[arg-type]
     query = "factor an integer into its prime factors"
-    assert _read_first(query, paths, owners, passages, cheap, scorer) == [1, 0]
-    assert _read_first("factorint", paths, owners, passages, cheap, scorer) == []  # a symbol
+    assert _read_first(Query.of(query), paths, owners, passages, cheap, scorer) == [1, 0]
+    assert (
+        _read_first(Query.of("factorint"), paths, owners, passages, cheap, scorer) == []
+    )  # a symbol
     cheap_tier_alone = PassageScorer(None, None, dict, 0, TUNING, None)  # type: ignore[arg-type]
-    assert _read_first(query, paths, owners, passages, cheap, cheap_tier_alone) == []
+    assert _read_first(Query.of(query), paths, owners, passages, cheap, cheap_tier_alone) == []

@@ -21,6 +21,7 @@ from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.kept_cuts import KeptCuts
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passages import PassageScorer, score_passages
+from rrg.rank.query import Query
 from rrg.rank.tuning import TUNING
 
 
@@ -73,7 +74,7 @@ def test_the_scorer_keeps_long_files_and_cuts_short_ones(tmp_path: Path) -> None
 
     passages._CUTS.clear()
     first = score_passages(
-        "retry", [long_text, short_text], scorer(), ["a.py", "b.py"], cut_passages
+        Query.of("retry"), [long_text, short_text], scorer(), ["a.py", "b.py"], cut_passages
     )
     with sqlite3.connect(vectors_path(index)) as db:
         assert db.execute("SELECT COUNT(*) FROM cuts").fetchone()[0] == 1
@@ -83,7 +84,9 @@ def test_the_scorer_keeps_long_files_and_cuts_short_ones(tmp_path: Path) -> None
     assert again.cuts.find(cut_passages, "a.py", _digest(long_text)) == cut_passages(
         long_text, "a.py"
     )
-    second = score_passages("retry", [long_text, short_text], again, ["a.py", "b.py"], cut_passages)
+    second = score_passages(
+        Query.of("retry"), [long_text, short_text], again, ["a.py", "b.py"], cut_passages
+    )
     assert second.paragraphs == first.paragraphs and second.owners == first.owners
 
 

@@ -13,6 +13,7 @@ from rrg.index.textstats import counted_words
 from rrg.index.vectors import VectorCache
 from rrg.rank.kept_terms import KeptTerms, pack, term_frequencies, unpack
 from rrg.rank.passages import passage_bm25
+from rrg.rank.query import Query
 
 TEXTS = [
     "src/http.py\ndef retry_request(session):\n    '''Retry a request after a timeout.'''",
@@ -26,16 +27,16 @@ QUERY = "retry a request from the cache"
 def test_kept_counts_score_as_counting_does(tmp_path: Path) -> None:
     kept = KeptTerms(VectorCache(tmp_path / "root.sqlite"))
     keys = [f"k{k}" for k in range(len(TEXTS))]
-    counted = passage_bm25(QUERY, TEXTS, keys)
+    counted = passage_bm25(Query.of(QUERY), TEXTS, keys)
     assert kept.keep(keys, TEXTS, wait_s=1)
     assert sorted(kept.read(keys)) == keys
-    read = passage_bm25(QUERY, TEXTS, keys, kept)
+    read = passage_bm25(Query.of(QUERY), TEXTS, keys, kept)
     assert read.tobytes() == counted.tobytes()
     assert (counted > 0).sum() == 3
     # Half of them kept: the others are counted, and the scores do not change.
     half = KeptTerms(VectorCache(tmp_path / "half.sqlite"))
     assert half.keep(keys[:2], TEXTS[:2], wait_s=1)
-    assert passage_bm25(QUERY, TEXTS, keys, half).tobytes() == counted.tobytes()
+    assert passage_bm25(Query.of(QUERY), TEXTS, keys, half).tobytes() == counted.tobytes()
 
 
 def test_term_frequencies_are_the_counted_words() -> None:

@@ -13,6 +13,7 @@ import pytest
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passage_tier import fuse_orders, tier_order
 from rrg.rank.passages import ScoredPassages
+from rrg.rank.query import Query
 
 
 def scored(owners: list[int], texts: list[str], lexical: list[float], static: list[float]):
@@ -36,30 +37,33 @@ def test_the_passage_that_defines_the_symbol_comes_first() -> None:
         [5.0, 4.0, 1.0],
         [0.9, 0.8, 0.1],
     )
-    assert tier_order("Router", names, passages, among_code=True) == [1, 0]
+    assert tier_order(Query.of("Router"), names, passages, among_code=True) == [1, 0]
     # Without the definition the file that only uses it leads on both lists.
     plain = scored(
         [0, 0, 1], ["r = Router()", "Router()", "x = 1"], [5.0, 4.0, 1.0], [0.9, 0.8, 0.1]
     )
-    assert tier_order("Router", names, plain, among_code=True) == [0, 1]
+    assert tier_order(Query.of("Router"), names, plain, among_code=True) == [0, 1]
 
 
 def test_tests_sink_unless_asked_for() -> None:
     names = ["tests/test_retry.py", "src/retry.py"]
     passages = scored([0, 1], ["retry backoff delay", "retry delay"], [3.0, 2.0], [0.5, 0.4])
-    assert tier_order("retry backoff delay", names, passages, among_code=True) == [1, 0]
-    assert tier_order("tests of retry backoff", names, passages, among_code=True) == [0, 1]
+    assert tier_order(Query.of("retry backoff delay"), names, passages, among_code=True) == [1, 0]
+    assert tier_order(Query.of("tests of retry backoff"), names, passages, among_code=True) == [
+        0,
+        1,
+    ]
 
 
 def test_a_file_with_no_query_word_ranks_by_its_static_cosine_alone() -> None:
     names = ["a.py", "b.py", "c.py"]
     passages = scored([0, 1, 2], ["x", "y", "z"], [0.0, 0.0, 2.0], [0.2, 0.9, 0.1])
-    order = tier_order("something", names, passages, among_code=False)
+    order = tier_order(Query.of("something"), names, passages, among_code=False)
     assert order[0] == 2 and order.index(1) < order.index(0)
 
 
 def test_no_passages_no_order() -> None:
-    assert tier_order("q", ["a.py"], scored([], [], [], []), among_code=True) == []
+    assert tier_order(Query.of("q"), ["a.py"], scored([], [], [], []), among_code=True) == []
 
 
 def test_fusion_by_rank() -> None:

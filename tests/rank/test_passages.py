@@ -20,6 +20,7 @@ from rrg.rank.passages import (
     passage_static,
     score_passages,
 )
+from rrg.rank.query import Query
 from rrg.rank.scoring import bm25_term, static_query_vector
 from rrg.rank.tuning import TUNING
 
@@ -48,7 +49,9 @@ def test_passage_static_is_the_weighted_mean_cosine(
         return dict(zip(keys, encode(keys), strict=True))
 
     keys = [f"k{i}" for i in range(len(TEXTS))]
-    got = passage_static(query, TEXTS, keys, PassageScorer(encoder, idf, vectors_for, 0, TUNING))
+    got = passage_static(
+        Query.of(query), TEXTS, keys, PassageScorer(encoder, idf, vectors_for, 0, TUNING)
+    )
     assert computed == keys
 
     def weighted_mean(text: str) -> np.ndarray:
@@ -74,7 +77,7 @@ def test_passage_static_is_the_weighted_mean_cosine(
 
 def test_passage_bm25_counts_every_word_form() -> None:
     query = "config river"
-    got = passage_bm25(query, TEXTS)
+    got = passage_bm25(Query.of(query), TEXTS)
     terms = set(words(query))
     counts = [Counter(w for w in words(t) if w in terms) for t in TEXTS]
     lengths = np.array([max(1, len(t) // 6) for t in TEXTS], np.float64)
@@ -102,7 +105,7 @@ def test_each_passage_is_read_with_its_files_path(
 
     def score(names: list[str] | None) -> ScoredPassages:
         scorer = PassageScorer(encoder, idf, vectors_for, 2, TUNING)
-        return score_passages("matrix determinant", texts, scorer, names)
+        return score_passages(Query.of("matrix determinant"), texts, scorer, names)
 
     named = score(["a/colors.py", "z/determinant.py"])
     assert named.cheap[1] > named.cheap[0]
@@ -136,7 +139,9 @@ def test_a_passages_vector_does_not_depend_on_what_was_read_with_it(
             memo.update(((kind, k), v) for k, v in zip(missing, encode(missing), strict=True))
             return {k: memo[kind, k] for k in keys}
 
-        return score_passages(query, only, PassageScorer(encoder, idf, vectors_for, 8, TUNING))
+        return score_passages(
+            Query.of(query), only, PassageScorer(encoder, idf, vectors_for, 8, TUNING)
+        )
 
     together = scored({}, texts).cosine
     memo: dict = {}

@@ -188,10 +188,10 @@ def test_a_variant_of_the_tuning_is_the_one_that_ranks(
     assert shipped == order()  # the variants left nothing behind
     settings = RankSettings(0, lambda message: None, tuning=replace(TUNING, code_passages=False))
     ranking = rank_files("retry with backoff", served(), paths, settings)
-    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, 10)}
+    found = {p.text for path, p in best_paragraphs(ranking, 10)}
     assert any("def retry" in text and "def backoff" in text for text in found), found
     ranking = rank_files("retry with backoff", served(), paths, RankSettings(0, print))
-    found = {p.text for path, p in best_paragraphs("retry with backoff", ranking, 10)}
+    found = {p.text for path, p in best_paragraphs(ranking, 10)}
     assert not any("def retry" in text and "def backoff" in text for text in found), found
 
 
