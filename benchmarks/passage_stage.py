@@ -106,7 +106,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
         row = out[half(qid)]
         # The baselines: BM25 of the text alone, and the order and cascade as they were
         # before the path field (R=0).
-        lex, sem = signals(query, view, encoder, path_weight=0.0)
+        lex, sem = signals(Query.of(query), view, encoder, path_weight=0.0)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         order = order_by(fused)
@@ -127,7 +127,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
         start = time.monotonic()
         for r in SWEEP_PATH:
             suffix = f" R{r:g}" if MODE == "path" else ""
-            lex, _ = signals(query, view, encoder, path_weight=r)
+            lex, _ = signals(Query.of(query), view, encoder, path_weight=r)
             lex = lex[rows]
             fused = fuse(lex, sem)
             order = order_by(fused)

@@ -29,6 +29,7 @@ from rrg.index.textstats import words
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.files import signals
+from rrg.rank.query import Query
 from rrg.rank.scoring import fuse, order_by, staged_scores
 
 CAP = 30
@@ -110,7 +111,7 @@ def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -
     doc_of_path = {os.fsencode(p): d for d, p in s.doc_path.items()}
     for number, (qid, query) in enumerate(s.queries.items()):
         gold = s.qrels[qid]
-        lex, sem = signals(query, view, encoder)
+        lex, sem = signals(Query.of(query), view, encoder)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         orders = {

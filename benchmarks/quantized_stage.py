@@ -96,7 +96,8 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
     out: dict[str, dict[str, list[float]]] = {"dev": {}, "test": {}}
     for qid, query in list(s.queries.items())[:limit]:
         gold = s.qrels[qid]
-        lex, sem = signals(query, view, cheap_encoder, path_weight=TUNING.path_weight)
+        asked = Query.of(query)
+        lex, sem = signals(asked, view, cheap_encoder, path_weight=TUNING.path_weight)
         lex, sem = lex[rows], sem[rows]
         fused = fuse(lex, sem)
         chosen = order_by(fused)[:STAGE_FILES]
@@ -107,7 +108,7 @@ def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> d
             scorer = PassageScorer(
                 variant.encoder, view.piece_idf, variant.vectors_for, variant.budget, variant.tuning
             )
-            scored = score_passages(Query.of(query), texts, scorer, names)
+            scored = score_passages(asked, texts, scorer, names)
             staged = fused.copy()
             best = scored.best_per_file(len(chosen))
             staged[chosen] = staged_scores(lex[chosen], sem[chosen], best, fused)

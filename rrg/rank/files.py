@@ -19,7 +19,7 @@ from rrg.index.definitions import query_definition_terms, top_level_term
 from rrg.index.refresh import IndexBusy, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import query_path_ids, query_term_ids, term_id
+from rrg.index.textstats import term_id
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
@@ -88,7 +88,7 @@ class Ranking:
 
 
 def signals(
-    query: str,
+    query: Query,
     view: IndexView,
     encoder: Encoder,
     pieces: np.ndarray | None = None,
@@ -98,11 +98,11 @@ def signals(
     static-vector cosine of every indexed document against the query (whose WordPiece ids
     are ``pieces``: cut by the encoder's tokenizer when not given)."""
     if pieces is None:
-        pieces = encoder.piece_ids([query], QUERY_TOKENS)[0]
+        pieces = encoder.piece_ids([query.text], QUERY_TOKENS)[0]
     is_text = view.kinds == KIND_TEXT
     doclen = np.where(is_text, view.doclen, 0)
-    text = bm25((view.postings(int(t)) for t in query_term_ids(query)), doclen, view.n_text)
-    path = path_bm25((view.postings(int(t)) for t in query_path_ids(query)), is_text, view.n_text)
+    text = bm25((view.postings(t) for t in query.term_ids), doclen, view.n_text)
+    path = path_bm25((view.postings(t) for t in query.path_ids), is_text, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical_signal(text, path, path_weight), view.cosines(qvec)
 
@@ -304,7 +304,7 @@ def _ordered(
     tuning, check = settings.tuning, settings.checkpoint
     with timings.phase("rank"):
         pieces = query_pieces(query.text, served)
-        lexical, semantic = signals(query.text, view, served.encoder, pieces, tuning.path_weight)
+        lexical, semantic = signals(query, view, served.encoder, pieces, tuning.path_weight)
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
         fused, offsets, among_code = code_order(
@@ -347,7 +347,7 @@ def _ordered(
             fused = fused.copy()
             fused[head] += tuning.passage_words_weight * zscore(
                 passage_lexical.best_window_bm25(
-                    query.text, served.root, rel, tuning.passage_words_window
+                    query, served.root, rel, tuning.passage_words_window
                 )
             )
     by_score = order_by(fused)

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from rrg.index.refresh import read_head
-from rrg.index.textstats import decode, looks_binary, words
+from rrg.index.textstats import decode, looks_binary
 from rrg.rank.code_priors import STOP_WORDS
+from rrg.rank.query import Query
 from rrg.rank.scoring import BM25_K1
 
 # Its weight, head and window are chosen points of ``rrg.rank.tuning.Tuning``.
@@ -41,12 +42,12 @@ READ_BYTES = 256 * 1024
 MAX_MATCHES = 2_000
 
 
-def query_words(query: str) -> list[str]:
-    return sorted({w for w in words(query) if len(w) >= MIN_WORD and w not in STOP_WORDS})
+def query_words(query: Query) -> list[str]:
+    return sorted(w for w in query.terms if len(w) >= MIN_WORD and w not in STOP_WORDS)
 
 
 def best_window_bm25(
-    query: str,
+    query: Query,
     root: bytes,
     rel: list[bytes],
     window: int,

@@ -1,9 +1,10 @@
 """A query as the ranking reads it: its text and the forms its steps weigh, made once.
 
 The cheap tier, the code priors, the stage, the passage tier and the passages printed all
-ask the same questions of a query (which identifiers it names, whether it is one, which
-kinds of file it asks for, which words a passage's BM25 counts, which words an abbreviation
-is read against); ``rank_files`` answers them here, once, and hands the answers down.
+ask the same questions of a query (which index terms its words and its path words are,
+which identifiers it names, whether it is one, which kinds of file it asks for, which
+words a passage's BM25 counts, which words an abbreviation is read against);
+``rank_files`` answers them here, once, and hands the answers down.
 Pure: a string in, its forms out.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rrg.index.textstats import words
+from rrg.index.textstats import query_path_ids, query_term_ids, words
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -26,10 +27,19 @@ class Query:
     #: Its content words in order, an empty string where stop words stood
     #: (``content_words``): what a name abbreviates (``rrg.rank.abbreviations``).
     said: tuple[str, ...]
+    term_ids: tuple[int, ...]  # its words' terms in the index's text field, ascending
+    path_ids: tuple[int, ...]  # its path words' terms in the index's path field, ascending
 
     @classmethod
     def of(cls, text: str) -> Query:
-        return cls(text, query_form(text), frozenset(words(text)), content_words(text))
+        return cls(
+            text,
+            query_form(text),
+            frozenset(words(text)),
+            content_words(text),
+            tuple(query_term_ids(text).tolist()),
+            tuple(query_path_ids(text).tolist()),
+        )
 
 
 def content_words(query: str, stop_words: frozenset[str] = STOP_WORDS) -> tuple[str, ...]:

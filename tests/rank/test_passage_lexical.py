@@ -10,6 +10,7 @@ import numpy as np
 
 from conftest import rrg_cmd, run
 from rrg.rank.passage_lexical import best_window_bm25, query_words
+from rrg.rank.query import Query
 from rrg.rank.tuning import TUNING
 
 FILLER = "x = compute(y)\n" * (
@@ -18,7 +19,7 @@ FILLER = "x = compute(y)\n" * (
 
 
 def test_query_words_drop_stop_words_and_short_ones() -> None:
-    assert query_words("how is the retry backoff of an HTTPClient set") == [
+    assert query_words(Query.of("how is the retry backoff of an HTTPClient set")) == [
         "backoff",
         "client",
         "http",
@@ -39,7 +40,7 @@ def test_words_together_beat_the_same_words_apart(tmp_path: Path) -> None:
     (tmp_path / "blob.bin").write_bytes(b"retry backoff timeout\x00\x01")
     names = [b"together.py", b"apart.py", b"none.py", b"blob.bin", b"missing.py"]
     scores = best_window_bm25(
-        "retry backoff timeout", os.fsencode(tmp_path), names, TUNING.passage_words_window
+        Query.of("retry backoff timeout"), os.fsencode(tmp_path), names, TUNING.passage_words_window
     )
     assert scores[0] > scores[1] > 0, scores
     assert np.all(scores[2:] == 0), scores
@@ -54,7 +55,7 @@ def test_a_file_is_read_to_its_bound(tmp_path: Path) -> None:
     (tmp_path / "near.txt").write_text("retry backoff timeout\n")
     names = [b"deep.txt", b"near.txt"]
     scores = best_window_bm25(
-        "retry backoff timeout", os.fsencode(tmp_path), names, TUNING.passage_words_window
+        Query.of("retry backoff timeout"), os.fsencode(tmp_path), names, TUNING.passage_words_window
     )
     assert scores[0] == 0 < scores[1], scores
 
