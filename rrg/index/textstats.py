@@ -12,6 +12,8 @@ import numpy as np
 import xxhash
 
 _WORD = re.compile(r"[^\W_]+")
+#: ``_WORD`` in ASCII text.
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W_]+")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: A file's path words are indexed twice: as words of its text, and under this prefix as a
@@ -74,19 +76,34 @@ def counted_words(text: str, wanted: set[str] | frozenset[str]) -> Counter[str]:
     return out
 
 
-#: ``_WORD`` in ASCII text.
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
-
-
 def term_id(term: str) -> int:
     return xxhash.xxh32_intdigest(term.encode("utf-8", "surrogatepass"))
 
 
 def term_counts(text: str) -> tuple[np.ndarray, np.ndarray, int]:
     """Hashed term ids (uint32, sorted), their counts (uint16) and the document length."""
-    counts = Counter(words(text))
+    counts = word_counts(text)
     ids, tfs = _counted_ids(counts)
     return ids, tfs, sum(counts.values())
+
+
+def word_counts(text: str) -> Counter[str]:
+    """``Counter(words(text))``, with each distinct word of the text looked at once: the
+    text's words are counted in C first. Indexing a file is mostly this (sympy's 1,863
+    files: 2.3 of a 5.3 s build went to ``words``' loop over every word)."""
+    out: Counter[str] = Counter()
+    # On ASCII text the two patterns match alike, and the ASCII one runs in about 60% of
+    # the time (sympy's 27 MB of Python: 0.71 -> 0.44 s).
+    found = (_ASCII_WORD if text.isascii() else _WORD).findall(text)
+    for word, count in Counter(found).items():
+        out[word.lower()] += count
+        if word.islower() or word.isupper() or word.isdigit():
+            continue
+        parts = _CAMEL.findall(word)
+        if len(parts) > 1:
+            for part in parts:
+                out[part.lower()] += count
+    return out
 
 
 def path_words(text: str) -> list[str]:

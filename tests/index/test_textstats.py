@@ -1,0 +1,36 @@
+"""The index's words: counted once per distinct word, the same counts as word by word."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rrg.index.textstats import term_counts, word_counts, words
+
+TEXTS = [
+    "",
+    "def getUserName(user_name): return HTTPServer2.get(user_name) # getUserName again",
+    "Café straße ÉCOLE naïveValue Ölbaum_weg 東京タワー value2Value v2 2024 __init__",
+    "XMLHttpRequest xmlHTTPRequest parse_args PARSE_ARGS parseArgs ParseArgs parse args",
+    "ÀB àb Àb aÀ ß ǅemal ǅ Ǆ ǆ ﬁle İstanbul",
+]
+
+
+def test_word_counts_are_the_counted_words() -> None:
+    for text in TEXTS:
+        assert word_counts(text) == Counter(words(text)), text
+
+
+def test_a_documents_length_counts_every_word_and_part() -> None:
+    text = TEXTS[1]
+    ids, tfs, length = term_counts(text)
+    assert length == len(words(text)) == int(tfs.sum())
+    assert list(ids) == sorted(ids)
+
+
+def test_an_ascii_text_counts_as_any_text() -> None:
+    """ASCII text is read with an ASCII pattern: the same words as the general one, a
+    non-ASCII letter (which the general pattern keeps inside a word) aside."""
+    ascii_text = TEXTS[1] + " " + TEXTS[3]
+    assert ascii_text.isascii()
+    assert word_counts(ascii_text) == Counter(words(ascii_text))
+    assert word_counts(ascii_text + " é") == word_counts(ascii_text) + Counter({"é": 1})
