@@ -89,8 +89,9 @@ def term_counts(text: str) -> tuple[np.ndarray, np.ndarray, int]:
 
 def word_counts(text: str) -> Counter[str]:
     """``Counter(words(text))``, with each distinct word of the text looked at once: the
-    text's words are counted in C first. Indexing a file is mostly this (sympy's 1,863
-    files: 2.3 of a 5.3 s build went to ``words``' loop over every word)."""
+    text's words are counted in C first. A cold build is much of this: with ``words``'
+    loop over every word sympy's 1,863 files took 5.1 s, with this 4.1 s
+    (docs/benchmarks.md, "The index's words counted once per distinct word")."""
     out: Counter[str] = Counter()
     # On ASCII text the two patterns match alike, and the ASCII one runs in about 60% of
     # the time (sympy's 27 MB of Python: 0.71 -> 0.44 s).
