@@ -128,3 +128,25 @@ def test_runs_at_once_follow_the_cores_the_process_may_use(tmp_path: Path) -> No
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout == "1\n"
+
+
+def test_piece_ids_read_as_far_as_the_tokens_need_give_the_whole_texts_ids() -> None:
+    """``piece_ids`` tokenizes a head cut at whitespace, and the rest only where the head
+    falls short: every text's ids are still its whole text's first ones."""
+    encoder = Encoder(default_model())
+    code = "def retry_request(self, timeout=30):\n    return self.session.get(url)\n" * 200
+    prose = ("The reactor's café naïvely measures Straße ﬁles; 東京タワー tokens. " * 150).strip()
+    texts = [
+        code,
+        prose,
+        "x" * 9000,  # no whitespace at all: read whole
+        "word " * 10 + "y" * 5000 + " tail words after a long one\r\n" * 40,
+        "\t\n  " * 600 + "short",
+        "",
+        "a few words",
+    ]
+    for limit in (1, 16, 256, 1024):
+        got = encoder.piece_ids(texts, limit)
+        whole = encoder.tokenizer.encode_batch(texts, add_special_tokens=False)
+        for text, ids, full in zip(texts, got, whole, strict=True):
+            assert ids.tolist() == full.ids[:limit], (limit, text[:40])
