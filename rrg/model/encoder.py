@@ -440,31 +440,23 @@ class Encoder:
 
     def _head_ids(self, batch: list[str], max_tokens: int) -> list[np.ndarray]:
         """``piece_ids`` of a batch, reading each text only as far as its tokens need: a
-        head cut at a space or newline near ``HEAD_CHARS_A_TOKEN`` characters a token, and
-        the rest only where the head falls short. Where the text is cut at whitespace, the
-        head's tokens are the whole text's first ones (``_splits_at_whitespace``); a file's
-        8,192 characters of code hold about 2,700 tokens of which the index keeps 1,024
-        (sympy's cold build: WordPiece 1.9 -> 1.0 s)."""
-        reach = max_tokens * HEAD_CHARS_A_TOKEN
-        cuts = []
-        for text in batch:
-            cut = (
-                len(text)
-                if len(text) <= reach
-                else max(text.rfind(" ", 0, reach), text.rfind("\n", 0, reach))
-            )
-            cuts.append(cut if cut > 0 else len(text))
+        head cut at whitespace near ``HEAD_CHARS_A_TOKEN`` characters a token, and the rest
+        only where the head falls short. Cut at whitespace, the head's tokens are the whole
+        text's first ones (``_splits_at_whitespace``). A file's 8,192 characters of code
+        hold about 2,700 tokens, of which the index keeps 1,024 (sympy's cold build 4.21 ->
+        3.63 s: docs/benchmarks.md, "The index's words counted once per distinct word")."""
+        cuts = [_head_end(text, max_tokens * HEAD_CHARS_A_TOKEN) for text in batch]
         heads = [text[:cut] for text, cut in zip(batch, cuts, strict=True)]
         ids = [e.ids for e in self.tokenizer.encode_batch(heads, add_special_tokens=False)]
         short = [
-            k for k, text in enumerate(batch) if len(ids[k]) < max_tokens and cuts[k] < len(text)
+            k for k, cut in enumerate(cuts) if cut < len(batch[k]) and len(ids[k]) < max_tokens
         ]
         if short:
-            tails = [batch[k][cuts[k] :] for k in short]
-            for k, more in zip(
-                short, self.tokenizer.encode_batch(tails, add_special_tokens=False), strict=True
-            ):
-                ids[k] = ids[k] + more.ids
+            tails = self.tokenizer.encode_batch(
+                [batch[k][cuts[k] :] for k in short], add_special_tokens=False
+            )
+            for k, tail in zip(short, tails, strict=True):
+                ids[k] = ids[k] + tail.ids
         return [np.asarray(i[:max_tokens], np.int32) for i in ids]
 
     def _splits_at_whitespace(self) -> bool:
@@ -478,3 +470,12 @@ class Encoder:
         return isinstance(tok.pre_tokenizer, pre_tokenizers.BertPreTokenizer) and isinstance(
             tok.normalizer, normalizers.BertNormalizer
         )
+
+
+def _head_end(text: str, reach: int) -> int:
+    """Where a text's head ends (``Encoder.piece_ids``): at its last space or newline before
+    ``reach`` characters; the whole text where it is no longer, or has none there."""
+    if len(text) <= reach:
+        return len(text)
+    cut = max(text.rfind(" ", 0, reach), text.rfind("\n", 0, reach))
+    return cut if cut > 0 else len(text)
