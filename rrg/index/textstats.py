@@ -57,8 +57,10 @@ def counted_words(text: str, wanted: set[str] | frozenset[str]) -> Counter[str]:
     scorers count a query's words in thousands of passages)."""
     if not wanted:
         return Counter()
-    if not text.isascii():  # ASCII_WORD below is ``_WORD`` for ASCII text alone
-        return Counter(w for w in words(text) if w in wanted)
+    if not text.isascii():
+        # The shortcut below (a part is looked for only inside its word's lower case)
+        # holds for ASCII; other text is counted whole, each distinct word once.
+        return Counter({w: c for w, c in word_counts(text).items() if w in wanted})
     out: Counter[str] = Counter()
     for word, count in Counter(_ASCII_WORD.findall(text)).items():
         low = word.lower()

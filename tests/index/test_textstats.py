@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rrg.index.textstats import term_counts, word_counts, words
+from rrg.index.textstats import counted_words, term_counts, word_counts, words
 
 TEXTS = [
     "",
@@ -34,3 +34,10 @@ def test_an_ascii_text_counts_as_any_text() -> None:
     assert ascii_text.isascii()
     assert word_counts(ascii_text) == Counter(words(ascii_text))
     assert word_counts(ascii_text + " é") == word_counts(ascii_text) + Counter({"é": 1})
+
+
+def test_the_wanted_words_are_counted_as_all_words_are() -> None:
+    wanted = frozenset({"user", "name", "café", "straße", "value", "args", "parse", "東京タワー"})
+    for text in TEXTS:
+        want = Counter({w: c for w, c in Counter(words(text)).items() if w in wanted})
+        assert counted_words(text, wanted) == want, text
