@@ -12,6 +12,7 @@ import array
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +72,8 @@ def chunk_end(rows: int) -> int:
 
 #: Files read and tokenised at once, between two looks at the clock.
 READ_BATCH = 256
+#: Texts handed to WordPiece at once, while the next ones' words are counted.
+PIECE_BATCH = 32
 #: Files that vanished from rg's listing checked for deletion per query at most; past it
 #: (a search of one folder of a large indexed root) they stay until a wider search sees
 #: them gone. Such rows only weigh in the corpus statistics: rows are looked up by path.
@@ -105,35 +108,53 @@ def read_head(root: Path, rel: bytes, limit: int = READ_LIMIT) -> bytes | None:
 
 
 def tokenize(items: list[tuple[bytes, int, int, bytes | None]], encoder: Encoder) -> list[Doc]:
-    """Documents for files already read: words counted per file, the WordPiece pass as one
-    batch (in Rust, on every core). Vectors come later (see ``add_vectors``)."""
+    """Documents for files already read: words counted per file, and the WordPiece pass (in
+    Rust, on every core). Vectors come later (see ``add_vectors``).
+
+    WordPiece releases the GIL, so it runs on a thread of its own, a batch of texts behind
+    the word counts, which hold it: the two overlap (sympy's cold build 3.53 -> 3.04 s,
+    the same index to the byte: docs/benchmarks.md, "WordPiece beside the word counts")."""
     docs: list[Doc] = []
-    texts: list[str] = []
     text_docs: list[Doc] = []
-    for rel, size, mtime_ns, data in items:
-        if data is None:
-            docs.append(Doc(rel, size, mtime_ns, 0, KIND_UNREADABLE))
-            continue
-        digest = content_hash(data)
-        if looks_binary(data):
-            docs.append(Doc(rel, size, mtime_ns, digest, KIND_BINARY))
-            continue
-        # The path's own words count: a file named after the topic is often the one wanted.
-        body = decode(data)
-        text = rel.decode("utf-8", "replace").replace("/", " ") + "\n" + body
-        terms, tfs, length = term_counts(text)
-        terms, tfs = with_path_terms(terms, tfs, rel)
-        names = defined_names(body, rel.decode("utf-8", "replace"))
-        if names:
-            terms, tfs = with_terms(terms, tfs, definition_terms(names))
-        doc = Doc(rel, size, mtime_ns, digest, KIND_TEXT, length, terms, tfs)
-        docs.append(doc)
-        texts.append(text[: PIECE_LIMIT * 8])
-        text_docs.append(doc)
-    for doc, ids in zip(text_docs, encoder.piece_ids(texts, PIECE_LIMIT), strict=True):
+    texts: list[str] = []
+    pieces: list[Future[list[np.ndarray]]] = []
+    with ThreadPoolExecutor(max_workers=1) as wordpiece:
+        for rel, size, mtime_ns, data in items:
+            if data is None:
+                docs.append(Doc(rel, size, mtime_ns, 0, KIND_UNREADABLE))
+                continue
+            digest = content_hash(data)
+            if looks_binary(data):
+                docs.append(Doc(rel, size, mtime_ns, digest, KIND_BINARY))
+                continue
+            body = decode(data)
+            # The path's own words count: a file named after the topic is often the one wanted.
+            text = rel.decode("utf-8", "replace").replace("/", " ") + "\n" + body
+            texts.append(text[: PIECE_LIMIT * 8])
+            if len(texts) == PIECE_BATCH:
+                pieces.append(wordpiece.submit(encoder.piece_ids, texts, PIECE_LIMIT))
+                texts = []
+            doc = _text_doc(rel, size, mtime_ns, digest, text, body)
+            docs.append(doc)
+            text_docs.append(doc)
+        if texts:
+            pieces.append(wordpiece.submit(encoder.piece_ids, texts, PIECE_LIMIT))
+        ids_of_texts = [ids for batch in pieces for ids in batch.result()]
+    for doc, ids in zip(text_docs, ids_of_texts, strict=True):
         uniq, counts = np.unique(np.asarray(ids, np.int64), return_counts=True)
         doc.pieces, doc.piece_counts = uniq, counts
     return docs
+
+
+def _text_doc(rel: bytes, size: int, mtime_ns: int, digest: int, text: str, body: str) -> Doc:
+    """A text file's document: the terms of its text (``text``: its path's words, then its
+    ``body``), of its path as a field, and of the names its body defines."""
+    terms, tfs, length = term_counts(text)
+    terms, tfs = with_path_terms(terms, tfs, rel)
+    names = defined_names(body, rel.decode("utf-8", "replace"))
+    if names:
+        terms, tfs = with_terms(terms, tfs, definition_terms(names))
+    return Doc(rel, size, mtime_ns, digest, KIND_TEXT, length, terms, tfs)
 
 
 def add_vectors(docs: list[Doc], df: np.ndarray, n_text: int, table: np.ndarray) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rrg.index.textstats import counted_words, term_counts, word_counts, words
+from rrg.index.textstats import counted_words, term_counts, term_id, word_counts, words
 
 TEXTS = [
     "",
@@ -41,3 +41,15 @@ def test_the_wanted_words_are_counted_as_all_words_are() -> None:
     for text in TEXTS:
         want = Counter({w: c for w, c in Counter(words(text)).items() if w in wanted})
         assert counted_words(text, wanted) == want, text
+
+
+def test_term_counts_are_the_counted_words_hashed() -> None:
+    """Counted by term id through a cache of each word's ids: the same terms and counts as
+    the words counted and hashed one by one, on every text and again once cached."""
+    for text in TEXTS * 2:
+        want: Counter[int] = Counter()
+        for word, count in Counter(words(text)).items():
+            want[term_id(word)] += count
+        ids, tfs, length = term_counts(text)
+        assert dict(zip(ids.tolist(), tfs.tolist(), strict=True)) == dict(want), text
+        assert length == sum(want.values())
