@@ -47,13 +47,7 @@ def encode_passages(
     encoder: Encoder, texts: list[str], names: list[str], tuning: Tuning
 ) -> np.ndarray:
     """The model's vectors of passages (each read alone), each to its file's token limit."""
-    out = np.zeros((len(texts), encoder.spec.dims), np.float32)
-    by_limit: dict[int, list[int]] = {}
-    for k, name in enumerate(names):
-        by_limit.setdefault(token_limit(name, tuning), []).append(k)
-    for limit, ks in by_limit.items():
-        out[ks] = encoder.encode([texts[k] for k in ks], max_tokens=limit)
-    return out
+    return encoder.encode(texts, max_tokens=[token_limit(name, tuning) for name in names])
 
 
 Encode = Callable[[list[str]], np.ndarray]

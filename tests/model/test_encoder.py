@@ -150,3 +150,24 @@ def test_piece_ids_read_as_far_as_the_tokens_need_give_the_whole_texts_ids() -> 
         whole = encoder.tokenizer.encode_batch(texts, add_special_tokens=False)
         for text, ids, full in zip(texts, got, whole, strict=True):
             assert ids.tolist() == full.ids[:limit], (limit, text[:40])
+
+
+def test_texts_of_several_token_limits_read_in_one_pool_as_each_alone(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stage's code and prose passages (two token limits) go through one pool of runs:
+    each text's vector is the one its own limit gives, read apart from the others."""
+    monkeypatch.setenv("RRG_CACHE_DIR", str(cache_dir))
+    encoder = Encoder(default_model())
+    texts = [
+        "def retry_request(self, timeout=30):\n    return self.session.get(url)\n" * 20,
+        "The reactor measures the flow of the river over the valley each hour. " * 20,
+        "how are requests retried",
+        "def load(path): return open(path).read()",
+    ]
+    limits = [24, 64, 24, 64]
+    mixed = encoder.encode(texts, max_tokens=limits)
+    for k, (text, limit) in enumerate(zip(texts, limits, strict=True)):
+        alone = encoder.encode([text], max_tokens=limit)[0]
+        assert np.array_equal(mixed[k], alone), k
+    assert not np.array_equal(mixed[0], encoder.encode([texts[0]], max_tokens=64)[0])
