@@ -108,6 +108,12 @@ class Segment:
             raise SegmentDamaged(f"segment {self.name}: a posting points past its documents")
         return docs, self.a["post_tf"][lo:hi].astype(np.float32)
 
+    def holds(self, terms: np.ndarray) -> np.ndarray:
+        """Which of these terms (uint32) the segment has postings of."""
+        known = self.a["post_term"]
+        pos = np.minimum(np.searchsorted(known, terms), max(len(known) - 1, 0))
+        return (np.asarray(known)[pos] == terms) if len(known) else np.zeros(len(terms), bool)
+
     def doc_pieces(self, rows: np.ndarray) -> np.ndarray:
         """The WordPiece ids of these documents (ascending rows), concatenated, in their
         stored type (for document frequencies, and for merges)."""

@@ -98,6 +98,14 @@ class IndexView:
     def piece_idf(self) -> np.ndarray:
         return piece_idf(self.piece_df, self.n_text)
 
+    def holds(self, terms: np.ndarray) -> np.ndarray:
+        """Which of these terms (uint32) any segment has postings of (a dead file's may be
+        among them: ``postings`` then finds none)."""
+        held = np.zeros(len(terms), bool)
+        for seg in self.segments:
+            held |= seg.holds(terms)
+        return held
+
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Rows (live text files only) holding a hashed term, and their counts."""
         docs_parts, tf_parts = [], []

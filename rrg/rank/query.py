@@ -13,10 +13,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rrg.index.textstats import query_path_ids, query_term_ids, words
+from rrg.index.textstats import (
+    PATH_FIELD,
+    path_words,
+    query_path_ids,
+    query_term_ids,
+    term_id,
+    words,
+)
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+#: The fewest letters a query word is clipped to as a path word may clip it: ``impl`` of
+#: "implementations", ``strip`` of "stripping", ``config`` of "configuration". Swept on
+#: the dev half, 3 / 4 / 5 / 6 (docs/benchmarks.md, "A path word in another form").
+PATH_CLIP_LETTERS = 4
 
 
 @dataclass(frozen=True)
@@ -29,6 +40,8 @@ class Query:
     said: tuple[str, ...]
     term_ids: tuple[int, ...]  # its words' terms in the index's text field, ascending
     path_ids: tuple[int, ...]  # its path words' terms in the index's path field, ascending
+    #: Each path word's other forms as path-field terms, the likeliest first (``path_forms``).
+    path_forms: tuple[tuple[int, ...], ...]
 
     @classmethod
     def of(cls, text: str) -> Query:
@@ -39,7 +52,33 @@ class Query:
             content_words(text),
             tuple(query_term_ids(text).tolist()),
             tuple(query_path_ids(text).tolist()),
+            path_forms(text),
         )
+
+
+def path_forms(text: str) -> tuple[tuple[int, ...], ...]:
+    """For each content word of a query's path words (``textstats.path_words``) of three
+    letters or more, the path-field terms of the other forms a file's path may give it, in
+    the order they are tried: its plural, or singular (``tasks/`` for "task", ``schema.ts``
+    for "schemas"), then the word clipped to each shorter length down to
+    ``PATH_CLIP_LETTERS`` letters, longest first, each with its plural (``impls.rs`` for
+    "implementations", ``strip.go`` for "stripping"). A path names a topic in a word's
+    short form, a question spells it out; the cheap tier counts the first form a file's
+    path holds (``rrg.rank.files.signals``). A form that is itself a word of the query is
+    left out: it is counted as that word already."""
+    said = sorted(set(path_words(text)))
+    out: list[tuple[int, ...]] = []
+    for word in said:
+        if len(word) < 3 or word in STOP_WORDS:
+            continue
+        forms = [word + "s"]
+        if word.endswith("s") and len(word) > 3:
+            forms.append(word[:-1])
+        for letters in range(len(word) - 1, PATH_CLIP_LETTERS - 1, -1):
+            forms += [word[:letters], word[:letters] + "s"]
+        kept = [f for f in dict.fromkeys(forms) if f not in said]
+        out.append(tuple(term_id(PATH_FIELD + form) for form in kept))
+    return tuple(out)
 
 
 def content_words(query: str, stop_words: frozenset[str] = STOP_WORDS) -> tuple[str, ...]:
