@@ -8,6 +8,7 @@ scored a block at a time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -105,6 +106,15 @@ class IndexView:
         for seg in self.segments:
             held |= seg.holds(terms)
         return held
+
+    def first_postings(self, terms: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The postings of the first of these terms that a live text file holds (None:
+        none does); the others are not read."""
+        for k in np.flatnonzero(self.holds(np.array(terms, np.uint32))).tolist():
+            found = self.postings(terms[k])
+            if len(found[0]):
+                return found
+        return None
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Rows (live text files only) holding a hashed term, and their counts."""

@@ -95,7 +95,7 @@ def signals(
     path_weight: float = TUNING.path_weight,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The lexical signal (BM25 of the text and of the path, ``lexical_signal``; a path
-    word may be a query word in another form, ``_other_forms``) and the static-vector
+    word may be a query word in another form, ``Query.path_forms``) and the static-vector
     cosine of every indexed document against the query (whose WordPiece ids are
     ``pieces``: cut by the encoder's tokenizer when not given)."""
     if pieces is None:
@@ -103,24 +103,12 @@ def signals(
     is_text = view.kinds == KIND_TEXT
     doclen = np.where(is_text, view.doclen, 0)
     text = bm25((view.postings(t) for t in query.term_ids), doclen, view.n_text)
-    in_path = [view.postings(t) for t in query.path_ids] + _other_forms(query, view)
+    # A path word may be a query word in another form: the first a path holds counts.
+    forms = [view.first_postings(terms) for terms in query.path_forms]
+    in_path = [*(view.postings(t) for t in query.path_ids), *(f for f in forms if f is not None)]
     path = path_bm25(in_path, is_text, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical_signal(text, path, path_weight), view.cosines(qvec)
-
-
-def _other_forms(query: Query, view: IndexView) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The postings of each query path word's first other form that a file's path holds
-    (``Query.path_forms``): one a word, so a word is never counted twice."""
-    out = []
-    for forms in query.path_forms:
-        terms = np.array(forms, np.uint32)
-        for k in np.flatnonzero(view.holds(terms)).tolist():
-            found = view.postings(forms[k])
-            if len(found[0]):
-                out.append(found)
-                break
-    return out
 
 
 # On an embedded root, a file is scored by its best stored passage (every passage: MaxP over
