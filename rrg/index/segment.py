@@ -110,9 +110,10 @@ class Segment:
 
     def holds(self, terms: np.ndarray) -> np.ndarray:
         """Which of these terms (uint32) the segment has postings of."""
-        known = self.a["post_term"]
-        pos = np.minimum(np.searchsorted(known, terms), max(len(known) - 1, 0))
-        return (np.asarray(known)[pos] == terms) if len(known) else np.zeros(len(terms), bool)
+        known = np.asarray(self.a["post_term"])
+        if not len(known):
+            return np.zeros(len(terms), bool)
+        return known[np.minimum(np.searchsorted(known, terms), len(known) - 1)] == terms
 
     def doc_pieces(self, rows: np.ndarray) -> np.ndarray:
         """The WordPiece ids of these documents (ascending rows), concatenated, in their

@@ -24,7 +24,7 @@ from rrg.index.textstats import (
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-#: The fewest letters a query word is clipped to as a path word may clip it: ``impl`` of
+#: The fewest letters of a query word that a path word may keep of it: ``impl`` of
 #: "implementations", ``strip`` of "stripping", ``config`` of "configuration". Swept on
 #: the dev half, 3 / 4 / 5 / 6 (docs/benchmarks.md, "A path word in another form").
 PATH_CLIP_LETTERS = 4
