@@ -107,14 +107,23 @@ class IndexView:
             held |= seg.holds(terms)
         return held
 
-    def first_postings(self, terms: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """The postings of the first of these terms that a live text file holds (None:
-        none does); the others are not read."""
-        for k in np.flatnonzero(self.holds(np.array(terms, np.uint32))).tolist():
-            found = self.postings(terms[k])
-            if len(found[0]):
-                return found
-        return None
+    def first_postings(
+        self, groups: Sequence[Sequence[int]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each group of terms, the postings of its first term that a live text file
+        holds (none for a group of which none is held); the others are not read. The
+        segments are asked once for all groups (an issue's text: hundreds of groups)."""
+        held = self.holds(np.array([t for group in groups for t in group], np.uint32))
+        out = []
+        at = 0
+        for group in groups:
+            for k in np.flatnonzero(held[at : at + len(group)]).tolist():
+                found = self.postings(group[k])
+                if len(found[0]):
+                    out.append(found)
+                    break
+            at += len(group)
+        return out
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Rows (live text files only) holding a hashed term, and their counts."""

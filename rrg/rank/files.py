@@ -104,8 +104,7 @@ def signals(
     doclen = np.where(is_text, view.doclen, 0)
     text = bm25((view.postings(t) for t in query.term_ids), doclen, view.n_text)
     # A path word may be a query word in another form: the first a path holds counts.
-    forms = [view.first_postings(terms) for terms in query.path_forms]
-    in_path = [*(view.postings(t) for t in query.path_ids), *(f for f in forms if f is not None)]
+    in_path = [*(view.postings(t) for t in query.path_ids), *view.first_postings(query.path_forms)]
     path = path_bm25(in_path, is_text, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical_signal(text, path, path_weight), view.cosines(qvec)

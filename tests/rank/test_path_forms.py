@@ -70,3 +70,10 @@ def test_a_path_that_clips_the_querys_word_scores_in_the_lexical_signal(
     assert clipped > other
     plain, twin = signals(Query.of("standard types"), view, served.encoder)[0][rows]
     assert plain == pytest.approx(twin)
+    # One postings list a group of forms: its first held term's, none for a group of none.
+    missing, impls, src = _term("nowhere"), _term("impls"), _term("src")
+    found = view.first_postings([[missing, impls, src], [missing], [src]])
+    assert len(found) == 2
+    for got, term in zip(found, (impls, src), strict=True):
+        want = view.postings(term)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
