@@ -66,9 +66,9 @@ def path_forms(text: str) -> tuple[tuple[int, ...], ...]:
     short form, a question spells it out; the cheap tier counts the first form a file's
     path holds (``rrg.rank.files.signals``). A form that is itself a word of the query is
     left out: it is counted as that word already."""
-    said = sorted(set(path_words(text)))
+    own = set(path_words(text))  # the query's path words (not ``Query.said``)
     out: list[tuple[int, ...]] = []
-    for word in said:
+    for word in sorted(own):
         if len(word) < 3 or word in STOP_WORDS:
             continue
         forms = [word + "s"]
@@ -76,7 +76,7 @@ def path_forms(text: str) -> tuple[tuple[int, ...], ...]:
             forms.append(word[:-1])
         for letters in range(len(word) - 1, PATH_CLIP_LETTERS - 1, -1):
             forms += [word[:letters], word[:letters] + "s"]
-        kept = [f for f in dict.fromkeys(forms) if f not in said]
+        kept = [f for f in dict.fromkeys(forms) if f not in own]
         out.append(tuple(term_id(PATH_FIELD + form) for form in kept))
     return tuple(out)
 
