@@ -26,6 +26,7 @@ from rrg.environment import env_number
 from rrg.errors import ModelError, RrgError
 from rrg.model.graphs import QUANTIZED_GRAPH, discard, quantize_graph, sweep_leftovers
 from rrg.model.registry import ModelSpec
+from rrg.model.word_pieces import WordPieces, reads_by_word
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -448,6 +449,16 @@ class Encoder:
             out.extend(np.asarray(e.ids[:max_tokens], np.int32) for e in encodings)
         return out
 
+    @cached_property
+    def _word_pieces(self) -> WordPieces | None:
+        return WordPieces(self.tokenizer) if reads_by_word(self.tokenizer) else None
+
+    def _plain_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's WordPiece ids, no special tokens, uncut."""
+        if self._word_pieces is not None:
+            return self._word_pieces.ids(texts)
+        return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+
     def _head_ids(self, batch: list[str], max_tokens: int) -> list[np.ndarray]:
         """``piece_ids`` of a batch, reading each text only as far as its tokens need: a
         head cut at whitespace near ``HEAD_CHARS_A_TOKEN`` characters a token, and the rest
@@ -457,16 +468,14 @@ class Encoder:
         3.63 s: docs/benchmarks.md, "The index's words counted once per distinct word")."""
         cuts = [_head_end(text, max_tokens * HEAD_CHARS_A_TOKEN) for text in batch]
         heads = [text[:cut] for text, cut in zip(batch, cuts, strict=True)]
-        ids = [e.ids for e in self.tokenizer.encode_batch(heads, add_special_tokens=False)]
+        ids = self._plain_ids(heads)
         short = [
             k for k, cut in enumerate(cuts) if cut < len(batch[k]) and len(ids[k]) < max_tokens
         ]
         if short:
-            tails = self.tokenizer.encode_batch(
-                [batch[k][cuts[k] :] for k in short], add_special_tokens=False
-            )
+            tails = self._plain_ids([batch[k][cuts[k] :] for k in short])
             for k, tail in zip(short, tails, strict=True):
-                ids[k] = ids[k] + tail.ids
+                ids[k] = ids[k] + tail
         return [np.asarray(i[:max_tokens], np.int32) for i in ids]
 
     def _splits_at_whitespace(self) -> bool:
