@@ -153,9 +153,16 @@ def static_vectors_alone(
     them too; passages are computed in whatever company a query or the root's job ahead
     (``rrg.rank.warm_passages``) reads them, and one query must give one order."""
     static = np.zeros((len(pieces), table.shape[1]), np.float32)
+    if not any(len(ids) for ids in pieces):
+        return static
+    # Each token's vector made float32 once for all rows, not once a row: float16's
+    # conversion was most of the time (2,500 passages of a new query on sympy: 0.22 ->
+    # 0.06 s), and a row's product reads the same float32 numbers as before.
+    every = np.unique(np.concatenate(pieces))
+    vectors = np.asarray(table[every], np.float32)
     for k, (ids, tfs) in enumerate(zip(pieces, piece_tfs, strict=True)):
         if len(ids):
             weights = np.asarray(tfs, np.float32) * idf[ids].astype(np.float32)
-            static[k] = weights @ np.asarray(table[ids], np.float32)
+            static[k] = weights @ vectors[np.searchsorted(every, ids)]
     norms = np.sqrt(np.einsum("ij,ij->i", static, static))[:, None]
     return static / np.maximum(norms, 1e-9)
