@@ -3,10 +3,14 @@ code, then under this code, each with a cache dir of its own (index warm, the qu
 passages never read), so that a machine that speeds up or slows down during the run moves
 both columns alike. Sequential runs of passages_speed.py drifted by 15% on one day.
 
-Usage: python -m benchmarks.side_by_side OLD_CHECKOUT [QUERIES] [sympy|scifact|...] [--again]
+Usage: python -m benchmarks.side_by_side OLD_CHECKOUT [QUERIES] [sympy|scifact|...]
+[--again | --cold]
 (OLD_CHECKOUT: a worktree of the earlier commit, e.g. `git worktree add /tmp/old HEAD~1`.)
 --again: a query asked again with another pattern (an agent's second grep of one question),
 the default order and --fast; the first asking is not timed.
+--cold: a root's first questions: before each run the root's passages, cuts and vectors
+are deleted (the index kept), so no file's passages were read before, as on a tree just
+indexed; the default order and --fast.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from benchmarks.passages_speed import speed_set
 
 def main() -> None:
     again = "--again" in sys.argv
-    argv = [a for a in sys.argv if a != "--again"]
+    cold = "--cold" in sys.argv
+    argv = [a for a in sys.argv if a not in ("--again", "--cold")]
     old = Path(argv[1]).resolve()
     count = int(argv[2]) if len(argv) > 2 else 10
     labelled, queries, pattern = speed_set(argv[3] if len(argv) > 3 else "sympy")
@@ -53,6 +58,15 @@ def main() -> None:
                 ("`rrg -q Q -i return`, Q asked before", ["-q"], ["-i", "return"]),
                 ("`rrg -q Q --fast -i return`, Q asked before", ["-q"], ["--fast", "-i", "return"]),
             )
+        if cold:
+            commands = (
+                (f"`rrg -q Q -i '{pattern}'`, no passage read before", ["-q"], ["-i", pattern]),
+                (
+                    f"`rrg -q Q --fast -i '{pattern}'`, no passage read before",
+                    ["-q"],
+                    ["--fast", "-i", pattern],
+                ),
+            )
         for number, (label, before, after) in enumerate(commands):
             walls: dict[str, list[float]] = {"before": [], "after": []}
             peaks: dict[str, list[int]] = {"before": [], "after": []}
@@ -60,6 +74,9 @@ def main() -> None:
                 for side, env in envs.items():
                     if again:  # the first asking, with the first pattern, untimed
                         timed([*rrg(), *before, q, *after[:-2], "-i", pattern], labelled.root, env)
+                    if cold:
+                        for kept in Path(env["RRG_CACHE_DIR"]).glob("index/*.vectors.sqlite*"):
+                            kept.unlink()
                     run = measured([*rrg(), *before, q, *after], labelled.root, env)
                     walls[side].append(run.wall)
                     peaks[side].append(run.peak_mb)
@@ -71,7 +88,13 @@ def main() -> None:
             )
     print(
         f"{labelled.name}: {len(labelled.doc_path)} files; {machine()}; before = {old}; "
-        + ("each query asked again with another pattern" if again else "new queries")
+        + (
+            "each query asked again with another pattern"
+            if again
+            else "new queries, no passage read before"
+            if cold
+            else "new queries"
+        )
     )
     print("| command | before p50 | after p50 | median ratio | peak before / after |")
     print("|---|---|---|---|---|")
