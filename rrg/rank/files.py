@@ -93,6 +93,7 @@ def signals(
     encoder: Encoder,
     pieces: np.ndarray | None = None,
     path_weight: float = TUNING.path_weight,
+    form_weight: float = TUNING.path_form_weight,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The lexical signal (BM25 of the text and of the path, ``lexical_signal``; a path
     word may be a query word in another form, ``Query.path_forms``) and the static-vector
@@ -104,8 +105,10 @@ def signals(
     doclen = np.where(is_text, view.doclen, 0)
     text = bm25((view.postings(t) for t in query.term_ids), doclen, view.n_text)
     # A path word may be a query word in another form: the first a path holds counts.
-    in_path = [*(view.postings(t) for t in query.path_ids), *view.first_postings(query.path_forms)]
-    path = path_bm25(in_path, is_text, view.n_text)
+    path = path_bm25((view.postings(t) for t in query.path_ids), is_text, view.n_text)
+    if form_weight:
+        forms = view.first_postings(query.path_forms)
+        path = path + form_weight * path_bm25(forms, is_text, view.n_text)
     qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
     return lexical_signal(text, path, path_weight), view.cosines(qvec)
 
@@ -307,7 +310,9 @@ def _ordered(
     tuning, check = settings.tuning, settings.checkpoint
     with timings.phase("rank"):
         pieces = query_pieces(query.text, served)
-        lexical, semantic = signals(query, view, served.encoder, pieces, tuning.path_weight)
+        lexical, semantic = signals(
+            query, view, served.encoder, pieces, tuning.path_weight, tuning.path_form_weight
+        )
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
         fused, offsets, among_code = code_order(

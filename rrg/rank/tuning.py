@@ -26,6 +26,12 @@ class Tuning:
     #: on dev halves of seven sets (benchmarks/passage_stage.py --path: dev mean .520 at 0,
     #: .535 at 0.5, .540 at 0.75, .526 at 1).
     path_weight: float = 0.75
+    #: Weight of a query word counted in another form a path holds (``Query.path_forms``)
+    #: against 1 for the word itself; the dev half's --fast, source folders / whole: 0 .821
+    #: / .806, .25 .831 / .811, .5 .833 / .806, .75 .837 / .809, 1 .843 / .818, 1.25 .848 /
+    #: .819, 1.5 .843 / .817. 1 kept: the form counts as the word; 1.25's +.005 is less
+    #: than its neighbours differ by.
+    path_form_weight: float = 1.0
     #: Weight of the best passage's transformer cosine against 1 for the lexical signal and
     #: 1 for static vectors in the stage (benchmarks/passage_stage.py --path: .528 at 2,
     #: .540 at 3, .539 at 4, .536 at 5).
