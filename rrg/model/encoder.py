@@ -453,11 +453,12 @@ class Encoder:
     def _word_pieces(self) -> WordPieces | None:
         return WordPieces(self.tokenizer) if reads_by_word(self.tokenizer) else None
 
-    def _plain_ids(self, texts: list[str]) -> list[list[int]]:
-        """Each text's WordPiece ids, no special tokens, uncut."""
+    def _plain_ids(self, texts: list[str]) -> list[np.ndarray]:
+        """Each text's WordPiece ids (int32), no special tokens, uncut."""
         if self._word_pieces is not None:
             return self._word_pieces.ids(texts)
-        return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+        encodings = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [np.asarray(e.ids, np.int32) for e in encodings]
 
     def _head_ids(self, batch: list[str], max_tokens: int) -> list[np.ndarray]:
         """``piece_ids`` of a batch, reading each text only as far as its tokens need: a
@@ -475,8 +476,8 @@ class Encoder:
         if short:
             tails = self._plain_ids([batch[k][cuts[k] :] for k in short])
             for k, tail in zip(short, tails, strict=True):
-                ids[k] = ids[k] + tail
-        return [np.asarray(i[:max_tokens], np.int32) for i in ids]
+                ids[k] = np.concatenate([ids[k], tail])
+        return [i[:max_tokens] for i in ids]
 
     def _splits_at_whitespace(self) -> bool:
         """Whether a text cut at a space or newline tokenizes as its two parts one after

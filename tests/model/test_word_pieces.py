@@ -50,7 +50,9 @@ def test_the_default_model_reads_by_word(encoder: Encoder) -> None:
 def test_ids_are_the_tokenizers_own(encoder: Encoder) -> None:
     texts = TRICKY + _random_texts(400)
     expected = [e.ids for e in encoder.tokenizer.encode_batch(texts, add_special_tokens=False)]
-    assert WordPieces(encoder.tokenizer).ids(texts) == expected
+    got = WordPieces(encoder.tokenizer).ids(texts)
+    assert [g.tolist() for g in got] == expected
+    assert all(g.dtype == np.int32 for g in got)
     # The same through the encoder, cut at a limit, each text's head read first.
     for limit in (5, 256):
         got = encoder.piece_ids(texts, limit)
@@ -66,6 +68,6 @@ def test_a_full_store_starts_again_and_still_answers(
     texts = [CODE, "river delta flood mountain glacier", CODE.upper()]
     expected = [e.ids for e in encoder.tokenizer.encode_batch(texts, add_special_tokens=False)]
     for text, ids in zip(texts, expected, strict=True):
-        assert pieces.ids([text]) == [ids]
+        assert [g.tolist() for g in pieces.ids([text])] == [ids]
     # Each text met a store too full for its words: what is kept is the last text's words.
     assert set(pieces._ids) == set(word_pieces._WORD.findall(CODE.lower()))
