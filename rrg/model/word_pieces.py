@@ -99,10 +99,14 @@ def reads_by_word(tokenizer: Tokenizer) -> bool:
     from tokenizers import models, normalizers, pre_tokenizers
 
     norm = tokenizer.normalizer
-    return (
-        isinstance(norm, normalizers.BertNormalizer)
-        and norm.lowercase
-        and norm.clean_text
-        and isinstance(tokenizer.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
-        and isinstance(tokenizer.model, models.WordPiece)
-    )
+    try:
+        return bool(
+            isinstance(norm, normalizers.BertNormalizer)
+            and norm.lowercase
+            and norm.clean_text
+            and isinstance(tokenizer.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
+            and isinstance(tokenizer.model, models.WordPiece)
+            and tokenizer.get_added_tokens_decoder() is not None
+        )
+    except AttributeError:  # a tokenizers release that cannot say: read by the tokenizer
+        return False
