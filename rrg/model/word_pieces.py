@@ -1,6 +1,6 @@
 """A BERT tokenizer's WordPiece ids, read a word at a time with each distinct word's pieces
-kept: the same ids as ``Tokenizer.encode_batch`` for the texts it can read so, in a third of
-the time.
+kept: the same ids as ``Tokenizer.encode_batch`` for the texts it can read so, in about two
+fifths of the time (2,500 of sympy's passages: 0.56 -> 0.21 s).
 
 Why: the cheap tier's passages and the index's files are tokenised for their static vectors
 alone, and ``encode_batch`` builds a whole ``Encoding`` a text (tokens, offsets, masks) and
