@@ -106,7 +106,7 @@ def reads_by_word(tokenizer: Tokenizer) -> bool:
             and norm.clean_text
             and isinstance(tokenizer.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
             and isinstance(tokenizer.model, models.WordPiece)
-            and tokenizer.get_added_tokens_decoder() is not None
+            and hasattr(tokenizer, "get_added_tokens_decoder")  # ``WordPieces`` reads them
         )
-    except AttributeError:  # a tokenizers release that cannot say: read by the tokenizer
+    except AttributeError:  # a release whose normaliser cannot say: read by the tokenizer
         return False
