@@ -145,14 +145,19 @@ class RgArgs:
 
     @property
     def output_mode(self) -> str:
-        """The last mode flag given: a RECORD_MODES member, ``--json``, ``--quiet`` or ``lines``."""
+        """What rg prints: a RECORD_MODES member, ``--json``, ``--quiet`` or ``lines``. The
+        last mode flag given decides (``--no-json`` goes back to lines), but ``--quiet``
+        silences any mode wherever it stands, --json's alone printing on (its summary)."""
         mode = "lines"
+        quiet = False
         for name, _ in self.flags:
-            if name in RECORD_MODES or name in ("--json", "--quiet"):
+            if name in RECORD_MODES or name == "--json":
                 mode = name
-            elif name in ("--no-json",):
+            elif name == "--no-json":
                 mode = "lines"
-        return mode
+            elif name == "--quiet":
+                quiet = True
+        return "--quiet" if quiet and mode != "--json" else mode
 
     @property
     def max_columns(self) -> int:
@@ -168,6 +173,13 @@ class RgArgs:
         """Whether NUL ends each line rg reads and writes (``--null-data``): a count record
         then ends with one too, a NUL marks no file binary, and a "line" is a record."""
         return self.has("--null-data")
+
+    @property
+    def crlf_ended(self) -> bool:
+        """Whether rg reads CRLF as a line's end (``--crlf``; ``--no-crlf`` turns it off).
+        Its coloured output then ends every line with CRLF, a line that ended with LF in
+        its file too, where its plain output keeps each line's own end."""
+        return self._switch(False, ("--crlf",), ("--no-crlf",))
 
     @property
     def binary_ok(self) -> bool:
@@ -259,6 +271,15 @@ class RgArgs:
         for name, value in self.cli_flags:
             out.append(name if value is None else f"{name}={value}")
         return out
+
+    def count_args(self) -> list[str]:
+        """``search_args`` for a count pass: less ``--quiet``, which would silence the
+        counts the pass reads (it reaches one with ``--json``, which prints on)."""
+        return [
+            name if value is None else f"{name}={value}"
+            for name, value in self.cli_flags
+            if name != "--quiet"
+        ]
 
     def order_breaker(self) -> str | None:
         """The flag that would undo a relevance order: a sort (the last of --sort, --sortr

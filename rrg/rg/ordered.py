@@ -123,16 +123,19 @@ class OrderedSearch:
         self.args = args
         self.cap = settings.cap
         self.user_flags = args.search_args()
+        self.count_flags = args.count_args()
         self.patterns = args.pattern_args
         self.prefix = ["-H"] if settings.with_filename else []
         # Each run's --stats block is taken off its output; one is written at the end.
         self.stats = StatsTally() if args.stats_block else None
 
-    def _cmd(self, extra: list[str], files: Sequence[str | bytes]) -> list[str | bytes]:
+    def _cmd(
+        self, extra: list[str], files: Sequence[str | bytes], counting: bool = False
+    ) -> list[str | bytes]:
         return [
             self.rg,
             *self.prefix,
-            *self.user_flags,
+            *(self.count_flags if counting else self.user_flags),
             *self.patterns,
             *extra,
             "-j1",
@@ -329,7 +332,7 @@ class OrderedSearch:
         self, batch: list[bytes], result: StreamResult
     ) -> Iterator[tuple[bytes | None, int]]:
         proc = subprocess.Popen(
-            self._cmd(COUNT_FLAGS, batch),
+            self._cmd(COUNT_FLAGS, batch, counting=True),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,

@@ -44,7 +44,7 @@ def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list
     patterns. Line-buffered: each file's count arrives as it is found, so that a dense walk
     is stopped after a few files rather than a pipe buffer's worth."""
     flags = [*COUNT_FLAGS, "--line-buffered", "-j1"]
-    return [rg, *args.search_args(), *args.pattern_args, *flags, "--", *paths]
+    return [rg, *args.count_args(), *args.pattern_args, *flags, "--", *paths]
 
 
 def walk_applies(args: RgArgs, reranking: bool) -> bool:

@@ -40,16 +40,24 @@ Warn = Callable[[str], None]
 ALL = 1 << 30
 
 
-def _refuse_what_breaks_the_order(plan: QueryPlan, what: str) -> None:
+def _refuse_what_cannot_apply(plan: QueryPlan, what: str) -> None:
+    """Flags that would undo the order (``order_refusal``), and an ``--excerpt`` asked for
+    where rrg cannot print rg's bytes for the lines it would not cut."""
     refused = order_refusal(plan.args, what, plan.request.rerank)
     if refused:
         raise RrgError(refused)
+    if plan.request.excerpt and plan.args.crlf_ended:
+        raise RrgError(
+            "--excerpt cannot be used with --crlf: the lines it marks come back from rg "
+            "ending in CRLF whatever their file ends them with; -M/--max-columns bounds long "
+            "lines"
+        )
 
 
 def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) -> int:
     """``rrg -q QUERY [PATTERN]``: the files in relevance order, rg over them to the cap."""
     args = plan.args
-    _refuse_what_breaks_the_order(plan, "-q")
+    _refuse_what_cannot_apply(plan, "-q")
     if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
         # Passages have no such form: the flag would be dropped in silence.
         raise RrgError(
@@ -196,7 +204,7 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
 
     args = parse_rg_command(rg_args)
     plan = QueryPlan.make(rg, rg_args, args, request)
-    _refuse_what_breaks_the_order(plan, "--scope-file")
+    _refuse_what_cannot_apply(plan, "--scope-file")
     if args.paths:
         raise RrgError("--scope-file takes its paths from the scope file: give no PATH")
     if not args.has_pattern:

@@ -77,6 +77,10 @@ class QueryPlan:
             # The user chose rg's treatment of long lines (omitted, or previewed): the
             # excerpt's pass runs rg with colours, which words rg's notices another way.
             return 0
+        if self.args.crlf_ended:
+            # The excerpt's pass runs rg with colours, which end a line with CRLF whatever
+            # its file ends it with: rg's bytes for a line could not be told apart.
+            return 0
         if self.request.excerpt is not None:
             return self.request.excerpt
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at

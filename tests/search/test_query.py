@@ -671,6 +671,76 @@ def test_stats_is_one_block_at_the_end(
         assert capped.stdout.endswith(b" seconds total\n")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["Watson"],
+        ["-n", "Watson$"],
+        ["-c", "Watson"],
+        ["-o", "-b", "Wat\\w+"],
+        ["--vimgrep", "Watson"],
+    ],
+)
+def test_crlf_lines_are_rg_bytes(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under --crlf rg's coloured output ends every line with CRLF, one whose file ends it
+    with LF too: the excerpt's marked pass would print bytes rg does not (and cut long.txt's
+    line, which rg prints whole), so it stays off."""
+    (corpus / "dos.txt").write_bytes(b"Watson\r\nno match\r\nDoctor Watson\r\n")
+    for crlf in (["--crlf"], ["--no-crlf", "--crlf"]):
+        ours = run(q("doctor watson", "--limit", "0", *crlf, *args), corpus, env)
+        theirs = run([rg, *crlf, *args], corpus, env)
+        assert ours.returncode == theirs.returncode == 0, ours.stderr
+        assert sorted(ours.stdout.split(b"\n")) == sorted(theirs.stdout.split(b"\n"))
+
+
+def test_an_excerpt_asked_for_with_crlf_is_refused(corpus: Path, env: dict[str, str]) -> None:
+    out = run(q("doctor watson", "--excerpt", "50", "--crlf", "Watson"), corpus, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.startswith(b"rrg: --excerpt cannot be used with --crlf") and (
+        out.stderr.count(b"\n") == 1
+    )
+    off = run(q("doctor watson", "--excerpt", "0", "--crlf", "-c", "Watson"), corpus, env)
+    assert off.returncode == 0, off.stderr
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--quiet", "-c"], ["-c", "--quiet"], ["--quiet", "-l"], ["--count-matches", "--quiet"]],
+)
+@pytest.mark.parametrize("pattern", ["Watson", "nomatchanywhere"])
+def test_quiet_silences_every_mode_wherever_it_stands(
+    flags: list[str], pattern: str, corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's --quiet prints nothing in any mode, before or after the mode's flag, and exits 0
+    on a match: it is not one more mode that a later -c overrides."""
+    ours = run(q("doctor watson", *flags, pattern), corpus, env)
+    theirs = run([rg, *flags, pattern], corpus, env)
+    assert (
+        (ours.returncode, ours.stdout)
+        == (theirs.returncode, theirs.stdout)
+        == (
+            int(pattern != "Watson"),
+            b"",
+        )
+    )
+
+
+@pytest.mark.parametrize("flags", [["--json", "--quiet"], ["--quiet", "--json"]])
+def test_json_prints_its_summary_alone_under_quiet(
+    flags: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--json prints on under --quiet, its matches silenced: the summary alone (rrg's
+    counts come from a pass that reads them without --quiet)."""
+    ours = run(q("doctor watson", "--limit", "0", *flags, "Watson"), corpus, env)
+    theirs = run([rg, *flags, "Watson"], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    kinds = [json.loads(line)["type"] for line in ours.stdout.splitlines()]
+    assert kinds == [json.loads(line)["type"] for line in theirs.stdout.splitlines()]
+    assert kinds == ["summary"]
+
+
 def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:
     out = run(q("doctor watson", "--color=always", "Watson", "long.txt"), corpus, env)
     assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout
