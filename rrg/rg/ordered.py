@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -433,8 +434,10 @@ class OrderedSearch:
         count pass does not report, so rg prints them itself, batch after batch, until the
         cap."""
         result = StreamResult()
-        null = self.args.has("--null")
-        sep = b"\0" if null else b"\n"
+        counts = self.args.output_mode in ("--count", "--count-matches")
+        line_end = b"\0" if self.args.nul_ended else b"\n"
+        # A path alone ends with NUL under --null; a count ends its line ("path\0N\n").
+        sep = line_end if counts or not self.args.has("--null") else b"\0"
         for batch in batches(paths):
             proc = subprocess.Popen(
                 self._cmd([], batch), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
@@ -444,7 +447,9 @@ class OrderedSearch:
                 if not record.endswith(sep):
                     break  # the output's unended tail: no record to count
                 result.printed += 1
-                result.matched = True
+                # rg's exit code says whether a line matched: a file printed without a
+                # match, or one counted 0 under --include-zero, is no match.
+                result.matched |= not counts or _counts_a_match(record[: -len(sep)])
                 if self.cap and result.printed >= self.cap:
                     result.capped = True
                     proc.kill()
@@ -470,6 +475,16 @@ class OrderedSearch:
                 return result
             result.error |= rc == EXIT_ERROR
         return result
+
+
+def _counts_a_match(record: bytes) -> bool:
+    """Whether a count record (``path:N``, ``path\0N`` under --null, ``N`` alone for one
+    file) counts one match or more."""
+    count = _TRAILING_COUNT.search(record)
+    return count is not None and int(count.group()) > 0
+
+
+_TRAILING_COUNT = re.compile(rb"[0-9]+$")
 
 
 def _records(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:

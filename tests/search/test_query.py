@@ -205,6 +205,9 @@ MODES = [
     ["--null-data", "Watson"],
     ["--null-data", "-c", "Watson"],
     ["--null-data", "-n", "-o", "Holmes"],
+    ["--include-zero", "-c", "nomatchanywhere"],  # exit 1: zeros printed, no match
+    ["--include-zero", "--count-matches", "Watson"],
+    ["--files-without-match", "--null-data", "Holmes"],  # each path ends with NUL
     ["-l", "Watson", "binary.bin", "sub"],  # a binary file named as a PATH is searched
     ["Watson", "binary.bin", "sub"],
 ]
@@ -217,6 +220,24 @@ def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str,
     assert ours.returncode == theirs.returncode, ours.stderr
     sep = b"\0" if "--null" in args or "--null-data" in args else b"\n"
     assert sorted(ours.stdout.split(sep)) == sorted(theirs.stdout.split(sep))
+
+
+@pytest.mark.parametrize(
+    ("args", "record"),
+    [
+        (["--include-zero", "-c", "--null", "Watson"], rb"[^\0\n]+\0[0-9]+\n"),
+        (["--include-zero", "-c", "nomatchanywhere"], rb"[^\n]+:0\n"),
+        (["--files-without-match", "--null-data", "Holmes"], rb"[^\0]+\0"),
+    ],
+)
+def test_a_capped_record_mode_prints_whole_records(
+    args: list[str], record: bytes, corpus: Path, env: dict[str, str]
+) -> None:
+    """The cap counts records as rg ends them: a count's line ("path\\0N\\n" under
+    --null), a path alone ending with NUL under --null-data."""
+    out = run(q("doctor watson", "--limit", "2", *args), corpus, env)
+    assert re.fullmatch(rb"(?:" + record + rb"){2}", out.stdout), out.stdout
+    assert b"stopped at --limit 2" in out.stderr
 
 
 @pytest.mark.parametrize(
