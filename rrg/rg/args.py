@@ -67,6 +67,9 @@ class RgArgs:
     # The first this many flags came from rg's config file (RIPGREP_CONFIG_PATH): they shape
     # what rg does, but rg reads them itself, so rrg never passes them on.
     config_count: int = 0
+    # Each flag as typed (``-m``, ``--maxdepth``), beside ``flags``: rg names a flag so in
+    # its errors, and rrg's runs pass it on so.
+    spellings: list[str] = field(default_factory=list)
 
     # ---- derived views -------------------------------------------------------------
     @property
@@ -266,19 +269,28 @@ class RgArgs:
         return out
 
     def search_args(self) -> list[str]:
-        """Every flag as given, for the ordered search runs (paths and pattern come after)."""
-        out: list[str] = []
-        for name, value in self.cli_flags:
-            out.append(name if value is None else f"{name}={value}")
-        return out
+        """Every flag as given, for the ordered search runs (paths and pattern come after):
+        one argument a flag, spelled as typed (``-m5``, ``--max-count=5``)."""
+        return [self._spelled(k) for k in range(self.config_count, len(self.flags))]
+
+    def _spelled(self, k: int) -> str:
+        name, value = self.flags[k]
+        spelled = self.spellings[k] if k < len(self.spellings) else name
+        if value is None:
+            return spelled
+        if not spelled.startswith("--"):
+            # A short flag takes its value joined (``-e-x`` is the pattern ``-x``); an empty
+            # one cannot be joined, and goes by its long name.
+            return spelled + value if value else f"{name}="
+        return f"{spelled}={value}"
 
     def count_args(self) -> list[str]:
         """``search_args`` for a count pass: less ``--quiet``, which would silence the
         counts the pass reads (it reaches one with ``--json``, which prints on)."""
         return [
-            name if value is None else f"{name}={value}"
-            for name, value in self.cli_flags
-            if name != "--quiet"
+            self._spelled(k)
+            for k in range(self.config_count, len(self.flags))
+            if self.flags[k][0] != "--quiet"
         ]
 
     def order_breaker(self) -> str | None:
@@ -303,6 +315,7 @@ def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
     if config:
         from_config = parse_rg_args(config)
         out.flags = from_config.flags
+        out.spellings = from_config.spellings
         out.patterns_by_flag = from_config.patterns_by_flag
         out.pattern_files = from_config.pattern_files
         out.pattern_file_spots = [(-1, 0)] * len(from_config.pattern_files)
@@ -324,6 +337,7 @@ def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
             spot = (i, len(name) + 1)
+            typed = name
             name = LONG_ALIASES.get(name, name)
             if name in VALUE_LONG and not eq:
                 if i + 1 >= len(args):
@@ -331,7 +345,7 @@ def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
                 value = args[i + 1]
                 i += 1
                 spot = (i, 0)
-            _add(out, name, value if (eq or name in VALUE_LONG) else None, spot)
+            _add(out, name, value if (eq or name in VALUE_LONG) else None, spot, typed)
             i += 1
             continue
         cluster = arg[1:]
@@ -350,15 +364,22 @@ def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
                     value = args[i + 1]
                     i += 1
                     spot = (i, 0)
-                _add(out, long, value, spot)
+                _add(out, long, value, spot, f"-{char}")
                 break
-            _add(out, long, None)
+            _add(out, long, None, spelled=f"-{char}")
         i += 1
     return out
 
 
-def _add(out: RgArgs, name: str, value: str | None, spot: tuple[int, int] = (-1, 0)) -> None:
+def _add(
+    out: RgArgs,
+    name: str,
+    value: str | None,
+    spot: tuple[int, int] = (-1, 0),
+    spelled: str | None = None,
+) -> None:
     out.flags.append((name, value))
+    out.spellings.append(spelled or name)
     if name == "--regexp" and value is not None:
         out.patterns_by_flag.append(value)
     elif name == "--file" and value is not None:

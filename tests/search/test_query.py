@@ -337,7 +337,16 @@ def test_cap_cuts_inside_a_file_like_max_count(corpus: Path, rg: str, env: dict[
 
 
 def test_exit_codes_follow_rg(corpus: Path, rg: str, env: dict[str, str]) -> None:
-    for args in (["(unclosed"], ["Watson", "missing.txt"], ["zzzz-nothing"]):
+    """rg's exit code and messages, a flag's error naming the flag as it was typed."""
+    for args in (
+        ["(unclosed"],
+        ["Watson", "missing.txt"],
+        ["zzzz-nothing"],
+        ["-m", "abc", "Watson"],
+        ["-nA", "x", "Watson"],
+        ["--maxdepth", "x", "Watson"],
+        ["-uuuu", "Watson"],
+    ):
         ours = run(q("x", *args), corpus, env)
         theirs = run([rg, *args], corpus, env)
         assert ours.returncode == theirs.returncode, args
