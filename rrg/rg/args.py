@@ -127,9 +127,9 @@ class RgArgs:
 
     @property
     def info_mode(self) -> bool:
-        """rg reports on itself (its file types, its PCRE2, man page or completions) and
-        searches nothing."""
-        return self.has("--type-list", "--pcre2-version", "--generate")
+        """rg reports on itself (its file types, its PCRE2, man page or completions, its
+        version: ``-V``, rrg's own ``--version`` aside) and searches nothing."""
+        return self.has("--type-list", "--pcre2-version", "--generate", "--version")
 
     @property
     def path_separator(self) -> bytes | None:

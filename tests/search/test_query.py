@@ -94,8 +94,14 @@ def test_files_mode_prints_paths_as_rg(
 
 
 def test_rgs_reports_on_itself_are_rgs(corpus: Path, rg: str, env: dict[str, str]) -> None:
-    """--type-list and the like search nothing: there is nothing to order."""
-    for args in (["--type-list"], ["--pcre2-version"], ["--generate", "complete-bash"]):
+    """--type-list and the like search nothing: there is nothing to order (``-V``, rg's
+    version, with a pattern too; ``--version`` is rrg's own)."""
+    for args in (
+        ["--type-list"],
+        ["--pcre2-version"],
+        ["--generate", "complete-bash"],
+        ["-V", "Watson"],
+    ):
         ours = run(q("doctor watson", *args), corpus, env)
         theirs = run([rg, *args], corpus, env)
         assert (ours.returncode, ours.stdout, ours.stderr) == (
