@@ -156,7 +156,29 @@ def _asked(question: Callable[[], T]) -> T:
 
 def _answer(text: str, data: dict[str, Any], notices: list[str]) -> Answer:
     said = "".join(f"[rrg: {notice}]\n" for notice in notices)
-    return Answer(_cut(text or "no match\n") + said, {**data, "notices": notices})
+    return Answer(
+        _readable(_cut(text or "no match\n") + said), _readable({**data, "notices": notices})
+    )
+
+
+def _readable(value: Any) -> Any:
+    """``value`` with every byte that is not UTF-8 written ``\\xff``: the library holds a
+    path or a line as rg reads it, bytes, such a byte as a lone surrogate (``os.fsdecode``),
+    which JSON cannot carry (the SDK's serialiser failed on it and the call never got its
+    answer); the escape says which byte stood there."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate no byte made
+            raw = value.encode("utf-8", "surrogatepass")
+        return raw.decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {key: _readable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_readable(item) for item in value]
+    return value
 
 
 def _printed(passages: list[Passage]) -> list[tuple[bytes, Paragraph]]:

@@ -152,6 +152,38 @@ def test_bad_input_is_a_tool_error_and_the_server_lives_on(
     _serve(root, env, session)
 
 
+def test_bytes_that_are_not_utf8_are_written_as_escapes(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A file name or a line that is not UTF-8 (rg reads bytes) reaches the agent with each
+    such byte written ``\\xff``: JSON holds no lone surrogate, and every answer serialised."""
+    root = tmp_path / "served"
+    root.mkdir()
+    (root / "caf\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
+        b"def timeout_handler():\n    return 'timeout caf\xe9'\n"
+    )
+    (root / "plain.py").write_text("def other():\n    return 'timeout'\n")
+
+    async def session(client: Any) -> None:
+        with anyio.fail_after(120):  # an answer the server cannot send never comes
+            await questions(client)
+
+    async def questions(client: Any) -> None:
+        for name, args in (
+            ("files", {"query": "timeout handler"}),
+            ("search", {"query": "timeout handler", "pattern": "timeout"}),
+            ("search", {"query": "timeout handler"}),
+            ("recall", {"query": "timeout handler"}),
+        ):
+            result = await client.call_tool(name, args)
+            assert not result.is_error, (name, _text(result))
+            assert "caf\\xe9.py" in _text(result), (name, _text(result))
+        lines = await client.call_tool("search", {"query": "timeout handler", "pattern": "caf"})
+        assert lines.structured_content["matches"][0]["text"] == "    return 'timeout caf\\xe9'"
+
+    _serve(root, env, session)
+
+
 def test_answers_are_bounded_and_say_what_was_cut(tmp_path: Path, env: dict[str, str]) -> None:
     root = tmp_path / "big"
     root.mkdir()
