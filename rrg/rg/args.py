@@ -269,29 +269,31 @@ class RgArgs:
         return out
 
     def search_args(self) -> list[str]:
-        """Every flag as given, for the ordered search runs (paths and pattern come after):
-        one argument a flag, spelled as typed (``-m5``, ``--max-count=5``)."""
-        return [self._spelled(k) for k in range(self.config_count, len(self.flags))]
-
-    def _spelled(self, k: int) -> str:
-        name, value = self.flags[k]
-        spelled = self.spellings[k] if k < len(self.spellings) else name
-        if value is None:
-            return spelled
-        if not spelled.startswith("--"):
-            # A short flag takes its value joined (``-e-x`` is the pattern ``-x``); an empty
-            # one cannot be joined, and goes by its long name.
-            return spelled + value if value else f"{name}="
-        return f"{spelled}={value}"
+        """Every flag as given, for the ordered search runs (paths and pattern come after),
+        spelled as typed (``-m5``, ``--max-count=5``)."""
+        return [arg for flag in self.flag_args() for arg in flag]
 
     def count_args(self) -> list[str]:
         """``search_args`` for a count pass: less ``--quiet``, which would silence the
         counts the pass reads (it reaches one with ``--json``, which prints on)."""
-        return [
-            self._spelled(k)
-            for k in range(self.config_count, len(self.flags))
-            if self.flags[k][0] != "--quiet"
-        ]
+        kept = zip(self.cli_flags, self.flag_args(), strict=True)
+        return [arg for (name, _), flag in kept if name != "--quiet" for arg in flag]
+
+    def flag_args(self) -> list[list[str]]:
+        """The command line's flags one by one, each as the arguments that give it as typed:
+        a short flag with its value joined (``-e-x`` is the pattern ``-x``), or apart where
+        the value is empty; a long one as ``--name=value``."""
+        out: list[list[str]] = []
+        for k in range(self.config_count, len(self.flags)):
+            name, value = self.flags[k]
+            spelled = self.spellings[k] if k < len(self.spellings) else name
+            if value is None:
+                out.append([spelled])
+            elif spelled.startswith("--"):
+                out.append([f"{spelled}={value}"])
+            else:
+                out.append([spelled + value] if value else [spelled, value])
+        return out
 
     def order_breaker(self) -> str | None:
         """The flag that would undo a relevance order: a sort (the last of --sort, --sortr

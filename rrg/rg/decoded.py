@@ -29,9 +29,10 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
     cannot read (a preprocessor that fails) counts as text: the search reports it in rg's
     own words."""
     decoding = [
-        flag
-        for (name, _), flag in zip(args.cli_flags, args.search_args(), strict=True)
+        arg
+        for (name, _), flag in zip(args.cli_flags, args.flag_args(), strict=True)
         if name in _DECODING
+        for arg in flag
     ]
     found: set[bytes] = set()
     for batch in batches(files):

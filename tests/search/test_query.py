@@ -352,6 +352,7 @@ def test_exit_codes_follow_rg(corpus: Path, rg: str, env: dict[str, str]) -> Non
         ["-nA", "x", "Watson"],
         ["--maxdepth", "x", "Watson"],
         ["-uuuu", "Watson"],
+        ["-A", "", "Watson"],
     ):
         ours = run(q("x", *args), corpus, env)
         theirs = run([rg, *args], corpus, env)
