@@ -8,7 +8,7 @@ import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rrg.index.served import ServedRoot
 
 Warn = Callable[[str], None]
+T = TypeVar("T")
 #: Every passage the stage read (``--limit 0`` without a pattern).
 ALL = 1 << 30
 
@@ -121,8 +122,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         end = b"\0" if args.has("--null") else b"\n"
         limit = request.file_limit
         files = ranking.ordered[:limit] if limit else ranking.ordered
-        sep = args.path_separator
-        shown = [p.replace(b"/", sep) for p in files] if sep else files
+        shown = _as_printed(files, args)
         if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
             reports.file_list(shown, end)
         if len(files) < len(ranking.ordered):
@@ -139,7 +139,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             style = PassageStyle(
                 args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
             )
-            reports.passed_on(passage_blocks(found[:limit] if limit else found, style))
+            printed = found[:limit] if limit else found
+            reports.passed_on(passage_blocks(_with_paths_printed(printed, args), style))
         if limit and len(found) > limit:
             report_facts(
                 [
@@ -157,6 +158,18 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     report_facts(result.facts, args.output_mode == "--json")
     result.error |= candidates.error
     return result.exit_code
+
+
+def _as_printed(paths: list[bytes], args: RgArgs) -> list[bytes]:
+    """Paths as rg prints them: ``--path-separator`` between their parts where one is given."""
+    sep = args.path_separator
+    return [p.replace(b"/", sep) for p in paths] if sep else paths
+
+
+def _with_paths_printed(found: list[tuple[bytes, T]], args: RgArgs) -> list[tuple[bytes, T]]:
+    """Passages with their paths as rg prints them (``_as_printed``)."""
+    shown = _as_printed([path for path, _ in found], args)
+    return [(path, passage) for path, (_, passage) in zip(shown, found, strict=True)]
 
 
 def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
@@ -191,7 +204,8 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
             [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
         )
     if request.paragraphs:
-        reports.passed_on(entry_points(best_paragraphs(ranking, request.paragraphs)))
+        found = best_paragraphs(ranking, request.paragraphs)
+        reports.passed_on(entry_points(_with_paths_printed(found, args)))
     if candidates.error or missing:
         return EXIT_ERROR
     return EXIT_MATCH if scope else EXIT_NO_MATCH

@@ -360,6 +360,19 @@ def test_exit_codes_follow_rg(corpus: Path, rg: str, env: dict[str, str]) -> Non
         assert sorted(ours.stderr.splitlines()) == sorted(theirs.stderr.splitlines())
 
 
+def test_passages_name_their_paths_as_rg_prints_paths(corpus: Path, env: dict[str, str]) -> None:
+    """--path-separator applies to every path rrg prints: the passages' headings and
+    --recall's entry points (its scope file keeps the paths that open)."""
+    out = run(q("doctor watson", "--limit", "0", "--path-separator", "\\"), corpus, env)
+    heads = [line for line in out.stdout.splitlines() if re.fullmatch(rb".+:\d+-\d+:", line)]
+    assert b"sub\\watson.md:1-2:" in heads and not any(b"/" in head for head in heads)
+    recall = run([*rrg_cmd(), "--recall", "doctor watson", "--path-separator", "\\"], corpus, env)
+    assert recall.returncode == 0, recall.stderr
+    assert b"\nsub\\watson.md:\n" in recall.stdout and b"sub/watson.md" not in recall.stdout
+    scope = Path(recall.stdout.split(b" \xe2\x86\x92 ")[1].split(b" (")[0].decode())
+    assert "sub/watson.md" in scope.read_text().splitlines()
+
+
 def test_no_pattern_prints_paragraphs(topical: Path, env: dict[str, str]) -> None:
     out = run(q("database connection timeout", "--limit", "2"), topical, env)
     assert out.returncode == 0, out.stderr
