@@ -139,8 +139,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             style = PassageStyle(
                 args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
             )
-            printed = found[:limit] if limit else found
-            reports.passed_on(passage_blocks(_with_paths_printed(printed, args), style))
+            printed = _with_paths_printed(found[:limit] if limit else found, args)
+            reports.passed_on(passage_blocks(printed, style))
         if limit and len(found) > limit:
             report_facts(
                 [
