@@ -17,11 +17,13 @@ _RESET = b"\x1b[0m"
 
 @dataclass(frozen=True)
 class PassageStyle:
-    """How rg would print lines here: under a heading, numbered, in colour."""
+    """How rg would print lines here: under a heading, numbered, in colour; ``null``: a NUL
+    after each path (``--null``), where rg would print ``:`` or a line's end."""
 
     heading: bool
     numbers: bool
     colour: bool
+    null: bool = False
 
 
 def _text(passage: Paragraph) -> bytes:
@@ -35,7 +37,7 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
     the programs reading them, each as ``path:start-end:`` then its text (the path and the
     lines in rg's colours where colour is asked for: ``--color always``)."""
     if not style.heading:
-        return b"".join(_flat_title(path, p, style.colour) + _text(p) + b"\n" for path, p in found)
+        return b"".join(_flat_title(path, p, style) + _text(p) + b"\n" for path, p in found)
     out: list[bytes] = []
     previous: bytes | None = None
     for path, passage in found:
@@ -44,7 +46,8 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
         else:
             if previous is not None:
                 out.append(b"\n")
-            out.append(_PATH_COLOUR + path + _RESET + b"\n" if style.colour else path + b"\n")
+            shown = _PATH_COLOUR + path + _RESET if style.colour else path
+            out.append(shown + (b"\0" if style.null else b"\n"))
         previous = path
         out.append(_numbered(passage, style))
     return b"".join(out)
@@ -56,11 +59,12 @@ def most_relevant(count: int) -> str:
     return "most relevant passage" if count == 1 else f"{count} most relevant passages"
 
 
-def _flat_title(path: bytes, passage: Paragraph, colour: bool) -> bytes:
+def _flat_title(path: bytes, passage: Paragraph, style: PassageStyle) -> bytes:
     lines = f"{passage.start}-{passage.end}".encode()
-    if colour:
-        return _PATH_COLOUR + path + _RESET + b":" + _NUMBER_COLOUR + lines + _RESET + b":\n"
-    return path + b":" + lines + b":\n"
+    after = b"\0" if style.null else b":"
+    if style.colour:
+        return _PATH_COLOUR + path + _RESET + after + _NUMBER_COLOUR + lines + _RESET + b":\n"
+    return path + after + lines + b":\n"
 
 
 def _numbered(passage: Paragraph, style: PassageStyle) -> bytes:

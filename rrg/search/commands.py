@@ -137,7 +137,10 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             # One more than printed: whether the cap held any back.
             found = best_paragraphs(ranking, limit + 1 if limit else ALL)
             style = PassageStyle(
-                args.heading(plan.terminal), args.line_numbers(plan.terminal), plan.colour
+                args.heading(plan.terminal),
+                args.line_numbers(plan.terminal),
+                plan.colour,
+                null=args.has("--null"),
             )
             printed = _with_paths_printed(found[:limit] if limit else found, args)
             reports.passed_on(passage_blocks(printed, style))

@@ -107,6 +107,12 @@ def test_passages_render_as_rg_prints_lines() -> None:
     # --color always in a pipe: the flat form, its path and lines in rg's colours.
     forced = passage_blocks(found[:1], PassageStyle(heading=False, numbers=False, colour=True))
     assert forced == b"\x1b[0m\x1b[35ma.py\x1b[0m:\x1b[0m\x1b[32m1-2\x1b[0m:\ndef f():\n    pass\n"
+    # --null: a NUL after each path, where rg puts one (in place of ":", or of the heading's
+    # line end: rg's --heading --null runs the path into its first line).
+    null = PassageStyle(heading=False, numbers=False, colour=False, null=True)
+    assert passage_blocks(found[:1], null) == b"a.py\x001-2:\ndef f():\n    pass\n"
+    null_headed = PassageStyle(heading=True, numbers=True, colour=False, null=True)
+    assert passage_blocks(found[1:], null_headed) == b"a.py\x009:x = 1\n\nb.md\x003:Notes.\n"
     assert entry_points(found) == (
         b"a.py:\nLine 1-2: def f():\n    pass\nLine 9-9: x = 1\nb.md:\nLine 3-3: Notes.\n"
     )

@@ -373,6 +373,15 @@ def test_passages_name_their_paths_as_rg_prints_paths(corpus: Path, env: dict[st
     assert "sub/watson.md" in scope.read_text().splitlines()
 
 
+def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
+    """--null puts a NUL after each path rrg prints, as rg does: a program splits the
+    passages' headings at it."""
+    out = run(q("doctor watson", "--limit", "3", "--null"), corpus, env)
+    assert out.returncode == 0, out.stderr
+    heads = [line for line in out.stdout.split(b"\n") if re.fullmatch(rb"[^\0]+\0\d+-\d+:", line)]
+    assert len(heads) == 3
+
+
 def test_no_pattern_prints_paragraphs(topical: Path, env: dict[str, str]) -> None:
     out = run(q("database connection timeout", "--limit", "2"), topical, env)
     assert out.returncode == 0, out.stderr
