@@ -454,11 +454,28 @@ class OrderedSearch:
                     result.capped = True
                     proc.kill()
                     proc.wait()
+                    if not result.matched:
+                        # Zeros alone so far (--include-zero): rg's exit code says whether
+                        # any file matched, which one quiet run over the files asks.
+                        result.matched = self._any_match(paths)
                     return result
             rc = proc.wait()
             result.error |= rc == EXIT_ERROR
             result.matched |= rc == EXIT_MATCH
         return result
+
+    def _any_match(self, paths: list[bytes]) -> bool:
+        """Whether any of the files holds a match (``--quiet``: rg stops at the first)."""
+        for batch in batches(paths):
+            done = subprocess.run(
+                self._cmd(["--quiet"], batch),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+            )
+            if done.returncode == EXIT_MATCH:
+                return True
+        return False
 
     # ---- --quiet -------------------------------------------------------------------------
     def run_quiet(self, paths: list[bytes]) -> StreamResult:

@@ -228,6 +228,22 @@ def test_same_lines_as_rg(args: list[str], corpus: Path, rg: str, env: dict[str,
     assert sorted(ours.stdout.split(sep)) == sorted(theirs.stdout.split(sep))
 
 
+def test_a_capped_count_of_zeros_exits_as_rg_does(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--include-zero under a cap that printed zeros alone: rg's exit code says whether any
+    file matched, not whether a printed one did."""
+    ours = run(
+        q("doctor watson notes", "--limit", "1", "--include-zero", "-c", "Holmes"), corpus, env
+    )
+    assert ours.stdout.endswith(b":0\n"), ours.stdout  # the best file holds no Holmes
+    assert (
+        ours.returncode == run([rg, "--include-zero", "-c", "Holmes"], corpus, env).returncode == 0
+    )
+    none = run(q("doctor watson", "--limit", "1", "--include-zero", "-c", "zzqqx"), corpus, env)
+    assert none.returncode == 1 and none.stdout.endswith(b":0\n")
+
+
 @pytest.mark.parametrize(
     ("args", "record"),
     [
