@@ -262,11 +262,14 @@ class RgArgs:
     def file_selection_args(self) -> list[str]:
         """The flags that shape which files rg searches, and whether it says what it cannot
         read (``--no-messages``), for ``rg --files``."""
-        out: list[str] = []
-        for name, value in self.cli_flags:
-            if name in FILE_SELECTION_LONG or name in ("--messages", "--no-messages"):
-                out.append(name if value is None else f"{name}={value}")
-        return out
+        kept = zip(self.cli_flags, self.flag_args(), strict=True)
+        wanted = ("--messages", "--no-messages")
+        return [
+            arg
+            for (name, _), flag in kept
+            if name in FILE_SELECTION_LONG or name in wanted
+            for arg in flag
+        ]
 
     def search_args(self) -> list[str]:
         """Every flag as given, for the ordered search runs (paths and pattern come after),

@@ -369,6 +369,7 @@ def test_exit_codes_follow_rg(corpus: Path, rg: str, env: dict[str, str]) -> Non
         ["--maxdepth", "x", "Watson"],
         ["-uuuu", "Watson"],
         ["-A", "", "Watson"],
+        ["--files", "-uuuu"],  # the listing's flags too
     ):
         ours = run(q("x", *args), corpus, env)
         theirs = run([rg, *args], corpus, env)
