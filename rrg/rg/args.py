@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from rrg.errors import RrgError
@@ -262,40 +263,35 @@ class RgArgs:
     def file_selection_args(self) -> list[str]:
         """The flags that shape which files rg searches, and whether it says what it cannot
         read (``--no-messages``), for ``rg --files``."""
-        kept = zip(self.cli_flags, self.flag_args(), strict=True)
-        wanted = ("--messages", "--no-messages")
-        return [
-            arg
-            for (name, _), flag in kept
-            if name in FILE_SELECTION_LONG or name in wanted
-            for arg in flag
-        ]
+        told = ("--messages", "--no-messages")
+        return self.typed_args(lambda name: name in FILE_SELECTION_LONG or name in told)
 
     def search_args(self) -> list[str]:
-        """Every flag as given, for the ordered search runs (paths and pattern come after),
-        spelled as typed (``-m5``, ``--max-count=5``)."""
-        return [arg for flag in self.flag_args() for arg in flag]
+        """Every flag as given, for the ordered search runs (paths and pattern come after)."""
+        return self.typed_args(lambda name: True)
 
     def count_args(self) -> list[str]:
         """``search_args`` for a count pass: less ``--quiet``, which would silence the
         counts the pass reads (it reaches one with ``--json``, which prints on)."""
-        kept = zip(self.cli_flags, self.flag_args(), strict=True)
-        return [arg for (name, _), flag in kept if name != "--quiet" for arg in flag]
+        return self.typed_args(lambda name: name != "--quiet")
 
-    def flag_args(self) -> list[list[str]]:
-        """The command line's flags one by one, each as the arguments that give it as typed:
-        a short flag with its value joined (``-e-x`` is the pattern ``-x``), or apart where
+    def typed_args(self, keep: Callable[[str], bool]) -> list[str]:
+        """The command line's flags whose long name ``keep`` takes, as the arguments that
+        give each as typed (``-m5``, ``--max-count=5``): rg names a flag so in its errors. A
+        short flag takes its value joined (``-e-x`` is the pattern ``-x``), or apart where
         the value is empty; a long one as ``--name=value``."""
-        out: list[list[str]] = []
+        out: list[str] = []
         for k in range(self.config_count, len(self.flags)):
             name, value = self.flags[k]
-            spelled = self.spellings[k] if k < len(self.spellings) else name
+            if not keep(name):
+                continue
+            spelled = self.spellings[k]
             if value is None:
-                out.append([spelled])
+                out.append(spelled)
             elif spelled.startswith("--"):
-                out.append([f"{spelled}={value}"])
+                out.append(f"{spelled}={value}")
             else:
-                out.append([spelled + value] if value else [spelled, value])
+                out += [spelled + value] if value else [spelled, value]
         return out
 
     def order_breaker(self) -> str | None:

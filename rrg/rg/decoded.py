@@ -28,12 +28,7 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
     buffer, where rg looks for a NUL) and says in its JSON whether it found one. A file it
     cannot read (a preprocessor that fails) counts as text: the search reports it in rg's
     own words."""
-    decoding = [
-        arg
-        for (name, _), flag in zip(args.cli_flags, args.flag_args(), strict=True)
-        if name in _DECODING
-        for arg in flag
-    ]
+    decoding = args.typed_args(_DECODING.__contains__)
     found: set[bytes] = set()
     for batch in batches(files):
         cmd: list[str | bytes] = [
