@@ -15,7 +15,7 @@ import json
 import unicodedata
 
 from rrg.excerpt import MARKER, char_offset, window
-from rrg.rg.args import RgArgs, unescape
+from rrg.rg.args import RgArgs, as_printed, unescape
 from rrg.rg.matches import Match, line_json
 
 _PATH, _LINE, _MATCH, _RESET = (
@@ -124,9 +124,7 @@ class Printer:
     def _prelude(self, match: Match, column: int) -> bytes:
         out = b""
         if self.with_filename:
-            path = match.path
-            if self.path_separator:
-                path = path.replace(b"/", self.path_separator)
+            path = as_printed(match.path, self.path_separator)
             out += (_PATH + path + _RESET if self.colour else path) + (
                 b"\0" if self.null else self.field
             )

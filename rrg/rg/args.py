@@ -308,6 +308,12 @@ class RgArgs:
         return sort or threads
 
 
+def as_printed(path: bytes, separator: bytes | None) -> bytes:
+    """A path as rg prints it: ``separator`` (``--path-separator``) between its parts where
+    one is given."""
+    return path.replace(b"/", separator) if separator else path
+
+
 def parse_rg_args(args: list[str], config: list[str] | None = None) -> RgArgs:
     """Take an rg argument list apart into normalised long flags and positionals; with
     ``config``, the arguments of rg's config file, whose flags come first (as rg reads

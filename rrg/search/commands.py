@@ -8,7 +8,7 @@ import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
@@ -16,7 +16,7 @@ from rrg.model.registry import installed_models, resolve_model
 from rrg.output import reports
 from rrg.output.notices import report_facts
 from rrg.paths import search_root
-from rrg.rg.args import RgArgs
+from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
 from rrg.rg.preflight import (
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from rrg.index.served import ServedRoot
 
 Warn = Callable[[str], None]
-T = TypeVar("T")
 #: Every passage the stage read (``--limit 0`` without a pattern).
 ALL = 1 << 30
 
@@ -122,7 +121,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         end = b"\0" if args.has("--null") else b"\n"
         limit = request.file_limit
         files = ranking.ordered[:limit] if limit else ranking.ordered
-        shown = _as_printed(files, args)
+        sep = args.path_separator
+        shown = [as_printed(path, sep) for path in files]
         if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
             reports.file_list(shown, end)
         if len(files) < len(ranking.ordered):
@@ -142,7 +142,10 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
                 plan.colour,
                 null=args.has("--null"),
             )
-            printed = _with_paths_printed(found[:limit] if limit else found, args)
+            sep = args.path_separator
+            printed = [
+                (as_printed(path, sep), p) for path, p in (found[:limit] if limit else found)
+            ]
             reports.passed_on(passage_blocks(printed, style))
         if limit and len(found) > limit:
             report_facts(
@@ -161,18 +164,6 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     report_facts(result.facts, args.output_mode == "--json")
     result.error |= candidates.error
     return result.exit_code
-
-
-def _as_printed(paths: list[bytes], args: RgArgs) -> list[bytes]:
-    """Paths as rg prints them: ``--path-separator`` between their parts where one is given."""
-    sep = args.path_separator
-    return [p.replace(b"/", sep) for p in paths] if sep else paths
-
-
-def _with_paths_printed(found: list[tuple[bytes, T]], args: RgArgs) -> list[tuple[bytes, T]]:
-    """Passages with their paths as rg prints them (``_as_printed``)."""
-    shown = _as_printed([path for path, _ in found], args)
-    return [(path, passage) for path, (_, passage) in zip(shown, found, strict=True)]
 
 
 def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
@@ -207,8 +198,9 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
             [f"{left} path{'s' * (left > 1)} holding a newline left out of the scope"], False
         )
     if request.paragraphs:
+        sep = args.path_separator
         found = best_paragraphs(ranking, request.paragraphs)
-        reports.passed_on(entry_points(_with_paths_printed(found, args)))
+        reports.passed_on(entry_points([(as_printed(path, sep), p) for path, p in found]))
     if candidates.error or missing:
         return EXIT_ERROR
     return EXIT_MATCH if scope else EXIT_NO_MATCH
