@@ -19,6 +19,7 @@ from rrg.errors import EXIT_ERROR
 from rrg.excerpt import char_offset, window
 from rrg.rg.args import RgArgs
 from rrg.rg.ordered import Json, OrderedSearch, batches
+from rrg.rg.replies import StderrFilter
 
 #: Characters of a match line the model reads, around the first submatch (a third before it).
 SCORE_CHARS = 480
@@ -94,16 +95,24 @@ def _match_from(message: Json, keep_whole: bool, order: int) -> Match:
     )
 
 
-def collect(search: OrderedSearch, files: list[bytes], pool: int) -> tuple[list[Match], bool, bool]:
+def collect(
+    search: OrderedSearch, files: list[bytes], pool: int
+) -> tuple[list[Match], bool, bytes]:
     """Up to ``pool`` matches of the search's rg, flags and patterns, in file order;
-    (matches, more remain, rg reported an error)."""
+    (matches, more remain, rg's messages that stand). The messages are the caller's to
+    write: where the pool is printed as it stands, the ordered search runs rg again and
+    rg's messages come from that run, once."""
     rg, user_flags, patterns = search.rg, search.user_flags, search.patterns
     keep_whole = search.args.has(*_TRANSFORMING)
     found: list[Match] = []
-    error = False
+    said = bytearray()
     for batch in batches(files):
         cmd: list[str | bytes] = [rg, *user_flags, *patterns, "--json", "-j1", "--", *batch]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        )
+        # A listed file deleted since rg listed it is no error, as in rg's own walk.
+        messages = StderrFilter(proc, set(batch))
         assert proc.stdout is not None
         for raw in proc.stdout:
             if not raw.startswith(b'{"type":"match"'):
@@ -113,9 +122,11 @@ def collect(search: OrderedSearch, files: list[bytes], pool: int) -> tuple[list[
             if len(found) > pool:
                 proc.kill()
                 proc.wait()
-                return found[:pool], True, error
-        error |= proc.wait() == EXIT_ERROR
-    return found, False, error
+                said += messages.standing()  # what rg said of the files it read before
+                return found[:pool], True, bytes(said)
+        if proc.wait() == EXIT_ERROR:
+            said += messages.standing()
+    return found, False, bytes(said)
 
 
 def unsupported_with_rerank(args: RgArgs) -> str | None:

@@ -33,6 +33,13 @@ class StderrFilter:
 
     def finish(self) -> bool:
         """Write the messages that stand; True when any does."""
+        kept = self.standing()
+        if kept:
+            streams.err(kept)
+        return bool(kept)
+
+    def standing(self) -> bytes:
+        """The messages that stand, once rg has closed its stderr, unwritten."""
         self.reader.join()
         kept = []
         for message in self._messages():
@@ -43,9 +50,7 @@ class StderrFilter:
             if self.only_listed and not (about and about.group(1) in self.listed):
                 continue
             kept.append(message)
-        if kept:
-            streams.err(b"".join(kept))
-        return bool(kept)
+        return b"".join(kept)
 
     def _messages(self) -> Iterator[bytes]:
         """rg's messages, each whole: one may run over several lines (a failed --pre

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from rrg import streams
 from rrg.output.printer import Printer
 from rrg.rank import rerank as scoring
 from rrg.rank.keywords import rerank_query
@@ -21,9 +22,11 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
     plan = run.plan
     request, args = plan.request, plan.args
     cap = request.line_cap
-    matches, more, error = collect(search, run.files, request.pool)
+    matches, more, messages = collect(search, run.files, request.pool)
     if not more and (cap == 0 or len(matches) <= cap):
         return None
+    if messages:
+        streams.err(messages)
     served = run.served
     scoring.score(
         matches,
@@ -43,7 +46,7 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
         for match in best:
             search.write(printer.lines(match))
     tail = f"; more matches lie beyond --pool {request.pool}" if more else ""
-    result = StreamResult(printed=len(best), matched=bool(best), error=error)
+    result = StreamResult(printed=len(best), matched=bool(best), error=bool(messages))
     result.facts.append(f"reranked top {len(best)} of {len(matches)} matches{tail}")
     return result
 

@@ -281,3 +281,40 @@ def test_reranked_json_lines_are_rgs_lines(tmp_path: Path, rg: str, env: dict[st
     got = lines_of(ours.stdout)
     assert len(got) == 4 and set(got) <= set(lines_of(theirs.stdout))
     assert all(text.endswith("\r\n") for text in got)
+
+
+def _failing_preprocessor(tmp_path: Path) -> str:
+    script = tmp_path / "failing-pre"
+    script.write_text("#!/bin/sh\necho cannot read it >&2\nexit 3\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize("limit", ["1", "30"])
+def test_rgs_messages_are_said_once_under_rerank(
+    facts: Path, tmp_path: Path, rg: str, env: dict[str, str], limit: str
+) -> None:
+    """The pool's rg run and (where the pool fits the limit) the ordered search's each meet
+    the same failures: rg says each once."""
+    pre = _failing_preprocessor(tmp_path)
+    theirs = run([rg, "--pre", pre, "river"], facts, env)
+    ours = run(rerank("--limit", limit, "--pre", pre, "river"), facts, env)
+    failures = theirs.stderr.count(b"preprocessor command failed")
+    assert failures == 7 and ours.stderr.count(b"preprocessor command failed") == failures
+    assert ours.returncode == theirs.returncode == 2
+
+
+def test_a_file_deleted_after_the_listing_is_no_error_under_rerank(
+    facts: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """As in rg's own walk: a file gone by the time rg reads it is no failure. The
+    preprocessor of the first file read deletes the least relevant one, which rrg listed."""
+    victim = facts / "victim.txt"
+    victim.write_text("a river\n")
+    script = tmp_path / "deleting-pre"
+    script.write_text(f'#!/bin/sh\n[ "$1" = victim.txt ] || rm -f {victim}\ncat "$1"\n')
+    script.chmod(0o755)
+    out = run(rerank("--limit", "3", "--pre", str(script), "river"), facts, env)
+    assert not victim.exists()
+    assert out.returncode == 0 and b"No such file" not in out.stderr, out.stderr
+    assert out.stdout.splitlines()[0].startswith(b"delta.txt:The river reaches the sea")
