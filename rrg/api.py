@@ -28,7 +28,7 @@ from rrg.model.registry import ModelSpec, resolve_model
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
-from rrg.rg.preflight import one_line, pattern_refusal
+from rrg.rg.preflight import one_line, pattern_refusal, selection_refusal
 from rrg.search.candidates import rank_candidates, searched_files
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
@@ -210,12 +210,13 @@ class Project:
         _check_limit(limit, "limit")
         if not pattern:
             raise RrgError("the pattern is empty: give a regex")
+        if "\0" in pattern:
+            raise RrgError("the pattern holds a NUL byte: write it \\x00, as rg reads it")
         flags = ["--json", *(["-i"] if ignore_case else []), "-e", pattern]
         plan = self._plan(query, flags, paths, globs, fast, limit, rerank)
         refused = pattern_refusal(plan.rg, plan.args)
         if refused is not None:
-            message = one_line(refused.messages.decode("utf-8", "replace"))
-            raise RrgError(message.removeprefix("rrg: ") or "rg refused the pattern")
+            raise RrgError(_rg_words(refused.messages, "rg refused the pattern"))
         notices: list[str] = []
         candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
         files = searched_files(plan.rg, plan.args, ranking)
@@ -268,6 +269,9 @@ class Project:
             raise RrgError("the query is empty: give a few words saying what you look for")
         if isinstance(paths, str) or isinstance(globs, str):
             raise RrgError("paths and globs are sequences of strings, not one string")
+        for glob in globs:
+            if not glob or "\0" in glob:
+                raise RrgError(f"bad glob {glob!r}: a glob is a nonempty string without NUL")
         where = [self._inside(p) for p in paths] or [os.fspath(self.root)]
         rg_args = [*flags, *(a for g in globs for a in ("-g", g)), "--", *where]
         request = SearchRequest(
@@ -289,6 +293,10 @@ class Project:
             embed=False,
         )
         args = parse_rg_command(rg_args)
+        # rg's listing would only say it on stderr and list nothing: an empty answer.
+        refused = selection_refusal(self.rg, args) if globs else None
+        if refused is not None:
+            raise RrgError(_rg_words(refused.messages, "rg refused the globs"))
         return QueryPlan(self.rg, rg_args, args, request, terminal=False, filenames=True)
 
     def _inside(self, path: str) -> str:
@@ -341,6 +349,11 @@ _EVERY = 1 << 30
 
 def _ignore(message: str) -> None:
     """Notices of a ranking whose answer has no place for them (an index build)."""
+
+
+def _rg_words(messages: bytes, otherwise: str) -> str:
+    """rg's refusal as one line (``otherwise`` where it said nothing)."""
+    return one_line(messages.decode("utf-8", "replace")).removeprefix("rrg: ") or otherwise
 
 
 def _check_limit(value: int | None, name: str) -> None:

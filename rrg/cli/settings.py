@@ -15,7 +15,7 @@ import click
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.options import BY_SPELLING, COMMANDS, OPTIONS, RrgOption
 from rrg.errors import RrgError
-from rrg.search.plan import SearchRequest
+from rrg.search.plan import SearchRequest, readable_words
 
 
 def _default(long: str) -> int:
@@ -166,8 +166,7 @@ def parse_options(split: SplitArgs) -> Options:
         if parsed.get(key) is not None:
             # Bytes that are no UTF-8 reach Python as lone surrogates, which no tokenizer
             # takes: a query is words, so they read as U+FFFD (paths keep their bytes).
-            raw = parsed[key].encode("utf-8", "surrogateescape")
-            parsed[key] = raw.decode("utf-8", "replace")
+            parsed[key] = readable_words(parsed[key])
     # Options not given keep the table's defaults (the dataclass's own).
     return Options(**{k: v for k, v in parsed.items() if v is not None})
 

@@ -81,6 +81,20 @@ def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
     return Refusal(done.returncode, done.stderr)
 
 
+def selection_refusal(rg: str, args: RgArgs) -> Refusal | None:
+    """rg's error for the flags that choose files (a bad glob, a bad --type-add), or None
+    where rg accepts them: ``rg --files`` with them over nothing."""
+    done = subprocess.run(
+        [rg, "--files", *args.file_selection_args(), "--", os.devnull],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    if done.returncode != EXIT_ERROR or os.fsencode(os.devnull) in done.stderr:
+        return None
+    return Refusal(done.returncode, done.stderr)
+
+
 def missing_paths(args: RgArgs) -> list[str]:
     """The PATHs given that do not exist (a dangling symlink exists: rg reports it itself)."""
     return [p for p in args.paths if p != "-" and not os.path.lexists(p)]

@@ -39,6 +39,24 @@ class SearchRequest:
     scope_file: str | None
     embed: bool  # --index also embeds every passage (or RRG_EMBED=1, or embedded before)
 
+    def __post_init__(self) -> None:
+        # Whoever built it (the CLI, the library, the MCP server), the texts are readable.
+        object.__setattr__(self, "query", readable_words(self.query))
+        if self.rerank_query is not None:
+            object.__setattr__(self, "rerank_query", readable_words(self.rerank_query))
+
+
+def readable_words(text: str) -> str:
+    """Text to read as words: a lone surrogate (a byte that is no UTF-8, as Python decodes
+    argv, or a JSON ``\\udcff``), which no tokenizer takes, read as U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte made
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "replace")
+
 
 @dataclass(frozen=True)
 class QueryPlan:

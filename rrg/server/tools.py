@@ -84,7 +84,7 @@ class Tools:
         limit: int | None = None,
     ) -> Answer:
         lines = _bounded(limit, SEARCH_LINES, MAX_LINES, "limit")
-        where, chosen = self._paths(path), _globs(globs)
+        where, chosen = self._paths(path), tuple(globs or ())
         query = _query(query)
         if pattern is None:
             found = _asked(
@@ -121,7 +121,7 @@ class Tools:
     ) -> Answer:
         count = _bounded(limit, FILES, MAX_FILES, "limit")
         query = _query(query)
-        where, chosen = self._paths(path), _globs(globs)
+        where, chosen = self._paths(path), tuple(globs or ())
         found = _asked(lambda: self.project.files(query, limit=count, paths=where, globs=chosen))
         text = "".join(f.path + "\n" for f in found.files)
         data = {"files": [asdict(f) for f in found.files], "total": found.total}
@@ -210,13 +210,6 @@ def _bounded(value: int | None, default: int, most: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
         raise ToolInputError(f"rrg: {name} must be a whole number from 1 to {most}, not {value!r}")
     return value
-
-
-def _globs(globs: list[str] | None) -> tuple[str, ...]:
-    for glob in globs or []:
-        if not glob or "\0" in glob:
-            raise ToolInputError(f"rrg: bad glob {glob!r}")
-    return tuple(globs or ())
 
 
 def _cut(text: str) -> str:

@@ -128,6 +128,12 @@ def test_bad_input_is_one_line(project: api.Project, tmp_path: Path) -> None:
         (lambda: project.files(QUERY, paths=("nope",)), "no such file or directory"),
         (lambda: project.files(QUERY, paths="src"), "not one string"),  # type: ignore[arg-type]
         (lambda: project.search(QUERY, "x", limit=-1), "0 or more"),
+        # rg's listing would only say these on stderr and list nothing: an empty answer.
+        (lambda: project.files(QUERY, globs=("[",)), "error parsing glob '['"),
+        (lambda: project.passages(QUERY, globs=("{a",)), "error parsing glob '{a'"),
+        (lambda: project.search(QUERY, "x", globs=("[",)), "error parsing glob"),
+        (lambda: project.files(QUERY, globs=("a\0",)), "bad glob"),
+        (lambda: project.search(QUERY, "a\0"), "NUL byte"),
         (lambda: api.open_project(tmp_path / "missing"), "not a folder"),
         (lambda: api.open_project(tmp_path, model="no-such-model"), "no model named"),
     ]
@@ -157,3 +163,11 @@ def test_search_reranked_scores_each_line(project: api.Project) -> None:
     assert any(n.startswith("reranked top 3 of") for n in result.notices), result.notices
     cheap = project.passages(QUERY, limit=1, fast=True).passages
     assert cheap and cheap[0].path == "src/retry.py"
+
+
+def test_a_query_holding_lone_surrogates_is_read_as_words(project: api.Project) -> None:
+    """What os.fsdecode makes of a byte that is no UTF-8, or a JSON "\\ud800", which no
+    tokenizer takes: read as U+FFFD, as the command line reads such a byte in its argv."""
+    plain = project.files("retry \ufffd backoff \ufffd").files
+    assert plain and project.files("retry \udcff backoff \ud800").files == plain
+    assert project.passages("\udcff retry", fast=True).passages

@@ -390,6 +390,17 @@ def test_passages_name_their_paths_as_rg_prints_paths(corpus: Path, env: dict[st
     assert "sub/watson.md" in scope.read_text().splitlines()
 
 
+def test_passages_exit_2_where_rgs_listing_failed(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """As --files and the searches do, and rg does: a bad glob is said once, exit code 2."""
+    theirs = run([rg, "doctor", "-g", "["], corpus, env)
+    for extra in ([], ["--files"]):
+        ours = run(q("doctor watson", *extra, "-g", "["), corpus, env)
+        assert ours.returncode == theirs.returncode == 2, extra
+        assert ours.stderr == theirs.stderr, extra
+
+
 def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
     """--null puts a NUL after each path rrg prints, as rg does: a program splits the
     passages' headings at it."""
