@@ -11,6 +11,7 @@ in the root's vector cache.
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -119,8 +120,18 @@ def query_vector(query: Query, scorer: PassageScorer) -> np.ndarray:
 
 #: The query terms' counts in the passages one query has read, by content hash: the stage and
 #: the passage tier read many of the same passages (a query's, then cleared for the next).
-_COUNTED: dict[str, Counter[str]] = {}
-_COUNTED_TERMS: frozenset[str] = frozenset()
+#: One a thread: the library and the MCP server answer queries at once on threads, and a
+#: query's counts are of its own terms.
+_counted = threading.local()
+
+
+def _counted_now(terms: frozenset[str]) -> dict[str, Counter[str]]:
+    """This thread's counts for these terms (begun anew for other terms)."""
+    held: tuple[frozenset[str], dict[str, Counter[str]]] | None = getattr(_counted, "held", None)
+    if held is None or held[0] != terms or len(held[1]) > 50_000:
+        held = (terms, {})
+        _counted.held = held
+    return held[1]
 
 
 def passage_bm25(
@@ -132,23 +143,20 @@ def passage_bm25(
     """BM25 of each passage against the query, with the passages as the corpus; ``keys``,
     the passages' content hashes, let a second read of a passage in one query count
     nothing again, and ``kept`` read the counts kept for it (``rrg.rank.kept_terms``)."""
-    global _COUNTED_TERMS
     terms = query.terms
-    if terms != _COUNTED_TERMS or len(_COUNTED) > 50_000:
-        _COUNTED.clear()
-        _COUNTED_TERMS = terms
+    memo = _counted_now(terms)
 
     def counted(k: int) -> Counter[str]:
         key = keys[k] if keys is not None else None
-        if key is not None and key in _COUNTED:
-            return _COUNTED[key]
+        if key is not None and key in memo:
+            return memo[key]
         text = texts[k]
         low = text.lower()
         # Only a passage holding a query term as a substring can hold it as a word: the
         # others are not split into words at all (most passages of code, for a short query).
         found = counted_words(text, terms) if any(t in low for t in terms) else Counter()
         if key is not None:
-            _COUNTED[key] = found
+            memo[key] = found
         return found
 
     # Summed in one order: a set's order changes from one process to the next, and with it
@@ -306,7 +314,8 @@ _CUTS_KEPT = 256
 def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[Paragraph]:
     digest = xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
     key = (cut, name, digest)
-    if key not in _CUTS:
+    found = _CUTS.get(key)
+    if found is None:
         if kept is not None and not kept.worth_keeping(text):
             kept = None
         found = kept.find(cut, name, digest) if kept is not None else None
@@ -316,8 +325,8 @@ def _cut(text: str, name: str, cut: Cut | None, kept: KeptCuts | None) -> list[P
                 kept.keep(cut, name, digest, found)
         if len(_CUTS) >= _CUTS_KEPT:
             _CUTS.clear()
-        _CUTS[key] = found
-    return _CUTS[key]
+        _CUTS[key] = found  # another thread may clear it at once: ``found`` is returned
+    return found
 
 
 def _read_first(

@@ -3,6 +3,8 @@ idf-weighted mean of its WordPiece vectors (as a query's), and its BM25 counts i
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections import Counter
 
 import numpy as np
@@ -88,6 +90,34 @@ def test_passage_bm25_counts_every_word_form() -> None:
     assert np.allclose(got, want)
     # camelCase and upper-case forms count: the third passage holds "config" three times.
     assert got[3] > got[0] > 0 and got[1] > 0 and got[2] == got[4] == 0
+
+
+def test_passage_bm25_answers_each_thread_for_its_own_query() -> None:
+    """The library and the MCP server answer queries at once on threads: the counts one
+    query memoises for the passages it read are never another query's (a memo shared by
+    the threads gave near-ties swapped and wrong passages under four threads)."""
+    rows = [f"river {k} config {k % 7} stone {k % 3} river" for k in range(400)]
+    keys = [f"key{k}" for k in range(len(rows))]
+    queries = [Query.of(q) for q in ("river config", "stone river", "config", "stone")]
+    want = [passage_bm25(q, rows, keys) for q in queries]
+    wrong: list[int] = []
+
+    def ask(k: int) -> None:
+        for _ in range(30):
+            if not np.array_equal(passage_bm25(queries[k], rows, keys), want[k]):
+                wrong.append(k)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, inside each call
+    try:
+        threads = [threading.Thread(target=ask, args=(k,)) for k in range(len(queries))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong
 
 
 def test_each_passage_is_read_with_its_files_path(
