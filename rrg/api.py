@@ -65,6 +65,10 @@ class Passage:
     start_line: int
     end_line: int
     text: str
+    # A piece of a line longer than a passage: it begins after the line's start, or ends
+    # before its end (the command line marks the text ``[...]`` there).
+    starts_mid_line: bool = False
+    ends_mid_line: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,17 @@ class Project:
         found = best_paragraphs(ranking, limit + 1 if limit else _EVERY)
         shown = found[:limit] if limit else found
         more = len(found) > len(shown)
-        passages = [Passage(self._relative(path), p.start, p.end, p.text) for path, p in shown]
+        passages = [
+            Passage(
+                self._relative(path),
+                p.start,
+                p.end,
+                p.text,
+                p.starts_mid_line,
+                p.ends_mid_line,
+            )
+            for path, p in shown
+        ]
         return PassagesResult(passages, more, notices)
 
     def search(

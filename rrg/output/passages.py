@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rrg.excerpt import MARKER
 from rrg.rank.paragraphs import Paragraph
 
 # rg's default colours (``rg --color=always``): paths magenta, line numbers green, each
@@ -27,7 +28,12 @@ class PassageStyle:
 
 
 def _text(passage: Paragraph) -> bytes:
-    return passage.text.encode("utf-8", "surrogateescape")
+    """The passage as printed: a piece of a line longer than a passage marked ``[...]``
+    where the line goes on, as rrg marks a line cut to its excerpt."""
+    text = passage.text.encode("utf-8", "surrogateescape")
+    before = MARKER if passage.starts_mid_line else b""
+    after = MARKER if passage.ends_mid_line else b""
+    return before + text + after
 
 
 def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) -> bytes:

@@ -17,6 +17,7 @@ import importlib
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -248,7 +249,7 @@ def _text(start: int, end: int, lines: list[str]) -> str:
 def _blocks(start: int, end: int, lines: list[str]) -> Iterator[Paragraph]:
     """Rows start..end (0-based) as blank-line passages, numbered as in the file."""
     for p in split_paragraphs(_text(start, end, lines)):
-        yield Paragraph(p.start + start, p.end + start, p.text)
+        yield replace(p, start=p.start + start, end=p.end + start)
 
 
 def _definition(
@@ -386,7 +387,14 @@ def _pieces(
         if text.strip():
             if len(text) > MAX_CHARS:  # one line longer than a passage: cut as prose is
                 for p in split_paragraphs(text):
-                    yield Paragraph(p.start + at, p.end + at, p.text, context, name, within)
+                    yield replace(
+                        p,
+                        start=p.start + at,
+                        end=p.end + at,
+                        context=context,
+                        name=name,
+                        within=within,
+                    )
                     name, within = "", later
             else:
                 yield Paragraph(at + 1, last + 1, text, context, name, within)

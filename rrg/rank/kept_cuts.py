@@ -102,13 +102,18 @@ def _key(cut: object, name: str, digest: str) -> str | None:
 
 
 def _pack(passages: list[Paragraph]) -> bytes:
-    rows = [[p.start, p.end, p.text, p.context, p.name, p.within] for p in passages]
+    rows = [
+        [p.start, p.end, p.text, p.context, p.name, p.within, p.starts_mid_line, p.ends_mid_line]
+        for p in passages
+    ]
     return zlib.compress(json.dumps(rows).encode("ascii"), 1)  # lone surrogates escaped
 
 
 def _unpack(data: bytes) -> list[Paragraph]:
     rows = json.loads(zlib.decompress(data).decode("ascii"))
     return [
-        Paragraph(int(start), int(end), str(text), str(context), str(name), str(within))
-        for start, end, text, context, name, within in rows
+        Paragraph(
+            int(start), int(end), str(text), str(context), str(name), str(within), *map(bool, cut)
+        )
+        for start, end, text, context, name, within, *cut in rows
     ]

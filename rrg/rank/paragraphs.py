@@ -24,6 +24,10 @@ class Paragraph:
     # nested in it): the passage answers as that function, whose first passage is the one
     # shown (``rrg.rank.entry_points``). Empty elsewhere.
     within: str = ""
+    # A piece of a line longer than a passage (``cut_evenly``): it begins after the line's
+    # start, or ends before the line's end. Printed marked ``[...]`` there, as an excerpt.
+    starts_mid_line: bool = False
+    ends_mid_line: bool = False
 
 
 #: How far back from an even cut a piece of a long line may end, to end after a space.
@@ -71,8 +75,17 @@ def split_paragraphs(text: str) -> list[Paragraph]:
         if size + len(line) > MAX_CHARS:
             # Only a short block (or none) waits: it is cut with this line.
             pieces = cut_evenly("\n".join([*buf, line]))
-            out.append(Paragraph(buf_start, number, pieces[0]))
-            out.extend(Paragraph(number, number, piece) for piece in pieces[1:])
+            last = len(pieces) - 1
+            out.extend(
+                Paragraph(
+                    buf_start if k == 0 else number,
+                    number,
+                    piece,
+                    starts_mid_line=k > 0,
+                    ends_mid_line=k < last,
+                )
+                for k, piece in enumerate(pieces)
+            )
             buf, size = [], 0
             buf_start = number + 1
             continue

@@ -183,7 +183,19 @@ def _readable(value: Any) -> Any:
 
 def _printed(passages: list[Passage]) -> list[tuple[bytes, Paragraph]]:
     """Passages as the command line's renderers take them (``rrg.output.passages``)."""
-    return [(os.fsencode(p.path), Paragraph(p.start_line, p.end_line, p.text)) for p in passages]
+    return [
+        (
+            os.fsencode(p.path),
+            Paragraph(
+                p.start_line,
+                p.end_line,
+                p.text,
+                starts_mid_line=p.starts_mid_line,
+                ends_mid_line=p.ends_mid_line,
+            ),
+        )
+        for p in passages
+    ]
 
 
 def _line(match: LineMatch) -> tuple[str, bool]:

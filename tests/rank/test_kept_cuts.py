@@ -58,6 +58,17 @@ def test_a_kept_cut_reads_back_as_cut_and_an_edit_is_cut_again(tmp_path: Path) -
     assert reader.fresh == {}
 
 
+def test_a_kept_cut_keeps_where_a_long_lines_pieces_begin_and_end(tmp_path: Path) -> None:
+    cache = VectorCache(tmp_path / "root.sqlite")
+    text = _module(12) + "\n\nTABLE = [" + ", ".join(str(k) for k in range(900)) + "]\n"
+    cut = cut_passages(text, "src/table.py")
+    assert any(p.starts_mid_line for p in cut) and any(p.ends_mid_line for p in cut)
+    writer = KeptCuts(cache)
+    writer.keep(cut_passages, "src/table.py", _digest(text), cut)
+    writer.save()
+    assert KeptCuts(cache).find(cut_passages, "src/table.py", _digest(text)) == cut
+
+
 def test_the_scorer_keeps_long_files_and_cuts_short_ones(tmp_path: Path) -> None:
     """score_passages through a KeptCuts: the long file's cut is written once the files are
     cut, the short one's never, and a later query reads back what was cut."""

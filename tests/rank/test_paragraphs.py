@@ -37,6 +37,22 @@ def test_a_single_very_long_line_is_cut_evenly_into_pieces_of_that_line() -> Non
     assert paragraphs[0].end == 1 and paragraphs[-1].text == "end"
 
 
+def test_each_piece_of_a_long_line_says_where_the_line_goes_on() -> None:
+    """What the printer marks [...]: the pieces after the first begin inside the line, the
+    pieces before the last end inside it; whole lines are neither."""
+    text = "intro words\n" + "w " * 1500 + "\nshort line\n\nlast block"
+    paragraphs = split_paragraphs(text)
+    pieces = [p for p in paragraphs if p.end == 2]
+    assert len(pieces) == 3 and pieces[0].start == 1
+    assert [(p.starts_mid_line, p.ends_mid_line) for p in pieces] == [
+        (False, True),
+        (True, True),
+        (True, False),
+    ]
+    whole = [p for p in paragraphs if p.end != 2]
+    assert whole and not any(p.starts_mid_line or p.ends_mid_line for p in whole)
+
+
 def test_a_title_above_a_long_line_is_read_with_its_start() -> None:
     # A title line, then an abstract written as one line: the layout of paper abstracts and
     # of Markdown written a paragraph a line.

@@ -401,6 +401,32 @@ def test_passages_exit_2_where_rgs_listing_failed(
         assert ours.stderr == theirs.stderr, extra
 
 
+def test_a_long_lines_pieces_are_printed_marked_where_the_line_goes_on(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A line longer than a passage is read in pieces: each is printed with [...] where the
+    line goes on, as a line cut to its excerpt is, so no piece reads as the whole line."""
+    root = tmp_path / "long"
+    root.mkdir()
+    line = " ".join(f"lighthouse{k}" for k in range(400))
+    (root / "keepers.txt").write_text(f"The lighthouse keepers.\n{line}\n")
+    out = run(q("lighthouse keepers", "--limit", "0"), root, env)
+    assert out.returncode == 0, out.stderr
+    blocks = re.split(r"^keepers\.txt:\d+-\d+:\n", out.stdout.decode(), flags=re.M)[1:]
+    assert len(blocks) > 2
+    pieces = {block.removesuffix("\n") for block in blocks}
+    first = f"The lighthouse keepers.\n{line[:100]}"
+    # The piece that begins the line: marked at its end only; the one that ends it, at its
+    # start only; those between, at both.
+    assert sum(p.startswith(first) and p.endswith("[...]") for p in pieces) == 1
+    assert sum(p.startswith("[...]") and p.endswith(line[-100:]) for p in pieces) == 1
+    middle = [p for p in pieces if not p.startswith(first) and not p.endswith(line[-100:])]
+    assert all(p.startswith("[...]") and p.endswith("[...]") for p in middle)
+    assert all(p.removeprefix("[...]").removesuffix("[...]") in line for p in middle)
+    heading = run(q("lighthouse keepers", "--limit", "0", "--heading", "-N"), root, env)
+    assert heading.stdout.count(b"[...]") == out.stdout.count(b"[...]")
+
+
 def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
     """--null puts a NUL after each path rrg prints, as rg does: a program splits the
     passages' headings at it."""
