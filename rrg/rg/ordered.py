@@ -440,8 +440,13 @@ class OrderedSearch:
         sep = line_end if counts or not self.args.has("--null") else b"\0"
         for batch in batches(paths):
             proc = subprocess.Popen(
-                self._cmd([], batch), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
+                self._cmd([], batch),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
             )
+            # A file deleted since rg listed it is no error, as in rg's own walk.
+            messages = StderrFilter(proc, set(batch))
             for record in _records(self._stdout(proc), sep):
                 self.write(record)
                 if not record.endswith(sep):
@@ -454,13 +459,14 @@ class OrderedSearch:
                     result.capped = True
                     proc.kill()
                     proc.wait()
+                    result.error |= messages.finish()  # of the files read before the cap
                     if not result.matched:
                         # Zeros alone so far (--include-zero): rg's exit code says whether
                         # any file matched, which one quiet run over the files asks.
                         result.matched = self._any_match(paths)
                     return result
             rc = proc.wait()
-            result.error |= rc == EXIT_ERROR
+            result.error |= rc == EXIT_ERROR and messages.finish()
             result.matched |= rc == EXIT_MATCH
         return result
 
@@ -482,15 +488,19 @@ class OrderedSearch:
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None
         for batch in batches(paths):
-            proc = subprocess.Popen(self._cmd([], batch), stdout=piped, stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                self._cmd([], batch), stdout=piped, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+            )
+            messages = StderrFilter(proc, set(batch))
             if piped:
                 self._relay(proc)
             rc = proc.wait()
             if rc == EXIT_MATCH:
+                messages.finish()  # said, but a match wins under --quiet, as in rg
                 result.matched = True
                 result.error = False
                 return result
-            result.error |= rc == EXIT_ERROR
+            result.error |= rc == EXIT_ERROR and messages.finish()
         return result
 
 

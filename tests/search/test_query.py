@@ -1091,3 +1091,32 @@ def test_every_alternative_spelling_in_rgs_manual_is_known(rg: str) -> None:
     said = re.findall(rb"An alternative spelling for this flag is \\fB((?:\\-|[\w])+)\\fP", manual)
     spellings = {s.replace(b"\\-", b"-").decode() for s in said}
     assert spellings and spellings == set(LONG_ALIASES)
+
+
+@pytest.mark.parametrize(
+    "mode", [[], ["-l"], ["-c"], ["--files-without-match"], ["--quiet"], ["--json"]]
+)
+def test_a_file_deleted_after_the_listing_is_no_error_in_any_mode(
+    tmp_path: Path, env: dict[str, str], mode: list[str]
+) -> None:
+    """As in rg's own walk, a file gone by the time rg reads it is no failure: the answer is
+    the one rg gives where it never was. The preprocessor of the first file read deletes
+    the least relevant one, which rrg listed."""
+    root = tmp_path / "rivers"
+    root.mkdir()
+    for k in range(6):
+        (root / f"river{k}.txt").write_text(
+            "".join(f"The river {k}-{j} flows past farm {j}\n" for j in range(4))
+        )
+    (root / "dry.txt").write_text("no water here\n")
+    victim = root / "victim.txt"
+    script = tmp_path / "deleting-pre"
+    script.write_text(f'#!/bin/sh\n[ "$1" = victim.txt ] || rm -f {victim}\ncat "$1"\n')
+    script.chmod(0o755)
+    args = q("river flows past farm", *mode, "--pre", str(script), "river")
+    gone = run(args, root, env)  # victim.txt never existed
+    victim.write_text("a river\n")
+    ours = run(args, root, env)
+    assert not victim.exists()
+    assert ours.returncode == gone.returncode and b"No such file" not in ours.stderr, ours.stderr
+    assert lines(ours.stdout) == lines(gone.stdout)
