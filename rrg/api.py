@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rrg import defaults
+from rrg import defaults, streams
 from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
 from rrg.rg.binary import find_rg
@@ -162,7 +164,8 @@ class Project:
         _check_limit(limit, "limit")
         plan = self._plan(query, ["--files"], paths, globs, fast, limit or 0)
         notices: list[str] = []
-        _, ranking = rank_candidates(plan, notices.append, order_only=True)
+        with _rg_messages(notices):
+            _, ranking = rank_candidates(plan, notices.append, order_only=True)
         chosen = ranking.ordered[:limit] if limit else ranking.ordered
         total = len(ranking.ordered)
         if len(chosen) < total:
@@ -187,7 +190,8 @@ class Project:
         _check_limit(limit, "limit")
         plan = self._plan(query, ["--files"], paths, globs, fast, limit)
         notices: list[str] = []
-        _, ranking = rank_candidates(plan, notices.append)
+        with _rg_messages(notices):
+            _, ranking = rank_candidates(plan, notices.append)
         # One more than asked: whether the limit held any back.
         found = best_paragraphs(ranking, limit + 1 if limit else _EVERY)
         shown = found[:limit] if limit else found
@@ -232,11 +236,12 @@ class Project:
         if refused is not None:
             raise RrgError(_rg_words(refused.messages, "rg refused the pattern"))
         notices: list[str] = []
-        candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
-        files = searched_files(plan.rg, plan.args, ranking)
         printed = bytearray()
-        run = OrderedRun(plan, files, query, ranking.served, with_filename=True)
-        result = search_in_order(run, printed.extend)
+        with _rg_messages(notices):
+            candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
+            files = searched_files(plan.rg, plan.args, ranking)
+            run = OrderedRun(plan, files, query, ranking.served, with_filename=True)
+            result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]
         return SearchResult(matches, [*notices, *result.facts])
 
@@ -363,6 +368,17 @@ _EVERY = 1 << 30
 
 def _ignore(message: str) -> None:
     """Notices of a ranking whose answer has no place for them (an index build)."""
+
+
+@contextmanager
+def _rg_messages(notices: list[str]) -> Iterator[None]:
+    """What rg says on stderr meanwhile (a folder it cannot read, a file gone or failing
+    its preprocessor), added to ``notices``: the command line prints it on stderr, and the
+    library writes nothing to its caller's stderr."""
+    with streams.captured() as held:
+        yield
+    said = held.err.decode("utf-8", "surrogateescape")
+    notices.extend(line for line in said.splitlines() if line.strip())
 
 
 def _rg_words(messages: bytes, otherwise: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -155,3 +156,16 @@ def make_tree(root: Path, files: int) -> Path:
         text = " ".join(rnd.choice(words) for _ in range(60))
         (root / f"f{k:05d}.txt").write_text(f"{text}\nneedle {k}\n")
     return root
+
+
+def without_root_powers() -> list[str] | None:
+    """A command prefix under which even root obeys file permissions (all capabilities
+    dropped), so a mode-000 file is unreadable; None where that cannot be had."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    prefix = [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+    probe = subprocess.run([*prefix, "true"], capture_output=True)
+    return prefix if probe.returncode == 0 else None

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rrg.rg.args import RgArgs
+from rrg.rg.replies import StderrFilter
 
 
 @dataclass
@@ -22,14 +23,17 @@ def list_candidates(
     rg: str, args: RgArgs, on_paths: Callable[[list[bytes]], None] | None = None
 ) -> Candidates:
     """``rg --files`` with the user's file-selection flags and paths; rg's own messages
-    (a missing path, say) go straight to the user's stderr.
+    (a missing path, say) go where the call's output goes (``rrg.streams``).
 
     ``on_paths`` is given the paths as they come, a block at a time: the caller's work on
     them (stat-ing every file) then runs while rg is still listing, on the other core. A
     thread drains rg's output so that rg never waits on a full pipe meanwhile.
     """
     cmd = [rg, "--files", "--null", *args.file_selection_args(), "--", *args.paths]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    messages = StderrFilter(proc, set())
     assert proc.stdout is not None
     blocks: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     fd = proc.stdout.fileno()
@@ -55,4 +59,6 @@ def list_candidates(
             on_paths([tail])
     reader.join()
     proc.stdout.close()
-    return Candidates(paths, proc.wait() == 2)
+    failed = proc.wait() == 2
+    messages.finish()
+    return Candidates(paths, failed)

@@ -3,14 +3,16 @@ words (the real rg under both), and bad input is an RrgError of one line."""
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 from rrg import api
-from tests.conftest import rrg_cmd, run
+from tests.conftest import rrg_cmd, run, without_root_powers
 
 QUERY = "retry a failed call with backoff"
 
@@ -171,3 +173,30 @@ def test_a_query_holding_lone_surrogates_is_read_as_words(project: api.Project) 
     plain = project.files("retry \ufffd backoff \ufffd").files
     assert plain and project.files("retry \udcff backoff \ud800").files == plain
     assert project.passages("\udcff retry", fast=True).passages
+
+
+def test_what_rg_says_on_stderr_comes_back_as_notices(
+    project_dir: Path, env: dict[str, str]
+) -> None:
+    """A folder rg cannot read: the command line prints rg's message on stderr; the library
+    writes nothing to its caller's stderr and says it among the notices."""
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("running as root without setpriv able to drop capabilities")
+    locked = project_dir / "locked"
+    locked.mkdir()
+    (locked / "notes.txt").write_text("retry with backoff\n")
+    locked.chmod(0)
+    ask = (
+        "import json, sys, rrg.api\n"
+        "p = rrg.api.open_project(sys.argv[1])\n"
+        "print(json.dumps([p.files('retry backoff').notices,"
+        " p.search('retry backoff', 'retry').notices]))\n"
+    )
+    try:
+        done = run([*prefix, sys.executable, "-c", ask, str(project_dir)], project_dir, env)
+    finally:
+        locked.chmod(0o755)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    for notices in json.loads(done.stdout):
+        assert any("locked" in n and "Permission denied" in n for n in notices), notices

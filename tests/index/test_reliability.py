@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, make_tree, q, rrg_cmd, run
+from conftest import ROOT, make_tree, q, rrg_cmd, run, without_root_powers
 from rrg.index.refresh import CHUNK_FILES, FIRST_CHUNK_FILES
 
 
@@ -455,25 +455,10 @@ def test_many_empty_files(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
     assert ours.returncode == 0 and ours.stdout == run([rg, "needle"], tree, env).stdout
 
 
-def _without_root_powers() -> list[str] | None:
-    """A command prefix under which even root obeys file permissions (all capabilities
-    dropped), so a mode-000 file is unreadable; None where that cannot be had."""
-    import shutil
-
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    prefix = [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
-    probe = subprocess.run([*prefix, "true"], capture_output=True)
-    return prefix if probe.returncode == 0 else None
-
-
 def test_unreadable_file_is_reported_as_rg_reports_it(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
-    prefix = _without_root_powers()
+    prefix = without_root_powers()
     if prefix is None:
         pytest.skip("running as root without setpriv able to drop capabilities")
     tree = make_tree(tmp_path / "perm", 20)
