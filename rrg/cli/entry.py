@@ -12,7 +12,7 @@ import os
 import sys
 
 from rrg.cli.argsplit import SplitArgs, split_argv
-from rrg.errors import EXIT_ERROR, RrgError
+from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, RrgError
 from rrg.rg.binary import find_rg
 
 
@@ -27,8 +27,13 @@ def main() -> None:
         sys.exit(EXIT_ERROR)
     from rrg.cli.resident import hand_over
 
-    code = hand_over(argv, split)  # None: no resident process ran it
-    os._exit(flushed(run_here(split) if code is None else code))
+    try:
+        code = hand_over(argv, split)  # None: no resident process ran it
+        if code is None:
+            code = run_here(split)
+    except KeyboardInterrupt:  # Ctrl-C before a search took its signals: no traceback
+        code = EXIT_INTERRUPTED
+    os._exit(flushed(code))
 
 
 def run_here(split: SplitArgs) -> int:
@@ -44,13 +49,17 @@ def run_here(split: SplitArgs) -> int:
         split.rg, patterns = patterns_to_file(split.rg)
     except RrgError:
         patterns = None  # said in its place, once rrg's own options are read
-    from rrg.cli.prestart import start_walk
-
-    walk = start_walk(split)
-    from rrg.cli.app import run
-
     try:
+        # Ctrl-C while the modules load (a third of a second): exit 130 as rrg.cli.app
+        # does once it runs, not with a traceback.
+        from rrg.cli.prestart import start_walk
+
+        walk = start_walk(split)
+        from rrg.cli.app import run
+
         return run(split, walk)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     finally:
         if patterns is not None:
             os.unlink(patterns)

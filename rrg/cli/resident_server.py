@@ -36,6 +36,7 @@ def main() -> None:
         return  # another is starting or serving
     os.ftruncate(lock, 0)
     os.write(lock, f"{os.getpid()}\n".encode())  # which process serves, for a person or a test
+    _signals_as_at_start()
     _preload()
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)  # a socket its last server left behind
@@ -61,6 +62,17 @@ def main() -> None:
     if _still_ours(path, ours):
         os.unlink(path)
         os.unlink(f"{path}.lock")  # held till exit: one started now makes a new one
+
+
+def _signals_as_at_start() -> None:
+    """Signals as a Python started from a terminal meets them, whoever started this one:
+    a script's background job ignores INT and QUIT, nohup HUP, and what the starter ignored
+    would stay ignored in every search forked from here (Ctrl-C at a terminal did nothing).
+    Which signals a search ignores is its caller's to say: the caller passes on only those
+    it does not ignore (``rrg.cli.resident._wait``)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for name in ("SIGQUIT", "SIGHUP", "SIGTERM", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGUSR1"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
 def _preload() -> None:

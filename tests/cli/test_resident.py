@@ -268,3 +268,67 @@ def test_a_signal_the_caller_ignores_stays_ignored(
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert b"sherlock.txt" in out
+
+
+def test_ctrl_c_stops_a_search_whoever_started_the_resident_process(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
+) -> None:
+    """The resident process started by a script's background job (INT and QUIT ignored
+    there) serves a later search at a terminal: Ctrl-C stops that search, as it stops one
+    run in its own process (exit 130)."""
+
+    def as_a_background_job() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+    first = subprocess.run(
+        [*rrg_cmd(), "-q", "Holmes", "--files"],
+        cwd=corpus,
+        env=resident,
+        capture_output=True,
+        preexec_fn=as_a_background_job,
+    )
+    assert first.returncode == 0, first.stderr
+    _server_pid(resident)
+    slow = tmp_path / "rg-slow"
+    started = tmp_path / "slow-started"
+    # rg that takes 30 s: killed, it leaves no process holding the search's pipes.
+    slow.write_text(f"#!/bin/sh\necho $PPID >> {started}\nexec sleep 30\n")
+    slow.chmod(0o755)
+    proc = subprocess.Popen(
+        [*rrg_cmd(), "-q", "Holmes", "Watson"],
+        cwd=corpus,
+        env={**resident, "RRG_RG": str(slow)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert _until(lambda: started.exists() and started.read_text().strip() != "")
+    assert int(started.read_text().split()[0]) != proc.pid  # handed over
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=8) == 130
+
+
+@pytest.mark.parametrize("handed", ["0", "1"])
+def test_ctrl_c_while_rrg_loads_exits_130_without_a_traceback(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], handed: str
+) -> None:
+    """Ctrl-C as soon as the search's first rg starts (rrg's modules still loading in its
+    own process): exit 130, as once it runs, not a Python traceback."""
+    if handed == "1":
+        run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+        _server_pid(resident)
+    slow = tmp_path / "rg-slow"
+    started = tmp_path / "slow-started"
+    slow.write_text(f"#!/bin/sh\necho $PPID >> {started}\nexec sleep 30\n")
+    slow.chmod(0o755)
+    proc = subprocess.Popen(
+        [*rrg_cmd(), "-q", "Holmes", "Watson"],
+        cwd=corpus,
+        env={**resident, "RRG_RESIDENT": handed, "RRG_RG": str(slow)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert _until(lambda: started.exists() and started.read_text().strip() != "", 30)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=8)
+    assert proc.returncode == 130 and b"Traceback" not in err, err
