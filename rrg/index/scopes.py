@@ -30,7 +30,8 @@ class Scope:
     paths: list[bytes]
 
 
-def _folder() -> Path:
+def scope_folder() -> Path:
+    """The folder of the scope files, made if need be (RrgError where it cannot be)."""
     folder = cache_dir() / "scopes"
     try:
         folder.mkdir(exist_ok=True, mode=0o700)
@@ -46,14 +47,14 @@ def _numbered(folder: Path) -> list[tuple[int, Path]]:
 def scope_files() -> list[Path]:
     """Every scope file and sidecar, oldest first."""
     out = []
-    for _, path in _numbered(_folder()):
+    for _, path in _numbered(scope_folder()):
         out += [path, path.with_suffix(".json")]
     return [p for p in out if p.exists()]
 
 
 def prune_scopes(keep: int = MAX_SCOPES) -> None:
     """Delete all but the ``keep`` newest scopes, one pruner at a time."""
-    folder = _folder()
+    folder = scope_folder()
     fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -68,7 +69,7 @@ def prune_scopes(keep: int = MAX_SCOPES) -> None:
 
 def write_scope(query: str, paths: list[bytes]) -> Path:
     """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
-    folder = _folder()
+    folder = scope_folder()
     number = 1 + max((n for n, _ in _numbered(folder)), default=0)
     try:
         while True:

@@ -170,13 +170,14 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
 
 def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
     """RARG's embed_recall: rank the candidates, write the scope, show the entry points."""
-    from rrg.index.scopes import write_scope
+    from rrg.index.scopes import scope_folder, write_scope
     from rrg.output.passages import entry_points
     from rrg.rank.entry_points import best_paragraphs
 
     query = request.query
     if not query.strip():
         raise RrgError("the --recall query is empty: give it a few words saying what you look for")
+    scope_folder()  # where the scope is written: if it cannot be, say so before any work
     args = _listing_args(rg_args, "--recall")
     missing = missing_paths(args)
     for path in missing if not args.has("--no-messages") else []:

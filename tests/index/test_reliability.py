@@ -179,6 +179,21 @@ def test_a_planted_pickle_is_never_loaded(tmp_path: Path, env: dict[str, str]) -
     assert not marker.exists()
 
 
+def test_a_cache_dir_that_cannot_be_made(tmp_path: Path, env: dict[str, str]) -> None:
+    """A search runs in rg's order, saying why in one line; --recall, whose scope file
+    lives there, says so in one line before any work, exit 2."""
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder\n")
+    env = {**env, "RRG_CACHE_DIR": str(taken)}
+    tree = make_tree(tmp_path / "tree", 5)
+    search = run(q("needle", "needle"), tree, env)
+    assert search.returncode == 0 and search.stdout
+    assert search.stderr.count(b"\n") == 1 and b"searching in rg's order" in search.stderr
+    recall = run([*rrg_cmd(), "--recall", "needle"], tree, env)
+    assert recall.returncode == 2 and recall.stdout == b""
+    assert recall.stderr == f"rrg: cannot create the cache dir {taken}: File exists\n".encode()
+
+
 class _Exploit:
     def __init__(self, path: str) -> None:
         self.path = path
