@@ -105,7 +105,7 @@ def _code_key() -> str:
     changes it), the file system this process sees (its root, its mount namespace) and
     its pid namespace; a change to any starts another process, so none runs a search over
     a mix of old modules in memory and new ones on disk, or in another container's folder
-    of the same name."""
+    of the same name. And this process's niceness, which its server's children keep."""
     import contextlib
     import zlib
 
@@ -118,6 +118,9 @@ def _code_key() -> str:
     for space in ("mnt", "pid"):  # the pid's too: the caller signals its child by pid
         with contextlib.suppress(OSError):  # no such namespaces here
             parts.append(os.readlink(f"/proc/self/ns/{space}"))
+    # A search runs at its server's priority, and no process may lower its own: a search
+    # under `nice` gets a server of its niceness, and one at 0 never a niced server.
+    parts.append(f"nice {os.getpriority(os.PRIO_PROCESS, 0)}")
     for folder in sys.path:
         if folder.endswith("-packages"):
             try:
