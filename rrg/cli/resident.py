@@ -105,7 +105,8 @@ def _code_key() -> str:
     changes it), the file system this process sees (its root, its mount namespace) and
     its pid namespace; a change to any starts another process, so none runs a search over
     a mix of old modules in memory and new ones on disk, or in another container's folder
-    of the same name. And this process's niceness, which its server's children keep."""
+    of the same name. And this process's niceness and resource limits, which its server's
+    children keep."""
     import contextlib
     import zlib
 
@@ -118,9 +119,14 @@ def _code_key() -> str:
     for space in ("mnt", "pid"):  # the pid's too: the caller signals its child by pid
         with contextlib.suppress(OSError):  # no such namespaces here
             parts.append(os.readlink(f"/proc/self/ns/{space}"))
-    # A search runs at its server's priority, and no process may lower its own: a search
-    # under `nice` gets a server of its niceness, and one at 0 never a niced server.
+    # A search runs at its server's priority and within its limits, and no process may
+    # lower its own niceness or raise a hard limit: a search under `nice` or `ulimit` gets
+    # a server of its own, and one without them never a niced or limited server.
+    import resource
+
     parts.append(f"nice {os.getpriority(os.PRIO_PROCESS, 0)}")
+    for name in ("AS", "DATA", "RSS", "CPU", "FSIZE", "NOFILE", "STACK", "CORE"):
+        parts.append(f"{name} {resource.getrlimit(getattr(resource, f'RLIMIT_{name}'))}")
     for folder in sys.path:
         if folder.endswith("-packages"):
             try:

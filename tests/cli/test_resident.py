@@ -334,18 +334,27 @@ def test_ctrl_c_while_rrg_loads_exits_130_without_a_traceback(
     assert proc.returncode == 130 and b"Traceback" not in err, err
 
 
-def test_a_search_keeps_its_own_priority(
-    tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
+@pytest.mark.parametrize(
+    ("starter", "asked"),
+    [
+        (["nice", "-n", "10"], "nice"),
+        (["sh", "-c", 'ulimit -v 8000000; exec "$@"', "sh"], "ulimit -v"),
+    ],
+)
+def test_a_search_keeps_its_own_priority_and_limits(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str, starter: list[str], asked: str
 ) -> None:
-    """A resident process started under ``nice`` never serves a search at the normal
-    priority (which it could not give back: no process may lower its own niceness)."""
-    first = run(["nice", "-n", "10", *rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    """A resident process started under ``nice`` or ``ulimit`` never serves a search without
+    them (it could not give them back: no process may lower its own niceness or raise a
+    hard limit)."""
+    first = run([*starter, *rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     assert first.returncode == 0, first.stderr
     _server_pid(resident)
-    logged = tmp_path / "rg-nice"
-    wrapper = tmp_path / "rg-nice-logged"
-    wrapper.write_text(f'#!/bin/sh\nnice >> {logged}\nexec {rg} "$@"\n')
+    logged = tmp_path / "rg-logged-setting"
+    wrapper = tmp_path / "rg-setting-logged"
+    wrapper.write_text(f'#!/bin/sh\n{asked} >> {logged}\nexec {rg} "$@"\n')
     wrapper.chmod(0o755)
     out = run([*rrg_cmd(), "-q", "Holmes", "Watson"], corpus, {**resident, "RRG_RG": str(wrapper)})
     assert out.returncode == 0, out.stderr
-    assert set(logged.read_text().split()) == {"0"}
+    expected = subprocess.run(["sh", "-c", asked], capture_output=True, text=True).stdout
+    assert set(logged.read_text().split()) == {expected.strip()}
