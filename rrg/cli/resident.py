@@ -13,9 +13,10 @@ process dies, the child stops.
 Only searches go there (``-q``, ``--recall``): the rest gain nothing. ``RRG_RESIDENT=0``
 keeps every search in this process. The process serves one user, through a socket in a
 folder only that user may enter; it is keyed by the Python that runs rrg, by rrg's files
-(their sizes and times) and by its site-packages folders' times, so a changed or upgraded
-rrg, or a package installed beside it, starts its own; it exits after ``IDLE_S`` without a
-search or when its socket is removed.
+(their sizes and times), by its site-packages folders' times and by the caller's niceness
+and resource limits, so a changed or upgraded rrg, a package installed beside it, or a
+search under ``nice`` starts its own; it exits after ``IDLE_S`` without a search or when
+its socket is removed.
 
 This module runs before anything heavy loads: the standard library only, and that imported
 only once a search is to be handed over.
