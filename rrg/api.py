@@ -11,8 +11,9 @@ Each method answers as the command line does for the same words (``rrg -q QUERY 
 files (rg's own listing, its ignore rules and the globs given), the same index, the same
 order and the same cap. Paths are relative to the project's folder, with ``/`` between
 names. What the command line says on standard error in ``[rrg: ...]`` lines (an index still
-being built, a cap reached) comes back as ``notices``; bad input raises ``RrgError`` with
-the command line's one-line message. docs/api.md shows every call.
+being built, a cap reached) comes back as ``notices``, and so does what rg says there; bad
+input raises ``RrgError`` with the command line's one-line message. docs/api.md shows every
+call.
 """
 
 from __future__ import annotations
@@ -117,13 +118,15 @@ class SearchResult:
 @dataclass(frozen=True)
 class IndexReport:
     """What bringing the index up to date did: the files rg lists, those read (new or
-    changed), those whose content was unchanged, those removed, and the seconds it took."""
+    changed), those whose content was unchanged, those removed, and the seconds it took;
+    what rg said meanwhile (a folder it cannot read)."""
 
     files: int
     read: int
     unchanged: int
     removed: int
     seconds: float
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -253,10 +256,12 @@ class Project:
 
         served = serve(os.fsencode(self.root), self.model)
         args = parse_rg_command(["--files", "--", os.fspath(self.root)])
-        built = build_index(self.rg, args, served, _ignore, False, os.fspath(self.root))
+        notices: list[str] = []
+        with _rg_messages(notices):
+            built = build_index(self.rg, args, served, _ignore, False, os.fspath(self.root))
         report = built.report
         return IndexReport(
-            report.listed, report.read, report.touched, report.deleted, built.seconds
+            report.listed, report.read, report.touched, report.deleted, built.seconds, notices
         )
 
     def status(self) -> IndexStatus:

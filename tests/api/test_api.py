@@ -190,7 +190,7 @@ def test_what_rg_says_on_stderr_comes_back_as_notices(
     ask = (
         "import json, sys, rrg.api\n"
         "p = rrg.api.open_project(sys.argv[1])\n"
-        "print(json.dumps([p.files('retry backoff').notices,"
+        "print(json.dumps([p.files('retry backoff').notices, p.index().notices,"
         " p.search('retry backoff', 'retry').notices]))\n"
     )
     try:
