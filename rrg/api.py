@@ -254,6 +254,7 @@ class Project:
         from rrg.index.served import serve
         from rrg.search.indexing import build_index
 
+        self._still_there()
         served = serve(os.fsencode(self.root), self.model)
         args = parse_rg_command(["--files", "--", os.fspath(self.root)])
         notices: list[str] = []
@@ -291,6 +292,7 @@ class Project:
     ) -> QueryPlan:
         if not query.strip():
             raise RrgError("the query is empty: give a few words saying what you look for")
+        self._still_there()
         if isinstance(paths, str) or isinstance(globs, str):
             raise RrgError("paths and globs are sequences of strings, not one string")
         for glob in globs:
@@ -322,6 +324,12 @@ class Project:
         if refused is not None:
             raise RrgError(_rg_words(refused.messages, "rg refused the globs"))
         return QueryPlan(self.rg, rg_args, args, request, terminal=False, filenames=True)
+
+    def _still_there(self) -> None:
+        """A project answers only while its folder stands (one removed or renamed since it
+        was opened: rg would list nothing, and the index could not be opened)."""
+        if not self.root.is_dir():
+            raise RrgError(f"{self.root}: the project's folder is gone (removed or renamed)")
 
     def _inside(self, path: str) -> str:
         """A path under the project as an absolute one; outside it, an error."""

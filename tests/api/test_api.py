@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -200,3 +201,26 @@ def test_what_rg_says_on_stderr_comes_back_as_notices(
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     for notices in json.loads(done.stdout):
         assert any("locked" in n and "Permission denied" in n for n in notices), notices
+
+
+def test_a_project_whose_folder_is_gone(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removed after it was opened: each question is an RrgError of one line (index() raised
+    FileNotFoundError; the others answered nothing, rg's message among the notices)."""
+    monkeypatch.setenv("RRG_CACHE_DIR", env["RRG_CACHE_DIR"])
+    folder = tmp_path / "short-lived"
+    folder.mkdir()
+    (folder / "notes.md").write_text("retry with backoff\n")
+    project = api.open_project(folder)
+    assert project.files(QUERY).files
+    shutil.rmtree(folder)
+    calls = (
+        lambda: project.files(QUERY),
+        lambda: project.passages(QUERY),
+        lambda: project.search(QUERY, "retry"),
+        project.index,
+    )
+    for call in calls:
+        with pytest.raises(api.RrgError, match="the project's folder is gone"):
+            call()
