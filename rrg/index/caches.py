@@ -59,15 +59,21 @@ def clear_root(index_path: Path) -> bool:
     waited on is gone and locks the new one (see ``writer_lock``).
     """
     existed = index_path.exists() or vectors_path(index_path).exists()
+    embedding = embed_dir(index_path)
     with writer_lock(index_path) as got:
         if not got:
             raise RrgError(f"cannot clear it: {busy_reason(index_path)}")
-        for path in root_files(index_path):
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-                continue
-            with suppress(FileNotFoundError):
-                path.unlink()
+        # An embedding writes its parts under the embedding lock alone: the folder goes once
+        # none runs (one that did lost its files as it wrote them: an internal error).
+        with writer_lock(embedding) as free:
+            if not free:
+                raise RrgError(f"cannot clear it while it is embedded: {busy_reason(embedding)}")
+            for path in root_files(index_path):
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                    continue
+                with suppress(FileNotFoundError):
+                    path.unlink()
     return existed
 
 

@@ -127,6 +127,7 @@ def test_a_scope_folder_that_cannot_be_made_is_one_line_exit_2(
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "scopes").write_text("a file where the scope folder goes")
     tree = make_tree(tmp_path / "sc", 5)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
     out = run([*rrg_cmd(), "--recall", "needle", "--paragraphs", "0", "--fast"], tree, env)
     assert out.returncode == 2 and out.stdout == b""
     assert (
@@ -370,3 +371,24 @@ def test_sizes_count_what_is_there_and_nothing_for_what_went(tmp_path: Path) -> 
     wal.unlink()
     assert bytes_on_disk(wal) == 0
     assert bytes_on_disk(tmp_path / "never.sqlite.embed") == 0
+
+
+def test_clear_waits_for_an_embedding_and_leaves_all_while_one_runs(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """An embedding writes its parts under the embedding lock alone: --index-clear took the
+    writer lock only and removed the folder under it (the embedding then failed with an
+    internal error). Now it waits for the embedding lock, and fails in one line, removing
+    nothing, where it cannot have it."""
+    tree = make_tree(tmp_path / "embedding", 20)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    index = Path(_status(tree, env).split("file: ")[1].splitlines()[0])
+    fd = _hold_writer_lock(Path(f"{index}.embed"))
+    try:
+        out = run([*rrg_cmd(), "--index-clear", "."], tree, {**env, "RRG_INDEX_BUSY_S": "0.5"})
+    finally:
+        os.close(fd)
+    assert out.returncode == 2 and out.stderr.count(b"\n") == 1, out.stderr
+    assert b"cannot clear it while it is embedded" in out.stderr and index.exists()
+    cleared = run([*rrg_cmd(), "--index-clear", "."], tree, env)
+    assert cleared.returncode == 0 and not index.exists(), cleared.stderr
