@@ -18,6 +18,8 @@ from rrg.index.store import (
     builder_running,
     busy_reason,
     segments_dir,
+    stop_builder,
+    writer_busy,
     writer_lock,
     writer_lock_path,
 )
@@ -52,8 +54,9 @@ def root_files(index_path: Path) -> list[Path]:
     return [p for p in names if p.exists()]
 
 
-def clear_root(index_path: Path) -> bool:
-    """Delete every file of the root while holding its writer lock; True if any existed.
+def clear_root(index_path: Path) -> tuple[bool, bool]:
+    """Delete every file of the root while holding its writer lock; whether any existed,
+    and whether the background job a search started was stopped for it.
 
     The lock file goes last, still held: a process waiting on it notices that the file it
     waited on is gone and locks the new one (see ``writer_lock``).
@@ -64,7 +67,10 @@ def clear_root(index_path: Path) -> bool:
         if not got:
             raise RrgError(f"cannot clear it: {busy_reason(index_path)}")
         # An embedding writes its parts under the embedding lock alone: the folder goes once
-        # none runs (one that did lost its files as it wrote them: an internal error).
+        # none runs (one that did lost its files as it wrote them: an internal error). The
+        # job a search started ahead may embed for minutes: it is stopped, as what it
+        # computes is cleared anyway (the next search starts another).
+        stopped = writer_busy(embedding) and stop_builder(index_path)
         with writer_lock(embedding) as free:
             if not free:
                 raise RrgError(f"cannot clear it while it is embedded: {busy_reason(embedding)}")
@@ -74,7 +80,7 @@ def clear_root(index_path: Path) -> bool:
                     continue
                 with suppress(FileNotFoundError):
                     path.unlink()
-    return existed
+    return existed, stopped
 
 
 def bytes_on_disk(path: Path) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -266,9 +267,29 @@ def builder_lock(path: Path) -> Iterator[bool]:
         except BlockingIOError:
             yield False
             return
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())  # which process builds: --index-clear asks
         yield True
     finally:
         os.close(fd)
+
+
+def stop_builder(path: Path) -> bool:
+    """Stop the background build of index ``path`` (TERM to the process its lock names),
+    where one holds the lock now and is rrg's ``--index``; whether one was asked to stop."""
+    if not builder_running(path):
+        return False
+    try:
+        pid = int(builder_lock_path(path).read_text().split()[0])
+        # The pid is checked to be an rrg --index before it is signalled: never another
+        # process that took a dead builder's pid.
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if b"rrg" not in command or b"--index" not in command:
+            return False
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError, IndexError):
+        return False
+    return True
 
 
 def builder_running(path: Path) -> bool:

@@ -39,8 +39,10 @@ def not_its_own_index(where: str, root: bytes) -> None:
     )
 
 
-def index_cleared(where: str, removed: bool) -> None:
-    stdout.say(f"removed the index of {where}" if removed else f"no index for {where}")
+def index_cleared(where: str, removed: bool, stopped_job: bool = False) -> None:
+    said = f"removed the index of {where}" if removed else f"no index for {where}"
+    stopped = " (and stopped the background job that was embedding it)" if stopped_job else ""
+    stdout.say(said + stopped)
 
 
 def not_indexed(where: str) -> None:

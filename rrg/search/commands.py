@@ -296,7 +296,8 @@ def index_clear_command(rg_args: list[str], request: SearchRequest) -> int:
     if root != target.asked:
         reports.not_its_own_index(where, root)
         return EXIT_MATCH
-    reports.index_cleared(where, caches.clear_root(target.served.index_path))
+    existed, stopped = caches.clear_root(target.served.index_path)
+    reports.index_cleared(where, existed, stopped)
     return EXIT_MATCH
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -392,3 +394,35 @@ def test_clear_waits_for_an_embedding_and_leaves_all_while_one_runs(
     assert b"cannot clear it while it is embedded" in out.stderr and index.exists()
     cleared = run([*rrg_cmd(), "--index-clear", "."], tree, env)
     assert cleared.returncode == 0 and not index.exists(), cleared.stderr
+
+
+def test_clear_stops_the_background_job_embedding_it(tmp_path: Path, env: dict[str, str]) -> None:
+    """The job a search started ahead embeds for minutes: --index-clear stops it (it holds
+    the root's builder lock, naming its pid) rather than wait for it, and says so."""
+    tree = make_tree(tmp_path / "job", 20)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    index = Path(_status(tree, env).split("file: ")[1].splitlines()[0])
+    held = tmp_path / "held"
+    job_code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from rrg.index.store import builder_lock, writer_lock\n"
+        "index = Path(sys.argv[1])\n"
+        "with builder_lock(index), writer_lock(Path(f'{index}.embed')):\n"
+        f"    Path({str(held)!r}).write_text('1')\n"
+        "    time.sleep(60)\n"
+    )
+    # Named as the job is (python -m rrg --index ...): only such a process is stopped.
+    job = subprocess.Popen([sys.executable, "-c", job_code, str(index), "rrg", "--index"])
+    try:
+        deadline = time.monotonic() + 30
+        while not held.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        out = run([*rrg_cmd(), "--index-clear", "."], tree, {**env, "RRG_INDEX_BUSY_S": "20"})
+        assert job.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        job.kill()
+        job.wait()
+    assert out.returncode == 0, out.stderr
+    assert b"stopped the background job that was embedding it" in out.stdout
+    assert not index.exists()
