@@ -70,25 +70,20 @@ def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
     # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault of the
     # pattern; it runs on the real files, where rg reports its failures.
     no_pre = ["--no-pre"] if args.has("--pre") else []
-    done = subprocess.run(
-        rg_over(rg, args, [os.devnull], no_pre),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    if done.returncode != EXIT_ERROR or os.fsencode(os.devnull) in done.stderr:
-        return None
-    return Refusal(done.returncode, done.stderr)
+    return _refused(rg_over(rg, args, [os.devnull], no_pre))
 
 
 def selection_refusal(rg: str, args: RgArgs) -> Refusal | None:
     """rg's error for the flags that choose files (a bad glob, a bad --type-add), or None
     where rg accepts them: ``rg --files`` with them over nothing."""
+    return _refused([rg, "--files", *args.file_selection_args(), "--", os.devnull])
+
+
+def _refused(cmd: list[str]) -> Refusal | None:
+    """rg run over the empty file: its refusal, or None where it ran (an error about the
+    empty file itself is no refusal of the flags)."""
     done = subprocess.run(
-        [rg, "--files", *args.file_selection_args(), "--", os.devnull],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     if done.returncode != EXIT_ERROR or os.fsencode(os.devnull) in done.stderr:
         return None

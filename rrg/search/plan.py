@@ -49,13 +49,17 @@ class SearchRequest:
 def readable_words(text: str) -> str:
     """Text to read as words: a lone surrogate (a byte that is no UTF-8, as Python decodes
     argv, or a JSON ``\\udcff``), which no tokenizer takes, read as U+FFFD."""
-    if text.isascii():
-        return text
+    return text if text.isascii() else held_bytes(text).decode("utf-8", "replace")
+
+
+def held_bytes(text: str) -> bytes:
+    """The bytes a text holds: a byte that is no UTF-8, held as a lone surrogate
+    (``os.fsdecode``, argv), given back; a surrogate no byte made (a JSON ``\\ud800``)
+    written as UTF-8 would write it."""
     try:
-        raw = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate no byte made
-        raw = text.encode("utf-8", "surrogatepass")
-    return raw.decode("utf-8", "replace")
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from rrg.errors import RrgError
 from rrg.excerpt import char_offset, cut_text
 from rrg.output.passages import PassageStyle, entry_points, most_relevant, passage_blocks
 from rrg.rank.paragraphs import Paragraph
+from rrg.search.plan import held_bytes
 
 #: Characters an answer holds at most (about 5,000 tokens), then a notice says what was cut.
 MAX_CHARS = 20_000
@@ -167,13 +168,7 @@ def _readable(value: Any) -> Any:
     which JSON cannot carry (the SDK's serialiser failed on it and the call never got its
     answer); the escape says which byte stood there."""
     if isinstance(value, str):
-        if value.isascii():
-            return value
-        try:
-            raw = value.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:  # a surrogate no byte made
-            raw = value.encode("utf-8", "surrogatepass")
-        return raw.decode("utf-8", "backslashreplace")
+        return value if value.isascii() else held_bytes(value).decode("utf-8", "backslashreplace")
     if isinstance(value, dict):
         return {key: _readable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -122,10 +122,7 @@ def test_the_caller_killed_stops_the_search(
     and rrg dies by TERM, as a search in its own process does."""
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     _server_pid(resident)
-    slow = tmp_path / "rg-slow"
-    started = tmp_path / "slow-started"
-    slow.write_text(f'#!/bin/sh\necho $PPID > {started}\nsleep 10\nexec {rg} "$@"\n')
-    slow.chmod(0o755)
+    slow, started = _slow_rg(tmp_path, f'sleep 10\nexec {rg} "$@"')
     proc = subprocess.Popen(
         [*rrg_cmd(), "-q", "Holmes", "Watson"],
         cwd=corpus,
@@ -133,10 +130,7 @@ def test_the_caller_killed_stops_the_search(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 30
-    while not (started.exists() and started.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    searcher = int(started.read_text())  # the process that runs the search's rg
+    searcher = _first_searcher(started, 30)  # the process that runs the search's rg
     assert searcher != proc.pid  # handed over
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) == -signal.SIGTERM
@@ -215,15 +209,28 @@ def _until(check: Callable[[], bool], seconds: float = 10) -> bool:
     return True
 
 
+def _slow_rg(tmp_path: Path, then: str) -> tuple[Path, Path]:
+    """An rg that writes its parent's pid (the process running the search) to a file, then
+    runs ``then``; (the wrapper, that file)."""
+    slow = tmp_path / "rg-slow"
+    started = tmp_path / "slow-started"
+    slow.write_text(f"#!/bin/sh\necho $PPID >> {started}\n{then}\n")
+    slow.chmod(0o755)
+    return slow, started
+
+
+def _first_searcher(started: Path, seconds: float = 10) -> int:
+    """The pid the slow rg wrote first, once it has written one."""
+    assert _until(lambda: started.exists() and started.read_text().strip() != "", seconds)
+    return int(started.read_text().split()[0])
+
+
 def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
     tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
 ) -> None:
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     _server_pid(resident)
-    slow = tmp_path / "rg-slow"
-    started = tmp_path / "slow-started"
-    slow.write_text(f'#!/bin/sh\necho $PPID >> {started}\nsleep 1\nexec {rg} "$@"\n')
-    slow.chmod(0o755)
+    slow, started = _slow_rg(tmp_path, f'sleep 1\nexec {rg} "$@"')
     # A process group of its own in this session: the kernel discards a stop signal sent
     # to a group that no parent in the session watches (an orphaned one, as a test run in
     # the background is), and the caller, seeing it discarded, goes on with its child.
@@ -235,8 +242,7 @@ def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
         stderr=subprocess.PIPE,
         process_group=0,
     )
-    assert _until(lambda: started.exists() and started.read_text().strip() != "")
-    searcher = int(started.read_text().split()[0])
+    searcher = _first_searcher(started)
     proc.send_signal(signal.SIGTSTP)
     assert _until(lambda: _state(proc.pid) == "T" and _state(searcher) == "T")
     proc.send_signal(signal.SIGCONT)
@@ -251,10 +257,7 @@ def test_a_signal_the_caller_ignores_stays_ignored(
     """Under nohup a search ignores HUP; handed over, it still does."""
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     _server_pid(resident)
-    slow = tmp_path / "rg-slow"
-    started = tmp_path / "slow-started"
-    slow.write_text(f'#!/bin/sh\necho $PPID >> {started}\nsleep 1\nexec {rg} "$@"\n')
-    slow.chmod(0o755)
+    slow, started = _slow_rg(tmp_path, f'sleep 1\nexec {rg} "$@"')
     proc = subprocess.Popen(
         ["nohup", *rrg_cmd(), "-q", "Holmes", "--files"],
         cwd=corpus,
@@ -262,8 +265,7 @@ def test_a_signal_the_caller_ignores_stays_ignored(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert _until(lambda: started.exists() and started.read_text().strip() != "")
-    assert int(started.read_text().split()[0]) != proc.pid  # handed over
+    assert _first_searcher(started) != proc.pid  # handed over
     proc.send_signal(signal.SIGHUP)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
@@ -290,11 +292,8 @@ def test_ctrl_c_stops_a_search_whoever_started_the_resident_process(
     )
     assert first.returncode == 0, first.stderr
     _server_pid(resident)
-    slow = tmp_path / "rg-slow"
-    started = tmp_path / "slow-started"
     # rg that takes 30 s: killed, it leaves no process holding the search's pipes.
-    slow.write_text(f"#!/bin/sh\necho $PPID >> {started}\nexec sleep 30\n")
-    slow.chmod(0o755)
+    slow, started = _slow_rg(tmp_path, "exec sleep 30")
     proc = subprocess.Popen(
         [*rrg_cmd(), "-q", "Holmes", "Watson"],
         cwd=corpus,
@@ -302,8 +301,7 @@ def test_ctrl_c_stops_a_search_whoever_started_the_resident_process(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    assert _until(lambda: started.exists() and started.read_text().strip() != "")
-    assert int(started.read_text().split()[0]) != proc.pid  # handed over
+    assert _first_searcher(started) != proc.pid  # handed over
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=8) == 130
 
@@ -317,10 +315,7 @@ def test_ctrl_c_while_rrg_loads_exits_130_without_a_traceback(
     if handed == "1":
         run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
         _server_pid(resident)
-    slow = tmp_path / "rg-slow"
-    started = tmp_path / "slow-started"
-    slow.write_text(f"#!/bin/sh\necho $PPID >> {started}\nexec sleep 30\n")
-    slow.chmod(0o755)
+    slow, started = _slow_rg(tmp_path, "exec sleep 30")
     proc = subprocess.Popen(
         [*rrg_cmd(), "-q", "Holmes", "Watson"],
         cwd=corpus,
@@ -328,7 +323,7 @@ def test_ctrl_c_while_rrg_loads_exits_130_without_a_traceback(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    assert _until(lambda: started.exists() and started.read_text().strip() != "", 30)
+    _first_searcher(started, 30)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=8)
     assert proc.returncode == 130 and b"Traceback" not in err, err
