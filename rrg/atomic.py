@@ -4,6 +4,7 @@ half of it."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import tempfile
@@ -42,10 +43,40 @@ def new_folder(parent: Path, name: str) -> Iterator[Path]:
 
 
 def save_array(path: Path, array: object) -> None:
-    """One ``.npy`` file, synced before the folder holding it is renamed into place."""
+    """One ``.npy`` file (``np.save``'s bytes), synced before the folder holding it is
+    renamed into place."""
     import numpy as np  # a leaf the pass-through path imports: numpy only when called
 
+    data = np.ascontiguousarray(array)
     with open(path, "wb") as fh:
-        np.save(fh, np.ascontiguousarray(array), allow_pickle=False)
+        # Not np.save: on a real file it writes with ndarray.tofile, whose failure on a
+        # full disk carries no errno ("38260 requested and 17904 written"); a write of
+        # the buffer says "No space left on device".
+        np.lib.format.write_array_header_1_0(fh, np.lib.format.header_data_from_array_1_0(data))
+        if data.size:  # a view with a zero in its shape cannot be cast to bytes
+            fh.write(data.data.cast("B"))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+#: Below this much free space on a write's disk, a failed write names it: SQLite says only
+#: "disk I/O error" where the disk is full.
+LOW_SPACE = 64 << 20
+
+
+def write_failure(err: Exception, where: Path) -> str:
+    """Why a write under ``where`` failed, in the words a person acts on: the system's, and
+    the space its disk has left where that is low or the error says so."""
+    said = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    full = isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
+    folder = where
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # the space of the disk it would have been made on
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return said
+    if full or free < LOW_SPACE:
+        room = f"{free / 1e6:.1f} MB" if free >= 100_000 else f"{free / 1e3:.1f} KB"
+        return f"{said}; the disk holding {where} has {room} free"
+    return said

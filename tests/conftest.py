@@ -169,3 +169,47 @@ def without_root_powers() -> list[str] | None:
     prefix = [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     probe = subprocess.run([*prefix, "true"], capture_output=True)
     return prefix if probe.returncode == 0 else None
+
+
+def model_that_fails_on_long_inputs(folder: Path, positions: int = 4) -> None:
+    """A tiny ONNX model that runs on 3-token inputs (so its static table can be made) and
+    fails on anything longer than ``positions`` tokens, as a model can fail mid-query
+    (given 256, on nothing rrg gives it: a fast model of 8 dimensions)."""
+    import json
+
+    import numpy as np
+
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    tensors = [
+        numpy_helper.from_array(rng.standard_normal((30522, 8)).astype(np.float32), "emb"),
+        numpy_helper.from_array(rng.standard_normal((positions, 8)).astype(np.float32), "pos"),
+        numpy_helper.from_array(np.array(0, np.int64), "zero"),
+        numpy_helper.from_array(np.array(1, np.int64), "one"),
+    ]
+    nodes = [
+        helper.make_node("Gather", ["emb", "input_ids"], ["tok"]),
+        helper.make_node("Shape", ["input_ids"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
+        helper.make_node("Range", ["zero", "seq", "one"], ["idx"]),
+        helper.make_node("Gather", ["pos", "idx"], ["p"]),
+        helper.make_node("Add", ["tok", "p"], ["last_hidden_state"]),
+    ]
+    ints = [
+        helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "s"])
+        for name in ("input_ids", "attention_mask")
+    ]
+    out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 8])
+    model = helper.make_model(
+        helper.make_graph(nodes, "tiny", ints, [out], tensors),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    model.ir_version = 8
+    folder.mkdir()
+    onnx.save(model, str(folder / "model.onnx"))
+    tokenizer = ROOT / "rrg" / "data" / "minilm-tokenizer.json"
+    shutil.copy(tokenizer, folder / "tokenizer.json")
+    meta = {"name": "fails-on-long-input", "dims": 8, "pooling": "mean", "max_tokens": 256}
+    (folder / "rrg-model.json").write_text(json.dumps(meta))

@@ -5,6 +5,7 @@ Every failure becomes one ``rrg: ...`` line and exit code 2 here, in one place.
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 
 def warn(message: str) -> None:
     streams.err(f"rrg: {message}\n".encode())
+
+
+#: Errors of the machine, not of rrg: a full disk or quota, a read-only file system.
+_THE_SYSTEMS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
 
 
 def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
@@ -51,7 +56,12 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the one place that turns a bug into a message
         if os.environ.get("RRG_DEBUG"):
             raise
-        warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
+        if isinstance(err, OSError) and err.errno in _THE_SYSTEMS:
+            # A write that no layer said more of: the system's fault, not rrg's.
+            named = f": {os.fsdecode(err.filename)}" if err.filename else ""
+            warn(f"{err.strerror}{named}")
+        else:
+            warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
         return EXIT_ERROR
     finally:
         if walk is not None:

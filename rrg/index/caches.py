@@ -9,6 +9,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
+from rrg.atomic import write_failure
 from rrg.errors import RrgError
 from rrg.index.embedded import embed_dir
 from rrg.index.scopes import scope_files
@@ -61,6 +62,14 @@ def clear_root(index_path: Path) -> tuple[bool, bool]:
     The lock file goes last, still held: a process waiting on it notices that the file it
     waited on is gone and locks the new one (see ``writer_lock``).
     """
+    try:
+        return _clear_root(index_path)
+    except OSError as err:  # a cache made read-only: its lock cannot even be opened
+        reason = write_failure(err, index_path.parent)
+        raise RrgError(f"cannot clear index {index_path.name}: {reason}") from err
+
+
+def _clear_root(index_path: Path) -> tuple[bool, bool]:
     existed = index_path.exists() or vectors_path(index_path).exists()
     embedding = embed_dir(index_path)
     with writer_lock(index_path) as got:

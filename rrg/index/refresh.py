@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import array
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +21,7 @@ import numpy as np
 import xxhash
 
 from rrg import timings
+from rrg.atomic import write_failure
 from rrg.environment import index_busy_s
 from rrg.index.compact import compact
 from rrg.index.definitions import defined_names, definition_terms
@@ -304,8 +306,27 @@ def refresh(
     With a ``deadline`` (``time.monotonic()``), the refresh registers what it has read by
     then and stops; the files left have no row, and ``report.left`` counts them. A process
     that cannot get the writer lock in time (``RRG_INDEX_BUSY_S``, or the deadline where
-    it comes first) gets ``IndexBusy``, which holds the index as it stands.
+    it comes first) gets ``IndexBusy``, which holds the index as it stands. One that
+    cannot write it (a full disk, a cache dir made read-only) gets ``IndexUnavailable``
+    saying why; what was registered before stays whole (SQLite's transactions, segments
+    renamed into place once written).
     """
+    try:
+        return _refresh(index_path, root, listing, encoder, warn, progress, deadline)
+    except (OSError, sqlite3.Error) as err:
+        reason = write_failure(err, index_path.parent)
+        raise IndexUnavailable(f"index {index_path.name}: {reason}") from err
+
+
+def _refresh(
+    index_path: Path,
+    root: Path,
+    listing: Listing,
+    encoder: Encoder,
+    warn: Warn,
+    progress: Progress | None,
+    deadline: float | None,
+) -> tuple[IndexView, np.ndarray, RefreshReport]:
     report = RefreshReport(listed=len(listing.paths))
     table = static_table(encoder)
     vocab = table.shape[0]

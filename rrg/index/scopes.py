@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrg.atomic import atomic_write_bytes
+from rrg.atomic import atomic_write_bytes, write_failure
 from rrg.cachedir import cache_dir
 from rrg.errors import RrgError
 
@@ -71,6 +71,7 @@ def write_scope(query: str, paths: list[bytes]) -> Path:
     """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
     folder = scope_folder()
     number = 1 + max((n for n, _ in _numbered(folder)), default=0)
+    claimed = None
     try:
         while True:
             target = folder / f"scope-{number}.txt"
@@ -81,13 +82,19 @@ def write_scope(query: str, paths: list[bytes]) -> Path:
                 number += 1
                 continue
             os.close(fd)
+            claimed = target
             break
         sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
         atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
         atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
         prune_scopes()
     except OSError as err:
-        raise RrgError(f"cannot write a scope file in {folder}: {err.strerror or err}") from err
+        if claimed is not None:  # a later --scope-file would read it as a scope of nothing
+            for doomed in (claimed.with_suffix(".json"), claimed):
+                with contextlib.suppress(FileNotFoundError):
+                    doomed.unlink()
+        reason = write_failure(err, folder)
+        raise RrgError(f"cannot write a scope file in {folder}: {reason}") from err
     return target
 
 

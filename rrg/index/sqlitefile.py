@@ -34,8 +34,14 @@ def create_once(path: Path, statements: Iterable[str], version: int = 0) -> None
                 db.execute(statement)
             db.execute(f"PRAGMA user_version={int(version)}")
             db.execute("COMMIT")
+            # The log folded into the file here, where a failure raises: at close SQLite
+            # folds it or, on a full disk, silently does not, and the log is deleted below
+            # (the file renamed into place was then a damaged one).
+            busy, logged, folded = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy or logged != folded:
+                raise sqlite3.OperationalError(f"cannot finish {path.name}: its log stays")
         finally:
-            db.close()  # the last connection folds the log back and removes it
+            db.close()  # the last connection removes the log
         # No registry, so no reader: a log beside the path is a writer's, killed while
         # deleting the file, and SQLite would replay it into this one.
         for stale in (f"{path}-wal", f"{path}-shm"):
@@ -46,3 +52,18 @@ def create_once(path: Path, statements: Iterable[str], version: int = 0) -> None
         for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(leftover)
+
+
+def connect(path: Path, timeout: float) -> sqlite3.Connection:
+    """``path`` opened for the statements of its reader or writer. On a read-only file
+    system (a cache mounted read-only: a container's, a CI runner's restored cache) it is
+    opened immutable: a WAL-mode file's reader must otherwise make a ``-shm`` file beside
+    it, which fails there, and nobody can write the file meanwhile."""
+    try:
+        read_only = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    if read_only:
+        uri = f"{Path(path).absolute().as_uri()}?mode=ro&immutable=1"
+        return sqlite3.connect(uri, timeout=timeout, isolation_level=None, uri=True)
+    return sqlite3.connect(str(path), timeout=timeout, isolation_level=None)

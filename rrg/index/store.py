@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.atomic import write_failure
 from rrg.environment import index_busy_s
-from rrg.index.sqlitefile import create_once
+from rrg.index.sqlitefile import connect, create_once
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
 FORMAT_VERSION = 14
@@ -72,7 +73,7 @@ class IndexStore:
             create_once(path, _statements(), FORMAT_VERSION)
         elif not path.exists():
             raise FileNotFoundError(path)
-        self.db = sqlite3.connect(str(path), timeout=index_busy_s(), isolation_level=None)
+        self.db = connect(path, index_busy_s())
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != FORMAT_VERSION:
@@ -191,7 +192,7 @@ def open_store(path: Path, warn: Callable[[str], None]) -> IndexStore:
         reason = str(err)
     except sqlite3.Error as err:
         if not is_damage(err):
-            raise IndexUnavailable(f"index {path.name}: {err}") from err
+            raise IndexUnavailable(f"index {path.name}: {write_failure(err, path.parent)}") from err
         reason = str(err)
     warn(f"index {path.name} cannot be read as it is ({reason}); rebuilding it")
     remove_index(path)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from rrg.environment import index_busy_s
-from rrg.index.sqlitefile import create_once
+from rrg.index.sqlitefile import connect, create_once
 from rrg.index.store import is_damage, writer_lock
 
 #: Bounds a user should never notice: 256 MB holds about 330,000 MiniLM vectors (float16).
@@ -111,9 +111,7 @@ class VectorCache:
 
     def _connect(self) -> sqlite3.Connection:
         """The open file; a reader never writes to it (see ``rrg.index.sqlitefile``)."""
-        return sqlite3.connect(
-            str(self.path), timeout=min(10, index_busy_s()), isolation_level=None
-        )
+        return connect(self.path, min(10, index_busy_s()))
 
     def get(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         return self.read(model, keys)[0]

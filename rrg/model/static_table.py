@@ -35,7 +35,7 @@ def static_table(
     its own position; the table is centred and reduced by PCA. Computed once per model and
     machine (about 15 s on 2 cores for MiniLM) and kept where every cache dir reads it.
     """
-    from rrg.atomic import atomic_write_bytes
+    from rrg.atomic import atomic_write_bytes, write_failure
 
     cache = static_table_path(encoder.spec)
     if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)
@@ -94,8 +94,15 @@ def static_table(
 
     buf = io.BytesIO()
     np.save(buf, table, allow_pickle=False)
-    atomic_write_bytes(cache, buf.getvalue())
-    _TABLES[str(cache)] = table
+    _TABLES[str(cache)] = table  # this process may use it, kept or not
+    try:
+        atomic_write_bytes(cache, buf.getvalue())
+    except OSError as err:
+        raise RrgError(
+            f"cannot keep the model's static table in {cache.parent}: "
+            f"{write_failure(err, cache.parent)} (it needs {len(buf.getvalue()) / 1e6:.0f} MB; "
+            "RRG_PREPARED_DIR may name another folder)"
+        ) from err
     return table
 
 

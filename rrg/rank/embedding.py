@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.atomic import write_failure
 from rrg.environment import env_number
 from rrg.errors import RrgError
 from rrg.index.caches import bytes_on_disk
@@ -119,7 +121,25 @@ def embed_root(
     (``--embed``) waits for it, however long, told so through ``notice``, and then embeds
     what is left (nothing, unless the job was stopped); any other caller (``rrg --index``
     of an embedded root) leaves the embedding to the job at once, raising
-    ``EmbeddingBusy``. Another holder is waited for ``RRG_INDEX_BUSY_S``."""
+    ``EmbeddingBusy``. Another holder is waited for ``RRG_INDEX_BUSY_S``. Where a part
+    cannot be written (a full disk), ``RrgError`` says why; the parts saved before stay."""
+    parent = embed_dir(served.index_path)
+    try:
+        return _embed_root(served, view, rows, show_progress, asked, notice)
+    except (OSError, sqlite3.Error) as err:
+        where = os.fsdecode(served.root)
+        reason = write_failure(err, parent)
+        raise RrgError(f"cannot write the embedding index of {where}: {reason}") from err
+
+
+def _embed_root(
+    served: ServedRoot,
+    view: IndexView,
+    rows: np.ndarray,
+    show_progress: bool,
+    asked: bool,
+    notice: Callable[[str], None],
+) -> EmbedReport:
     encoder, index_path = served.encoder, served.index_path
     parent = embed_dir(index_path)
     model = embedding_model(encoder.spec)

@@ -265,7 +265,13 @@ def _refreshed_index(
     can serve (then rg's order does)."""
     warn = settings.warn
     rel = listing.paths if listing is not None else relative_to(served.root, printed)
-    served.prepare_model(settings.show_progress)  # once a machine: not the index's time
+    try:
+        served.prepare_model(settings.show_progress)  # once a machine: not the index's time
+    except ModelError:
+        raise
+    except RrgError as err:  # its table cannot be kept (a full disk): the next search tries
+        warn(f"{err}; searching in rg's order")
+        return None
     wait = settings.index_wait
     deadline = None if wait is None else time.monotonic() + wait
     try:

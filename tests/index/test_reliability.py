@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, make_tree, q, rrg_cmd, run, without_root_powers
+from conftest import (
+    ROOT,
+    make_tree,
+    model_that_fails_on_long_inputs,
+    q,
+    rrg_cmd,
+    run,
+    without_root_powers,
+)
 from rrg.index.refresh import CHUNK_FILES, FIRST_CHUNK_FILES
 
 
@@ -311,7 +319,7 @@ def test_a_bad_model_description_is_one_line_exit_2(
 ) -> None:
     """rrg-model.json, beside an imported model, written or edited by hand."""
     model = tmp_path / "model"
-    _model_that_fails_on_long_inputs(model)
+    model_that_fails_on_long_inputs(model)
     (model / "rrg-model.json").write_text(meta)
     tree = make_tree(tmp_path / "tree", 5)
     out = run(q("needle", "--model", str(model), "needle"), tree, env)
@@ -491,56 +499,12 @@ def test_unreadable_file_is_reported_as_rg_reports_it(
         locked.chmod(0o600)
 
 
-def _model_that_fails_on_long_inputs(folder: Path) -> None:
-    """A tiny ONNX model that runs on 3-token inputs (so its static table can be made) and
-    fails on anything longer than 4 tokens, as a model can fail mid-query."""
-    import json
-    import shutil
-
-    import numpy as np
-
-    onnx = pytest.importorskip("onnx")
-    from onnx import TensorProto, helper, numpy_helper
-
-    rng = np.random.default_rng(0)
-    tensors = [
-        numpy_helper.from_array(rng.standard_normal((30522, 8)).astype(np.float32), "emb"),
-        numpy_helper.from_array(rng.standard_normal((4, 8)).astype(np.float32), "pos"),
-        numpy_helper.from_array(np.array(0, np.int64), "zero"),
-        numpy_helper.from_array(np.array(1, np.int64), "one"),
-    ]
-    nodes = [
-        helper.make_node("Gather", ["emb", "input_ids"], ["tok"]),
-        helper.make_node("Shape", ["input_ids"], ["shape"]),
-        helper.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
-        helper.make_node("Range", ["zero", "seq", "one"], ["idx"]),
-        helper.make_node("Gather", ["pos", "idx"], ["p"]),
-        helper.make_node("Add", ["tok", "p"], ["last_hidden_state"]),
-    ]
-    ints = [
-        helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "s"])
-        for name in ("input_ids", "attention_mask")
-    ]
-    out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 8])
-    model = helper.make_model(
-        helper.make_graph(nodes, "tiny", ints, [out], tensors),
-        opset_imports=[helper.make_opsetid("", 17)],
-    )
-    model.ir_version = 8
-    folder.mkdir()
-    onnx.save(model, str(folder / "model.onnx"))
-    tokenizer = ROOT / "rrg" / "data" / "minilm-tokenizer.json"
-    shutil.copy(tokenizer, folder / "tokenizer.json")
-    meta = {"name": "fails-on-long-input", "dims": 8, "pooling": "mean", "max_tokens": 256}
-    (folder / "rrg-model.json").write_text(json.dumps(meta))
-
-
 def test_a_model_failing_mid_query_leaves_the_cheap_order(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     """The transformer stage fails: one rrg: warning, the cheap order, rg's exit code."""
     model = tmp_path / "model"
-    _model_that_fails_on_long_inputs(model)
+    model_that_fails_on_long_inputs(model)
     tree = make_tree(tmp_path / "tree", 30)
     args = ["--model", str(model), "--limit", "0", "needle"]
     staged = run(q("omega needle in the text", *args), tree, env)
@@ -554,7 +518,7 @@ def test_a_query_asked_again_loads_no_tokenizer(tmp_path: Path, env: dict[str, s
     """A query's WordPiece ids are kept with the root's vectors: asked again, the query
     needs no tokenizer (loading it is 13-18 ms of a repeated query); a new one still does."""
     model = tmp_path / "model"
-    _model_that_fails_on_long_inputs(model)
+    model_that_fails_on_long_inputs(model)
     tree = make_tree(tmp_path / "tree", 30)
     args = ["--model", str(model), "--fast", "--limit", "0", "needle"]
     first = run(q("omega needle in the text", *args), tree, env)
