@@ -263,16 +263,20 @@ def find_changes(view: IndexView, root: Path, listing: Listing) -> Changes:
     return Changes(rows, stale, gone)
 
 
-class IndexBusy(IndexUnavailable):
-    """Another rrg held the writer lock past ``RRG_INDEX_BUSY_S``: the index could not be
-    brought up to date. ``view`` and ``rows``: the index as it stands (None: there is none
-    yet), for a caller that may rank from it; a changed or new file's row there is -1."""
+class IndexBehind(IndexUnavailable):
+    """The index could not be brought up to date. ``view`` and ``rows``: the index as it
+    stands (None: there is none yet, or none readable), for a caller that may rank from it;
+    a changed or new file's row there is -1."""
 
     def __init__(
         self, reason: str, view: IndexView | None, rows: np.ndarray | None, report: RefreshReport
     ) -> None:
         super().__init__(reason)
         self.view, self.rows, self.report = view, rows, report
+
+
+class IndexBusy(IndexBehind):
+    """Another rrg held the writer lock past ``RRG_INDEX_BUSY_S``."""
 
 
 def open_view(index_path: Path, vocab: int) -> IndexView | None:
@@ -307,15 +311,20 @@ def refresh(
     then and stops; the files left have no row, and ``report.left`` counts them. A process
     that cannot get the writer lock in time (``RRG_INDEX_BUSY_S``, or the deadline where
     it comes first) gets ``IndexBusy``, which holds the index as it stands. One that
-    cannot write it (a full disk, a cache dir made read-only) gets ``IndexUnavailable``
-    saying why; what was registered before stays whole (SQLite's transactions, segments
-    renamed into place once written).
+    cannot write it (a full disk, a cache dir made read-only) gets ``IndexBehind`` saying
+    why, with the index as it stands where it can be read; what was registered before
+    stays whole (SQLite's transactions, segments renamed into place once written).
     """
     try:
         return _refresh(index_path, root, listing, encoder, warn, progress, deadline)
     except (OSError, sqlite3.Error) as err:
-        reason = write_failure(err, index_path.parent)
-        raise IndexUnavailable(f"index {index_path.name}: {reason}") from err
+        reason = f"index {index_path.name}: {write_failure(err, index_path.parent)}"
+        try:
+            view = open_view(index_path, static_table(encoder).shape[0])
+            rows = None if view is None else find_changes(view, root, listing).rows
+        except (OSError, sqlite3.Error):
+            view, rows = None, None
+        raise IndexBehind(reason, view, rows, RefreshReport(listed=len(listing.paths))) from err
 
 
 def _refresh(

@@ -16,7 +16,7 @@ import numpy as np
 from rrg import timings
 from rrg.errors import ModelError, RrgError
 from rrg.index.definitions import query_definition_terms, top_level_term
-from rrg.index.refresh import IndexBusy, Listing, RefreshReport
+from rrg.index.refresh import IndexBehind, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
 from rrg.index.textstats import term_id
@@ -278,22 +278,22 @@ def _refreshed_index(
         return served.refresh(rel, warn, settings.show_progress, listing, deadline)
     except ModelError:
         raise
-    except IndexBusy as busy:
-        if busy.view is None or busy.rows is None or not len(busy.view.kinds):
+    except IndexBehind as behind:
+        if behind.view is None or behind.rows is None or not len(behind.view.kinds):
             # No index yet, or one whose first build has registered nothing so far.
-            warn(f"{busy}; searching in rg's order")
+            warn(f"{behind}; searching in rg's order")
             return None
         # Files changed or added since are still searched: their rows are -1, so they
         # follow the ranked ones in rg's order.
-        indexed = int((busy.rows >= 0).sum())
-        if indexed < len(busy.rows):
+        indexed = int((behind.rows >= 0).sum())
+        if indexed < len(behind.rows):
             warn(
-                f"{busy}; ranking from its last state: {indexed:,} of {len(busy.rows):,} "
+                f"{behind}; ranking from its last state: {indexed:,} of {len(behind.rows):,} "
                 "files indexed, the others follow in rg's order"
             )
         else:
-            warn(f"{busy}; ranking from its last state")
-        return busy.view, busy.rows, busy.report
+            warn(f"{behind}; ranking from its last state")
+        return behind.view, behind.rows, behind.report
     except (OSError, sqlite3.Error, RrgError, IndexUnavailable) as err:
         warn(f"cannot use the index ({err}); searching in rg's order")
         return None

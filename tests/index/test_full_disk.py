@@ -201,7 +201,8 @@ def test_a_scope_that_cannot_be_written_leaves_no_empty_scope(
 
 def test_a_read_only_cache_still_ranks(tmp_path: Path, env: dict[str, str]) -> None:
     """A cache mounted read-only (a container's, a CI runner's restored one) whose index is
-    up to date ranks as before; what must write says why in one line."""
+    up to date ranks as before, one behind the tree from its last state; what must write
+    says why in one line."""
     tree = make_tree(tmp_path / "tree", 20)
     cache = tmp_path / "cache"
     env = {**env, "RRG_CACHE_DIR": str(cache)}
@@ -219,5 +220,15 @@ def test_a_read_only_cache_still_ranks(tmp_path: Path, env: dict[str, str]) -> N
         assert cleared.returncode == 2
         assert cleared.stderr.startswith(b"rrg: cannot clear index ")
         assert cleared.stderr.endswith(b": Read-only file system\n")
+        # A file added since: the index as it stands ranks, the new file follows.
+        (tree / "added.txt").write_text("needle seven, added\n")
+        behind = run(q("needle seven", "needle"), tree, env)
+        assert behind.returncode == 0 and behind.stderr.count(b"\n") == 1, behind.stderr
+        assert behind.stderr.endswith(
+            b": Read-only file system; ranking from its last state: 20 of 21 files indexed, "
+            b"the others follow in rg's order\n"
+        )
+        assert behind.stdout.splitlines()[:-1] == after.stdout.splitlines()
+        assert behind.stdout.splitlines()[-1] == b"added.txt:needle seven, added"
     finally:
         subprocess.run(["umount", "-l", str(cache)], check=True)
