@@ -19,7 +19,7 @@ from typing import Any
 
 from rrg import streams
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
-from rrg.excerpt import MARK_FLAGS, cut_line
+from rrg.excerpt import MARK_FLAGS, cut_line, plain
 from rrg.rg.args import RgArgs, unescape
 from rrg.rg.replies import StderrFilter, count_records
 from rrg.rg.stats import StatsTally
@@ -399,11 +399,28 @@ class OrderedSearch:
         return b""
 
     def _relay_excerpted(self, proc: subprocess.Popen[bytes]) -> None:
-        for line in _records(self._stdout(proc)):
-            end = b"\n" if line.endswith(b"\n") else b""
-            text, was_cut = cut_line(line[: len(line) - len(end)], self.excerpt)
-            self.lines_cut += was_cut
-            self.write(text + end)
+        """The run's marked output as rg prints it plain, each line longer than the excerpt
+        cut around its match. A block of lines at a time, a line at a time only where one
+        needs a cut: a line at a time cost 20 us in Python (`--limit 0 -n .` over sympy's
+        623,000 lines: 5 s against rg's 0.25 s)."""
+        limit = self.excerpt
+        for block in _line_blocks(self._stdout(proc)):
+            lines = block.split(b"\n")  # the last: what follows the block's last newline
+            # A line whose marked bytes fit the limit holds no more characters than that.
+            if max(map(len, lines)) <= limit:
+                self.write(plain(block))
+                continue
+            out: list[bytes] = []
+            at = 0
+            for k in [k for k, line in enumerate(lines) if len(line) > limit]:
+                if k > at:
+                    out.append(plain(b"\n".join(lines[at:k])) + b"\n")
+                text, was_cut = cut_line(lines[k], limit)
+                self.lines_cut += was_cut
+                out.append(text + b"\n" if k < len(lines) - 1 else text)
+                at = k + 1
+            out.append(plain(b"\n".join(lines[at:])))
+            self.write(b"".join(out))
 
     def _relay_json(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
@@ -512,6 +529,21 @@ def _counts_a_match(record: bytes) -> bool:
 
 
 _TRAILING_COUNT = re.compile(rb"[0-9]+$")
+
+
+def _line_blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """A run's output as it comes, cut after the last newline read so far: each block holds
+    whole lines (the last may lack its newline). A line longer than a read is joined once."""
+    pending: list[bytes] = []
+    for chunk in chunks:
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:
+            pending.append(chunk)
+            continue
+        yield b"".join([*pending, chunk[:cut]])
+        pending = [chunk[cut:]] if cut < len(chunk) else []
+    if pending:
+        yield b"".join(pending)
 
 
 def _records(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:

@@ -1120,3 +1120,84 @@ def test_a_file_deleted_after_the_listing_is_no_error_in_any_mode(
     assert not victim.exists()
     assert ours.returncode == gone.returncode and b"No such file" not in ours.stderr, ours.stderr
     assert lines(ours.stdout) == lines(gone.stdout)
+
+
+def test_many_lines_long_and_short_are_rg_lines_or_cut_around_their_match(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Thousands of lines, short ones and long ones (multibyte text, the match at the start,
+    the middle or the end, one line longer than a pipe's read): each short line is rg's,
+    each long one exactly ``--excerpt`` characters of it around its first match."""
+    import random
+
+    rnd = random.Random(5)
+    words = ["alpha", "beta", "gamma", "délta", "ωmega", "naïve", "x" * 30]
+    rows = []
+    for k in range(6000):
+        length = rnd.choice([3, 8, 20, 40, 200]) if k != 3000 else 30_000
+        text = [rnd.choice(words) for _ in range(length)]
+        text.insert(rnd.randrange(len(text) + 1), "needle")
+        rows.append(" ".join(text))
+    (tmp_path / "many.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "few.txt").write_text("needle here\n" + "z" * 500 + " needle\n")
+    limit = 120
+    args = ["--limit", "0", "--excerpt", str(limit), "-n", "needle"]
+    ours = run(q("needle", *args), tmp_path, env)
+    theirs = run([rg, "-n", "needle"], tmp_path, env)
+    assert ours.returncode == theirs.returncode == 0
+    # Files come in relevance order, rg's in its walk's: a line is known by its file and
+    # number.
+    mine = {b":".join(x.split(b":", 2)[:2]): x for x in ours.stdout.splitlines()}
+    rgs = {b":".join(x.split(b":", 2)[:2]): x for x in theirs.stdout.splitlines()}
+    assert len(mine) == len(rgs) == 6002 and mine.keys() == rgs.keys()
+    long_lines = 0
+    for key, whole in rgs.items():
+        printed = mine[key]
+        path, number, text = whole.decode().split(":", 2)
+        if len(text) <= limit:
+            assert printed == whole
+            continue
+        long_lines += 1
+        head = f"{path}:{number}:"
+        got = printed.decode()
+        assert got.startswith(head), got[:60]
+        body = got[len(head) :]
+        kept = body.removeprefix("[...]").removesuffix("[...]")
+        assert len(kept) == limit and kept in text
+        assert body.startswith("[...]") == (not text.startswith(kept))
+        assert body.endswith("[...]") == (not text.endswith(kept))
+        first = text.index("needle")
+        assert text.index(kept) <= first and first + 6 <= text.index(kept) + limit
+    assert long_lines > 1000
+    assert f"{long_lines} long lines cut to {limit} characters".encode() in ours.stderr
+
+
+def test_a_files_own_escapes_are_printed_as_rg_prints_them(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A coloured log's lines hold escapes of their own: rg prints them as they are, and so
+    does the marked pass behind ``--excerpt``, which once dropped every escape it met. Long
+    lines are cut around their match with the file's escapes kept; a user's colours and
+    hyperlinks (rg's config file) leave the marks alone."""
+    red, reset, underline = "\x1b[31m", "\x1b[0m", "\x1b[0m\x1b[4m"
+    (tmp_path / "ci.log").write_text(
+        f"{red}ERROR{reset} needle failed\n"
+        f"ok {underline}needle{reset} {red}x{reset}\n"
+        f"{'y' * 300} {red}needle{reset} {'z' * 300}\n"
+        "needle\x1b[38;2;1;2;6mlooks like a mark\x1b[0m\n"
+    )
+    config = tmp_path / "rg.conf"
+    config.write_text(
+        "--colors=highlight:bg:yellow\n--colors=match:bg:blue\n--hyperlink-format=default\n"
+    )
+    for extra in ({}, {"RIPGREP_CONFIG_PATH": str(config)}):
+        theirs = run([rg, "-n", "needle"], tmp_path, {**env, **extra})
+        ours = run(q("needle", "--excerpt", "100", "-n", "needle"), tmp_path, {**env, **extra})
+        assert ours.returncode == theirs.returncode == 0, ours.stderr
+        mine, rgs = ours.stdout.splitlines(), theirs.stdout.splitlines()
+        assert len(mine) == len(rgs) == 4
+        for k in (0, 1, 3):
+            assert mine[k] == rgs[k]
+        kept = mine[2].removeprefix(b"ci.log:3:[...]").removesuffix(b"[...]")
+        assert len(kept.decode()) == 100 and kept in rgs[2]
+        assert f"{red}needle{reset}".encode() in kept
