@@ -10,6 +10,7 @@ plain output, escapes of the file's own (a coloured log's) included.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: Appended to the print pass: each field rg marks (path, line number, column or offset,
 #: match) in a colour of its own and no style, every other colour and link off. The marks
@@ -38,9 +39,19 @@ _MARKED = re.compile(rb"\x1b\[0m\x1b\[38;2;1;2;[3-6]m(.*?)\x1b\[0m", re.S)
 #: The same where a field holds no escape: twice as fast, and true of all but a match of an
 #: escape itself.
 _MARKED_PLAIN = re.compile(rb"\x1b\[0m\x1b\[38;2;1;2;[3-6]m([^\x1b]*)\x1b\[0m")
-#: The prefix rg prints before a line's text: fields (path, line, column, offset) each
-#: marked and followed by a one-byte separator.
-_PREFIX = re.compile(rb"(?:\x1b\[0m\x1b\[38;2;1;2;[345]m[^\x1b]*\x1b\[0m[^\x1b])*")
+
+
+def prefix_pattern(separators: Iterable[bytes]) -> re.Pattern[bytes]:
+    """The prefix rg prints before a line's text: fields (path, line, column, offset) each
+    marked and followed by one of ``separators`` (``--field-match-separator``'s, the
+    context lines' one, NUL after a path under ``--null``), which may be of any length."""
+    longest_first = sorted(set(separators), key=len, reverse=True)
+    either = b"|".join(re.escape(separator) for separator in longest_first)
+    return re.compile(rb"(?:\x1b\[0m\x1b\[38;2;1;2;[345]m[^\x1b]*\x1b\[0m(?:" + either + rb"))*")
+
+
+#: rg's own separators.
+_PREFIX = prefix_pattern([b":", b"-", b"\0"])
 MARKER = b"[...]"
 
 
@@ -83,15 +94,15 @@ def char_offset(data: bytes, byte_offset: int) -> int:
     return len(data[:byte_offset].decode("utf-8", "surrogateescape"))
 
 
-def cut_line(line: bytes, limit: int) -> tuple[bytes, bool]:
+def cut_line(line: bytes, limit: int, prefix: re.Pattern[bytes] = _PREFIX) -> tuple[bytes, bool]:
     """One output line (colour-marked, newline stripped) as rg would print it without
     colour, its text cut to ``limit`` characters around the first match; and whether it
-    was cut."""
-    prefix_end = _PREFIX.match(line).end()  # type: ignore[union-attr]
-    prefix, body = plain(line[:prefix_end]), line[prefix_end:]
+    was cut. ``prefix``: ``prefix_pattern`` of the run's separators."""
+    prefix_end = prefix.match(line).end()  # type: ignore[union-attr]
+    fields, body = plain(line[:prefix_end]), line[prefix_end:]
     text = plain(body)
     if len(text) <= limit:
-        return prefix + text, False
+        return fields + text, False
     first = body.find(_MATCH_ON)
     start = match_len = 0
     if first >= 0:
@@ -102,4 +113,4 @@ def cut_line(line: bytes, limit: int) -> tuple[bytes, bool]:
     char_start = char_offset(text, start)
     char_match = char_offset(text[start:], match_len)
     out, was_cut = cut_text(chars, char_start, char_match, limit)
-    return prefix + out.encode("utf-8", "surrogateescape"), was_cut
+    return fields + out.encode("utf-8", "surrogateescape"), was_cut

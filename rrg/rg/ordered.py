@@ -19,7 +19,7 @@ from typing import Any
 
 from rrg import streams
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
-from rrg.excerpt import MARK_FLAGS, cut_line, plain
+from rrg.excerpt import MARK_FLAGS, cut_line, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
 from rrg.rg.replies import StderrFilter, count_records
 from rrg.rg.stats import StatsTally
@@ -404,6 +404,7 @@ class OrderedSearch:
         needs a cut: a line at a time cost 20 us in Python (`--limit 0 -n .` over sympy's
         623,000 lines: 5 s against rg's 0.25 s)."""
         limit = self.excerpt
+        prefix = prefix_pattern(self._field_separators())
         for block in _line_blocks(self._stdout(proc)):
             lines = block.split(b"\n")  # the last: what follows the block's last newline
             # A line whose marked bytes fit the limit holds no more characters than that.
@@ -415,12 +416,23 @@ class OrderedSearch:
             for k in [k for k, line in enumerate(lines) if len(line) > limit]:
                 if k > at:
                     out.append(plain(b"\n".join(lines[at:k])) + b"\n")
-                text, was_cut = cut_line(lines[k], limit)
+                text, was_cut = cut_line(lines[k], limit, prefix)
                 self.lines_cut += was_cut
                 out.append(text + b"\n" if k < len(lines) - 1 else text)
                 at = k + 1
             out.append(plain(b"\n".join(lines[at:])))
             self.write(b"".join(out))
+
+    def _field_separators(self) -> list[bytes]:
+        """What rg prints after each field of a line's prefix: the match lines' separator,
+        the context lines', and NUL (after the path, under ``--null``)."""
+        match, context = b":", b"-"
+        for name, value in self.args.flags:
+            if name == "--field-match-separator" and value is not None:
+                match = unescape(value)
+            elif name == "--field-context-separator" and value is not None:
+                context = unescape(value)
+        return [match, context, b"\0"]
 
     def _relay_json(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None

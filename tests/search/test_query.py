@@ -1201,3 +1201,39 @@ def test_a_files_own_escapes_are_printed_as_rg_prints_them(
         kept = mine[2].removeprefix(b"ci.log:3:[...]").removesuffix(b"[...]")
         assert len(kept.decode()) == 100 and kept in rgs[2]
         assert f"{red}needle{reset}".encode() in kept
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--field-match-separator", "::"],
+        ["--field-match-separator", ""],
+        ["-C1", "--field-context-separator", "~~", "--field-match-separator", "=>"],
+        ["--null"],
+        ["--vimgrep"],
+        ["-b", "--column"],
+    ],
+)
+def test_a_long_lines_prefix_is_kept_whatever_its_separators(
+    args: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """The fields before a long line's text are printed as rg prints them, and only its
+    text is cut: a separator of two bytes once read as text, and the cut kept the wrong
+    part ("f.txt:[...]le bbbb")."""
+    text = "a" * 300 + " needle " + "b" * 300
+    (tmp_path / "f.txt").write_text(f"before\n{text}\nafter\n")
+    (tmp_path / "g.txt").write_text("needle short\n")
+    ours = run(q("needle", "--excerpt", "40", "-n", *args, "needle"), tmp_path, env)
+    theirs = run([rg, "-n", *args, "needle"], tmp_path, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    mine = {line.split(b"needle")[0]: line for line in ours.stdout.splitlines()}
+    rgs = {line.split(b"needle")[0]: line for line in theirs.stdout.splitlines()}
+    for line in rgs.values():
+        if text.encode() not in line:
+            assert line in ours.stdout.splitlines()
+            continue
+        fields = line[: -len(text)]
+        cut = [m for m in mine.values() if m.startswith(fields + b"[...]")]
+        assert len(cut) == 1, (fields, ours.stdout)
+        assert cut[0] == fields + b"[...]" + b"a" * 16 + b" needle " + b"b" * 16 + b"[...]"
+    assert len(ours.stdout.splitlines()) == len(theirs.stdout.splitlines())
