@@ -11,8 +11,10 @@ answers name paths relative to it: nothing outside the root is read or named.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rrg import defaults
@@ -137,11 +139,12 @@ class Tools:
         data = {"passages": [asdict(p) for p in found.passages]}
         return _answer(text, data, found.notices)
 
-    @staticmethod
-    def _paths(path: str | None) -> tuple[str, ...]:
+    def _paths(self, path: str | None) -> tuple[str, ...]:
         """The path as the library takes it (none for the root): the library refuses one
         outside the project, or missing."""
-        return () if path is None or path in ("", ".") else (path,)
+        if path is None or path in ("", "."):
+            return ()
+        return (_named_back(path, self.project.root),)
 
 
 T = TypeVar("T")
@@ -174,6 +177,22 @@ def _readable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_readable(item) for item in value]
     return value
+
+
+#: A byte as ``_readable`` writes one that is no UTF-8.
+_ESCAPED_BYTE = re.compile(rb"\\x([0-9a-f]{2})")
+
+
+def _named_back(path: str, root: Path) -> str:
+    """A path as the answers write it, ``caf\\xe9.py`` for a name whose byte is no UTF-8,
+    read back: that byte again (a lone surrogate, as ``os.fsdecode`` holds it), where the
+    path so read exists under ``root`` and the path as written does not (a name may hold
+    a backslash itself)."""
+    if "\\x" not in path or (root / path).exists():
+        return path
+    raw = _ESCAPED_BYTE.sub(lambda m: bytes([int(m.group(1), 16)]), held_bytes(path))
+    named = os.fsdecode(raw)
+    return named if os.path.lexists(os.path.join(os.fsencode(root), raw)) else path
 
 
 def _printed(passages: list[Passage]) -> list[tuple[bytes, Paragraph]]:

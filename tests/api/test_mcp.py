@@ -156,7 +156,8 @@ def test_bytes_that_are_not_utf8_are_written_as_escapes(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     """A file name or a line that is not UTF-8 (rg reads bytes) reaches the agent with each
-    such byte written ``\\xff``: JSON holds no lone surrogate, and every answer serialised."""
+    such byte written ``\\xff``: JSON holds no lone surrogate, and every answer serialised;
+    a path so written names the file back."""
     root = tmp_path / "served"
     root.mkdir()
     (root / "caf\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
@@ -180,6 +181,15 @@ def test_bytes_that_are_not_utf8_are_written_as_escapes(
             assert "caf\\xe9.py" in _text(result), (name, _text(result))
         lines = await client.call_tool("search", {"query": "timeout handler", "pattern": "caf"})
         assert lines.structured_content["matches"][0]["text"] == "    return 'timeout caf\\xe9'"
+        # A path so written is named back to a tool as the answers wrote it.
+        named = await client.call_tool(
+            "search", {"query": "timeout handler", "pattern": "timeout", "path": "caf\\xe9.py"}
+        )
+        assert not named.is_error, _text(named)
+        paths = [m["path"] for m in named.structured_content["matches"]]
+        assert paths == ["caf\\xe9.py", "caf\\xe9.py"], _text(named)
+        missing = await client.call_tool("files", {"query": "timeout", "path": "caf\\xe8.py"})
+        assert missing.is_error
 
     _serve(root, env, session)
 
