@@ -72,17 +72,19 @@ def clear_root(index_path: Path) -> tuple[bool, bool]:
 def _clear_root(index_path: Path) -> tuple[bool, bool]:
     existed = index_path.exists() or vectors_path(index_path).exists()
     embedding = embed_dir(index_path)
-    with writer_lock(index_path) as got:
-        if not got:
-            raise RrgError(f"cannot clear it: {busy_reason(index_path)}")
-        # An embedding writes its parts under the embedding lock alone: the folder goes once
-        # none runs (one that did lost its files as it wrote them: an internal error). The
-        # job a search started ahead may embed for minutes: it is stopped, as what it
-        # computes is cleared anyway (the next search starts another).
-        stopped = writer_busy(embedding) and stop_builder(index_path)
-        with writer_lock(embedding) as free:
-            if not free:
-                raise RrgError(f"cannot clear it while it is embedded: {busy_reason(embedding)}")
+    # An embedding writes its parts under the embedding lock alone: the folder goes once
+    # none runs (one that did lost its files as it wrote them: an internal error). The job
+    # a search started ahead may embed for minutes: it is stopped, as what it computes is
+    # cleared anyway (the next search starts another). The embedding lock is had first, as
+    # an embedder has it (then the writer lock, a moment a time): a wait for it holding the
+    # writer lock held up every search and build of the root (an `--index` failed so).
+    stopped = writer_busy(embedding) and stop_builder(index_path)
+    with writer_lock(embedding) as free:
+        if not free:
+            raise RrgError(f"cannot clear it while it is embedded: {busy_reason(embedding)}")
+        with writer_lock(index_path) as got:
+            if not got:
+                raise RrgError(f"cannot clear it: {busy_reason(index_path)}")
             for path in root_files(index_path):
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)

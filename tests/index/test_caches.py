@@ -396,6 +396,35 @@ def test_clear_waits_for_an_embedding_and_leaves_all_while_one_runs(
     assert cleared.returncode == 0 and not index.exists(), cleared.stderr
 
 
+def test_a_clear_waiting_for_an_embedding_holds_up_no_build(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """--index-clear waited for the embedding lock holding the root's writer lock: for that
+    minute every build of the root waited too, and an `rrg --index` failed. Now the
+    embedding lock comes first, as an embedder takes it."""
+    tree = make_tree(tmp_path / "embedding", 20)
+    assert run([*rrg_cmd(), "--index", "."], tree, env).returncode == 0
+    index = Path(_status(tree, env).split("file: ")[1].splitlines()[0])
+    fd = _hold_writer_lock(Path(f"{index}.embed"))
+    try:
+        clearing = subprocess.Popen(
+            [*rrg_cmd(), "--index-clear", "."],
+            cwd=tree,
+            env={**env, "RRG_INDEX_BUSY_S": "60"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(1.0)  # the clear waits on the embedding lock by now
+        (tree / "new.txt").write_text("needle in a new file\n")
+        built = run([*rrg_cmd(), "--index", "."], tree, {**env, "RRG_INDEX_BUSY_S": "3"})
+        assert built.returncode == 0 and b"1 read" in built.stdout, built.stderr
+        assert clearing.poll() is None
+    finally:
+        os.close(fd)
+    out, err = clearing.communicate(timeout=60)
+    assert clearing.returncode == 0 and not index.exists(), err
+
+
 def test_clear_stops_the_background_job_embedding_it(tmp_path: Path, env: dict[str, str]) -> None:
     """The job a search started ahead embeds for minutes: --index-clear stops it (it holds
     the root's builder lock, naming its pid) rather than wait for it, and says so."""
