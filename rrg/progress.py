@@ -20,11 +20,16 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
+def draws(enabled: bool) -> bool:
+    """Whether a bar asked for (``enabled``) is drawn: on a terminal alone."""
+    return enabled and sys.stderr.isatty()
+
+
 class Progress:
     def __init__(self, label: str, enabled: bool, unit: str = "files") -> None:
         self.label = label
         self.unit = unit
-        self.enabled = enabled and sys.stderr.isatty()
+        self.enabled = draws(enabled)
         self.start = time.monotonic()
         self.done = 0
         self.total = 0

@@ -35,6 +35,17 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("rrg-cache")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_prepared(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The default model's table made before any test (once a machine, 15-30 s): the search
+    that makes it says so in a line of its own, which a test reading one search's stderr
+    would otherwise meet on a fresh machine, whichever test came first."""
+    tree = tmp_path_factory.mktemp("prepare")
+    (tree / "one.txt").write_text("one file\n")
+    env = {**os.environ, "RRG_CACHE_DIR": str(tmp_path_factory.mktemp("prepare-cache"))}
+    subprocess.run([*rrg_cmd(), "--index", "."], cwd=tree, env=env, capture_output=True, check=True)
+
+
 @pytest.fixture(autouse=True)
 def unshared_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     """The library shares the model's session and tokenizer across a process once a project

@@ -25,6 +25,7 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
+from rrg.progress import draws
 from rrg.rank import passage_lexical, passage_tier
 from rrg.rank.code_order import code_order, skips_stage
 from rrg.rank.code_passages import blank_line_passages, cut_passages
@@ -265,13 +266,18 @@ def _refreshed_index(
     can serve (then rg's order does)."""
     warn = settings.warn
     rel = listing.paths if listing is not None else relative_to(served.root, printed)
+    start = time.monotonic()
     try:
-        served.prepare_model(settings.show_progress)  # once a machine: not the index's time
+        prepared = served.prepare_model(settings.show_progress)  # once a machine
     except ModelError:
         raise
     except RrgError as err:  # its table cannot be kept (a full disk): the next search tries
         warn(f"{err}; searching in rg's order")
         return None
+    if prepared and not draws(settings.show_progress):
+        # Where no bar showed it (a pipe, an agent's tool), the wait of 15-30 s is said.
+        seconds = time.monotonic() - start
+        warn(f"prepared the model's static table in {seconds:.1f} s (once a machine)")
     wait = settings.index_wait
     deadline = None if wait is None else time.monotonic() + wait
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, make_tree, q, rrg_cmd, run
+from conftest import ROOT, make_tree, model_that_fails_on_long_inputs, q, rrg_cmd, run
 from rrg.index.served import ServedRoot
 from rrg.index.store import IndexStore
 from rrg.model.registry import default_model
@@ -206,6 +206,25 @@ def _indexed(tree: Path, env: dict[str, str]) -> int:
 
 
 @pytest.mark.slow
+def test_a_first_search_in_a_pipe_says_why_it_took_long(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The model's table is made by the first search on a machine (15-30 s for the default
+    model): on a terminal a bar shows it; in a pipe (an agent's tool) nothing did, so the
+    reader waited unsaid. Now one line says it, once."""
+    model = tmp_path / "model"
+    model_that_fails_on_long_inputs(model, positions=256)  # its table is made in a second
+    tree = make_tree(tmp_path / "tree", 5)
+    env = {**env, "RRG_PREPARED_DIR": str(tmp_path / "prepared")}
+    args = ["--model", str(model), "--fast", "needle"]
+    first = run(q("needle", *args), tree, env)
+    assert first.returncode == 0 and first.stdout.count(b"needle") == 5
+    assert first.stderr.startswith(b"rrg: prepared the model's static table in ")
+    assert first.stderr.count(b"\n") == 1 and first.stderr.endswith(b" s (once a machine)\n")
+    again = run(q("needle", *args), tree, env)
+    assert again.returncode == 0 and again.stderr == b"", again.stderr
+
+
 def test_an_interrupted_first_build_keeps_what_it_did_before_a_full_chunk(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
