@@ -506,6 +506,8 @@ def test_a_model_failing_mid_query_leaves_the_cheap_order(
     model = tmp_path / "model"
     model_that_fails_on_long_inputs(model)
     tree = make_tree(tmp_path / "tree", 30)
+    # Its table made first: a search that makes it says so (on a fresh machine, this one).
+    assert run([*rrg_cmd(), "--model", str(model), "--index", "."], tree, env).returncode == 0
     args = ["--model", str(model), "--limit", "0", "needle"]
     staged = run(q("omega needle in the text", *args), tree, env)
     fast = run(q("omega needle in the text", "--fast", *args), tree, env)
