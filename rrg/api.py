@@ -28,6 +28,7 @@ from pathlib import Path
 from rrg import defaults, streams
 from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
+from rrg.output.notices import files_printed
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
@@ -172,7 +173,7 @@ class Project:
         chosen = ranking.ordered[:limit] if limit else ranking.ordered
         total = len(ranking.ordered)
         if len(chosen) < total:
-            notices.append(f"printed the {len(chosen)} best of {total} files")
+            notices.append(files_printed(len(chosen), total, ranking.ranked))
         files = [RankedFile(self._relative(p), k) for k, p in enumerate(chosen, 1)]
         return FilesResult(files, total, notices)
 

@@ -14,7 +14,7 @@ from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import installed_models, resolve_model
 from rrg.output import reports
-from rrg.output.notices import report_facts
+from rrg.output.notices import files_printed, report_facts
 from rrg.paths import search_root
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
@@ -126,7 +126,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
             reports.file_list(shown, end)
         if len(files) < len(ranking.ordered):
-            report_facts([f"printed the {len(files)} best of {len(ranking.ordered)} files"], False)
+            said = files_printed(len(files), len(ranking.ordered), ranking.ranked)
+            report_facts([said], False)
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
     if not args.has_pattern:
         from rrg.output.passages import PassageStyle, most_relevant, passage_blocks

@@ -197,6 +197,10 @@ def test_a_cache_dir_that_cannot_be_made(tmp_path: Path, env: dict[str, str]) ->
     search = run(q("needle", "needle"), tree, env)
     assert search.returncode == 0 and search.stdout
     assert search.stderr.count(b"\n") == 1 and b"searching in rg's order" in search.stderr
+    # Files listed in rg's order are not said to be the best.
+    listed = run(q("needle", "--files", "--limit", "2"), tree, env)
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 2
+    assert listed.stderr.endswith(b"[rrg: printed the first 2 of 5 files, in rg's order]\n")
     recall = run([*rrg_cmd(), "--recall", "needle"], tree, env)
     assert recall.returncode == 2 and recall.stdout == b""
     assert recall.stderr == f"rrg: cannot create the cache dir {taken}: File exists\n".encode()
