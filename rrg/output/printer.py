@@ -15,7 +15,7 @@ import json
 import unicodedata
 
 from rrg.excerpt import MARKER, char_offset, window
-from rrg.rg.args import RgArgs, as_printed, unescape
+from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.matches import Match, line_json
 
 _PATH, _LINE, _MATCH, _RESET = (
@@ -65,7 +65,7 @@ class Printer:
         self.column = self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.max_columns: int | None = None
-        self.field = b":"  # between path, line number, column and line
+        self.field = args.field_separators[0]  # between path, line number, column and line
         self.path_separator = args.path_separator
         for name, value in args.flags:
             if name == "--with-filename":
@@ -94,8 +94,6 @@ class Printer:
                 self.preview = True
             elif name == "--no-max-columns-preview":
                 self.preview = False
-            elif name == "--field-match-separator" and value is not None:
-                self.field = unescape(value)
             elif name == "--max-columns" and value is not None:
                 self.max_columns = int(value) if value.isdigit() and int(value) else None
         if self.vimgrep:

@@ -148,6 +148,19 @@ class RgArgs:
         return sep
 
     @property
+    def field_separators(self) -> tuple[bytes, bytes]:
+        """What rg prints after each field of a line's prefix (path, line number, column):
+        on a matching line (the last ``--field-match-separator``, ``:`` by default) and on
+        a context line (``--field-context-separator``, ``-``), read as rg reads them."""
+        match, context = b":", b"-"
+        for name, value in self.flags:
+            if name == "--field-match-separator" and value is not None:
+                match = unescape(value)
+            elif name == "--field-context-separator" and value is not None:
+                context = unescape(value)
+        return match, context
+
+    @property
     def output_mode(self) -> str:
         """What rg prints: a RECORD_MODES member, ``--json``, ``--quiet`` or ``lines``. The
         last mode flag given decides (``--no-json`` goes back to lines), but ``--quiet``

@@ -404,7 +404,8 @@ class OrderedSearch:
         needs a cut: a line at a time cost 20 us in Python (`--limit 0 -n .` over sympy's
         623,000 lines: 5 s against rg's 0.25 s)."""
         limit = self.excerpt
-        prefix = prefix_pattern(self._field_separators())
+        # NUL ends the path under --null.
+        prefix = prefix_pattern([*self.args.field_separators, b"\0"])
         for block in _line_blocks(self._stdout(proc)):
             lines = block.split(b"\n")  # the last: what follows the block's last newline
             # A line whose marked bytes fit the limit holds no more characters than that.
@@ -422,17 +423,6 @@ class OrderedSearch:
                 at = k + 1
             out.append(plain(b"\n".join(lines[at:])))
             self.write(b"".join(out))
-
-    def _field_separators(self) -> list[bytes]:
-        """What rg prints after each field of a line's prefix: the match lines' separator,
-        the context lines', and NUL (after the path, under ``--null``)."""
-        match, context = b":", b"-"
-        for name, value in self.args.flags:
-            if name == "--field-match-separator" and value is not None:
-                match = unescape(value)
-            elif name == "--field-context-separator" and value is not None:
-                context = unescape(value)
-        return [match, context, b"\0"]
 
     def _relay_json(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
