@@ -11,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,13 +124,8 @@ def test_the_caller_killed_stops_the_search(
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     _server_pid(resident)
     slow, started = _slow_rg(tmp_path, f'sleep 10\nexec {rg} "$@"')
-    proc = subprocess.Popen(
-        [*rrg_cmd(), "-q", "Holmes", "Watson"],
-        cwd=corpus,
-        env={**resident, "RRG_RG": str(slow)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    cmd = [*rrg_cmd(), "-q", "Holmes", "Watson"]
+    proc = _slow_search(cmd, corpus, resident, slow, stdout=subprocess.DEVNULL)
     searcher = _first_searcher(started, 30)  # the process that runs the search's rg
     assert searcher != proc.pid  # handed over
     proc.send_signal(signal.SIGTERM)
@@ -225,6 +221,15 @@ def _first_searcher(started: Path, seconds: float = 10) -> int:
     return int(started.read_text().split()[0])
 
 
+def _slow_search(
+    cmd: list[str], corpus: Path, resident: dict[str, str], slow: Path, **popen: Any
+) -> subprocess.Popen[bytes]:
+    """``cmd`` started with the slow rg, its stderr piped (``popen``: the rest)."""
+    return subprocess.Popen(
+        cmd, cwd=corpus, env={**resident, "RRG_RG": str(slow)}, stderr=subprocess.PIPE, **popen
+    )
+
+
 def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
     tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
 ) -> None:
@@ -234,14 +239,8 @@ def test_ctrl_z_stops_the_search_and_going_on_resumes_it(
     # A process group of its own in this session: the kernel discards a stop signal sent
     # to a group that no parent in the session watches (an orphaned one, as a test run in
     # the background is), and the caller, seeing it discarded, goes on with its child.
-    proc = subprocess.Popen(
-        [*rrg_cmd(), "-q", "Holmes", "--files"],
-        cwd=corpus,
-        env={**resident, "RRG_RG": str(slow)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        process_group=0,
-    )
+    cmd = [*rrg_cmd(), "-q", "Holmes", "--files"]
+    proc = _slow_search(cmd, corpus, resident, slow, stdout=subprocess.PIPE, process_group=0)
     searcher = _first_searcher(started)
     proc.send_signal(signal.SIGTSTP)
     assert _until(lambda: _state(proc.pid) == "T" and _state(searcher) == "T")
@@ -258,13 +257,8 @@ def test_a_signal_the_caller_ignores_stays_ignored(
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     _server_pid(resident)
     slow, started = _slow_rg(tmp_path, f'sleep 1\nexec {rg} "$@"')
-    proc = subprocess.Popen(
-        ["nohup", *rrg_cmd(), "-q", "Holmes", "--files"],
-        cwd=corpus,
-        env={**resident, "RRG_RG": str(slow)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    cmd = ["nohup", *rrg_cmd(), "-q", "Holmes", "--files"]
+    proc = _slow_search(cmd, corpus, resident, slow, stdout=subprocess.PIPE)
     assert _first_searcher(started) != proc.pid  # handed over
     proc.send_signal(signal.SIGHUP)
     out, err = proc.communicate(timeout=60)
@@ -294,13 +288,8 @@ def test_ctrl_c_stops_a_search_whoever_started_the_resident_process(
     _server_pid(resident)
     # rg that takes 30 s: killed, it leaves no process holding the search's pipes.
     slow, started = _slow_rg(tmp_path, "exec sleep 30")
-    proc = subprocess.Popen(
-        [*rrg_cmd(), "-q", "Holmes", "Watson"],
-        cwd=corpus,
-        env={**resident, "RRG_RG": str(slow)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    cmd = [*rrg_cmd(), "-q", "Holmes", "Watson"]
+    proc = _slow_search(cmd, corpus, resident, slow, stdout=subprocess.DEVNULL)
     assert _first_searcher(started) != proc.pid  # handed over
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=8) == 130
