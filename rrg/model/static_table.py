@@ -94,13 +94,14 @@ def static_table(
 
     buf = io.BytesIO()
     np.save(buf, table, allow_pickle=False)
+    data = buf.getvalue()
     _TABLES[str(cache)] = table  # this process may use it, kept or not
     try:
-        atomic_write_bytes(cache, buf.getvalue())
+        atomic_write_bytes(cache, data)
     except OSError as err:
         raise RrgError(
             f"cannot keep the model's static table in {cache.parent}: "
-            f"{write_failure(err, cache.parent)} (it needs {len(buf.getvalue()) / 1e6:.0f} MB; "
+            f"{write_failure(err, cache.parent)} (it needs {len(data) / 1e6:.0f} MB; "
             "RRG_PREPARED_DIR may name another folder)"
         ) from err
     return table
