@@ -39,7 +39,7 @@ from benchmarks.split_before import split_before
 from rrg.index.served import ServedRoot
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import signals
+from rrg.rank.cheap import signals
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
 from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.query import Query

@@ -37,7 +37,7 @@ from benchmarks.quality import ndcg10
 from rrg.index.served import ServedRoot
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
-from rrg.rank.files import signals
+from rrg.rank.cheap import signals
 from rrg.rank.passages import PassageScorer, score_passages
 from rrg.rank.query import Query
 from rrg.rank.scoring import fuse, order_by, staged_scores

@@ -96,7 +96,7 @@ def _primary_where_any(defining: set[int], kinds_of: dict[int, int]) -> set[int]
     that the source defines is asked of the source; a test double, an example's own copy
     or an older version's (zod's ``v3/ZodError.ts`` beside ``v4/classic/errors.ts``)
     that defines it too is a copy, as a nested definition is beside a top-level one
-    (``rank.files.defining_candidates``). Where only secondary files define it, they
+    (``rank.cheap.defining_candidates``). Where only secondary files define it, they
     keep the boost."""
     primary = {k for k in defining if kinds_of[k] == 0}
     return primary or defining

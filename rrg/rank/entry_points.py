@@ -15,7 +15,8 @@ import numpy as np
 
 from rrg.index.definitions import defined_names
 from rrg.rank.code_order import skips_stage
-from rrg.rank.files import Ranking, passages_of, stage_scorer
+from rrg.rank.files import Ranking
+from rrg.rank.head_passages import passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.scoring import order_by
 

@@ -15,56 +15,24 @@ import numpy as np
 
 from rrg import timings
 from rrg.errors import ModelError, RrgError
-from rrg.index.definitions import query_definition_terms, top_level_term
 from rrg.index.refresh import IndexBehind, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import term_id
 from rrg.index.view import IndexView
-from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
-from rrg.model.static_table import static_table, static_table_path
+from rrg.model.static_table import static_table_path
 from rrg.paths import relative_to
 from rrg.progress import draws
-from rrg.rank import passage_lexical, passage_tier
-from rrg.rank.code_order import code_order, skips_stage
-from rrg.rank.code_passages import blank_line_passages, cut_passages
-from rrg.rank.embedding import (
-    dense_file_scores,
-    embedded_parts,
-    embedding_model,
-    held_vectors,
-    reading_embedded,
-)
-from rrg.rank.kept_cuts import KeptCuts
+from rrg.rank.cheap import cheap_order
+from rrg.rank.code_order import skips_stage
+from rrg.rank.embedding import embedded_parts
 from rrg.rank.kept_orders import find_order, keep_order, order_key
-from rrg.rank.kept_terms import KeptTerms
-from rrg.rank.passages import (
-    PassageScorer,
-    ScoredPassages,
-    file_texts,
-    passage_name,
-    query_vector,
-    score_passages,
-)
+from rrg.rank.passage_tier import tier_fused_order
+from rrg.rank.passages import ScoredPassages
 from rrg.rank.query import Query
-from rrg.rank.root_cache import (
-    QUERY_TOKENS,
-    passage_tag,
-    query_pieces,
-    query_seen,
-    root_vectors,
-)
-from rrg.rank.scoring import (
-    bm25,
-    fuse,
-    lexical_signal,
-    order_by,
-    path_bm25,
-    staged_scores,
-    static_query_vector,
-    zscore,
-)
+from rrg.rank.root_cache import query_seen
+from rrg.rank.scoring import order_by
+from rrg.rank.stage import Staged, staged_order
 from rrg.rank.tuning import TUNING, Tuning
 from rrg.rank.warm_passages import needs_warming
 
@@ -86,42 +54,6 @@ class Ranking:
     #: The root's passages wait to be computed ahead (``rrg.rank.warm_passages``): the
     #: caller may start that in the background.
     unwarmed: bool = False
-
-
-def signals(
-    query: Query,
-    view: IndexView,
-    encoder: Encoder,
-    pieces: np.ndarray | None = None,
-    path_weight: float = TUNING.path_weight,
-    form_weight: float = TUNING.path_form_weight,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The lexical signal (BM25 of the text and of the path, ``lexical_signal``; a path
-    word may be a query word in another form, ``Query.path_forms``) and the static-vector
-    cosine of every indexed document against the query (whose WordPiece ids are
-    ``pieces``: cut by the encoder's tokenizer when not given)."""
-    if pieces is None:
-        pieces = encoder.piece_ids([query.text], QUERY_TOKENS)[0]
-    is_text = view.kinds == KIND_TEXT
-    doclen = np.where(is_text, view.doclen, 0)
-    text = bm25((view.postings(t) for t in query.term_ids), doclen, view.n_text)
-    # A path word may be a query word in another form: the first a path holds counts.
-    path = path_bm25((view.postings(t) for t in query.path_ids), is_text, view.n_text)
-    if form_weight:
-        forms = view.first_postings(query.path_forms)
-        path = path + form_weight * path_bm25(forms, is_text, view.n_text)
-    qvec = static_query_vector(pieces, view.piece_idf, static_table(encoder))
-    return lexical_signal(text, path, path_weight), view.cosines(qvec)
-
-
-# On an embedded root, a file is scored by its best stored passage (every passage: MaxP over
-# the whole file), not by the passages the cheap tier picks for the model; and the stage
-# weighs the cheap order's best files alone. Chosen on the dev halves of semble-code (194
-# queries) and sympy (42): files added by their stored passages, 0 / 5 / 10 / 20, scored by
-# the picked passages: semble .801 / .800 / .794 / .787, sympy .603 / .573 / .573 / .504;
-# by the best stored passage, 0 / 5 / 20: semble .822 / .819 / .821, sympy .657 / .650 /
-# .642 (benchmarks/embedded_sweep.py, removed with its two switches once both were chosen:
-# run it from commit 8f976d1).
 
 
 @dataclass
@@ -220,7 +152,7 @@ def _kept_or_ordered(
     cand_rows: np.ndarray,
     settings: RankSettings,
     report: RefreshReport | None,
-) -> tuple[np.ndarray, _Staged | None, bool]:
+) -> tuple[np.ndarray, Staged | None, bool]:
     """``_ordered``'s answer, read back where this query over these files was ranked
     before and only the order is wanted; kept for next time where it is settled (a whole
     index, a stage that did not fail)."""
@@ -305,216 +237,37 @@ def _refreshed_index(
         return None
 
 
-@dataclass
-class _Staged:
-    """The stage's passages, with its files as indices into the candidates."""
-
-    paths_at: np.ndarray
-    scored: ScoredPassages
-
-
 def _ordered(
     query: Query, served: ServedRoot, view: IndexView, cand_rows: np.ndarray, settings: RankSettings
-) -> tuple[np.ndarray, _Staged | None, bool]:
-    """The candidates (rows of the index) best first, as indices into ``cand_rows``; the
-    passages the stage read; whether the order is the cheap tier's alone (--fast, or a stage
-    that failed; a symbol query's, which skips the stage, is not)."""
-    tuning, check = settings.tuning, settings.checkpoint
-    with timings.phase("rank"):
-        pieces = query_pieces(query.text, served)
-        lexical, semantic = signals(
-            query, view, served.encoder, pieces, tuning.path_weight, tuning.path_form_weight
-        )
-    fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
-    with timings.phase("code"):
-        fused, offsets, among_code = code_order(
-            query,
-            fused,
-            lambda k: view.path(int(cand_rows[k])),
-            lambda names: defining_candidates(view, cand_rows, names),
-            tuning,
-        )
-    stage: _Staged | None = None
-    fast = settings.stage_files <= 0
-    if not fast and not skips_stage(query, among_code):
-        check()
-        try:
-            with timings.phase("stage"):
-                top, best, scored = run_stage(
-                    query, served, view, cand_rows, fused, settings.stage_files, pieces, tuning
-                )
-        except (ModelError, OSError, sqlite3.Error) as err:
-            settings.warn(f"the transformer stage failed ({err}); ranking without it")
-            fast = True
-        else:
-            fused = fused.copy()
-            fused[top] = staged_scores(
-                lexical[cand_rows[top]],
-                semantic[cand_rows[top]],
-                best,
-                fused,
-                tuning.stage_dense_weight,
-                offsets=offsets[top],
-            )
-            if scored is not None:
-                stage = _Staged(top, scored)
-    if fast and tuning.passage_words_weight:
-        # The cheap order alone (--fast, or a stage that failed): the stage's passages weigh
-        # closeness better, and this signal added to them gained nothing (docs/benchmarks.md).
-        with timings.phase("passage words"):
-            head = order_by(fused)[: tuning.passage_words_files]
-            rel = [view.path(int(cand_rows[k])) for k in head]
-            fused = fused.copy()
-            fused[head] += tuning.passage_words_weight * zscore(
-                passage_lexical.best_window_bm25(
-                    query, served.root, rel, tuning.passage_words_window
-                )
-            )
+) -> tuple[np.ndarray, Staged | None, bool]:
+    """The candidates (rows of the index) best first, as indices into ``cand_rows``, in three
+    steps: the cheap tier scores every one (``rrg.rank.cheap``), the stage re-orders its best
+    (``rrg.rank.stage``), and in a repository of code the passage tier fuses its order of
+    the head's passages in (``rrg.rank.passage_tier``). Also the passages the stage read,
+    and whether the order is the cheap tier's alone (--fast, or a stage that failed)."""
+    tuning = settings.tuning
+    cheap = cheap_order(query, served, view, cand_rows, tuning)
+    fused, stage, fast = staged_order(
+        query,
+        served,
+        view,
+        cand_rows,
+        cheap,
+        settings.stage_files,
+        settings.warn,
+        settings.checkpoint,
+        tuning,
+    )
     by_score = order_by(fused)
     # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
     # scifact -.057, nfcorpus -.020, cranfield -.020, hotpotqa +.007; docs/benchmarks.md).
-    if among_code and tuning.passage_tier_weight:
-        check()
+    if cheap.among_code and tuning.passage_tier_weight:
+        settings.checkpoint()
         with timings.phase("passage tier"):
-            by_score = passage_tier_order(query, served, view, cand_rows, by_score, pieces, tuning)
+            by_score = tier_fused_order(
+                query, served, view, cand_rows, by_score, cheap.pieces, tuning
+            )
     return by_score, stage, fast
-
-
-#: Files whose passages a query reads whatever their length (``files_within``).
-MIN_FILES = 5
-
-
-def files_within(lengths: np.ndarray, budget: int) -> int:
-    """How many of the files, in order (``lengths``: each one's words), a query reads the
-    passages of (``Tuning.passage_words``): all while they hold at most ``budget`` words
-    together, else those before the one that would pass it, and at least ``MIN_FILES`` (0:
-    no budget)."""
-    if not budget:
-        return len(lengths)
-    held = np.cumsum(np.asarray(lengths, np.int64))
-    return min(len(lengths), max(MIN_FILES, int(np.searchsorted(held, budget, "right"))))
-
-
-def run_stage(
-    query: Query,
-    served: ServedRoot,
-    view: IndexView,
-    cand_rows: np.ndarray,
-    fused: np.ndarray,
-    stage_files: int,
-    pieces: np.ndarray,
-    tuning: Tuning,
-) -> tuple[np.ndarray, np.ndarray, ScoredPassages | None]:
-    """The candidates the stage re-orders (the cheap order's ``stage_files`` best), each
-    one's best passage cosine, and the passages it read (None where it read stored vectors
-    only). On an embedded root an embedded file is scored by its best stored passage, and
-    only the others are cut into passages for the model."""
-    top = order_by(fused)[:stage_files]
-    held = held_vectors(served)
-    if held is None:
-        # Every file is cut and scored here: long files bound how many (an embedded root's
-        # files are read from their stored vectors, which costs the same whatever their length).
-        top = top[: files_within(view.doclen[cand_rows[top]], tuning.passage_words)]
-    budget = max(tuning.stage_passages, len(top))
-    root = served.root
-    scorer = stage_scorer(served, view.piece_idf, budget, tuning)
-    if held is not None:
-        # --recall and the no-pattern mode cut the passages of embedded files when they
-        # print (their vectors read from the index).
-        dense = dense_file_scores(held, view, cand_rows, query_vector(query, scorer))
-        best = dense[top].copy()
-        missing = np.flatnonzero(np.isnan(best))
-        if len(missing):
-            rel = [view.path(int(r)) for r in cand_rows[top[missing]]]
-            best[missing] = passages_of(query, root, rel, scorer, pieces).best_per_file(len(rel))
-        return top, best, None
-    rel_top = [view.path(int(r)) for r in cand_rows[top]]
-    scored = passages_of(query, root, rel_top, scorer, pieces)
-    return top, scored.best_per_file(len(top)), scored
-
-
-def passage_tier_order(
-    query: Query,
-    served: ServedRoot,
-    view: IndexView,
-    cand_rows: np.ndarray,
-    by_score: np.ndarray,
-    pieces: np.ndarray,
-    tuning: Tuning,
-) -> np.ndarray:
-    """The candidates' order (``by_score``, indices into ``cand_rows``) of a tree of code
-    with its head fused with the passage tier's order of the same files
-    (``rrg.rank.passage_tier``)."""
-    head = by_score[: tuning.passage_tier_files]
-    head = head[: files_within(view.doclen[cand_rows[head]], tuning.passage_words)]
-    rel = [view.path(int(cand_rows[k])) for k in head]
-    scorer = stage_scorer(served, view.piece_idf, 0, tuning)
-    scored = passages_of(query, served.root, rel, scorer, pieces)
-    names = [passage_name(served.root, path) for path in rel]
-    tier = passage_tier.tier_order(
-        query, names, scored, among_code=True, abbreviation=tuning.abbreviation_weight
-    )
-    fused = passage_tier.fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
-    return np.concatenate([head[fused], by_score[len(head) :]])
-
-
-def defining_candidates(view: IndexView, cand_rows: np.ndarray, names: tuple[str, ...]) -> set[int]:
-    """The candidates (indices into ``cand_rows``, which ascend) whose files define one of
-    the names, from the index's definitions field; those that define one at their top level
-    alone where any does (``definitions.TOP_LEVEL``): the same name nested in a macro, a
-    test module or a class is a local copy of what the top-level one declares."""
-    defining = _holding(view, cand_rows, [t for n in names for t in query_definition_terms(n)])
-    top = defining & _holding(view, cand_rows, [top_level_term(name) for name in names])
-    return top or defining
-
-
-def _holding(view: IndexView, cand_rows: np.ndarray, terms: list[str]) -> set[int]:
-    """The candidates whose files hold one of the terms."""
-    rows = [view.postings(term_id(term))[0] for term in terms]
-    if not rows:
-        return set()
-    # return_index: plain np.unique imports numpy.ma to ask whether the array is masked
-    # (9 ms of a new process's query).
-    found = np.unique(np.concatenate(rows), return_index=True)[0]
-    at = np.searchsorted(cand_rows, found)
-    hit = at < len(cand_rows)
-    hit[hit] = cand_rows[at[hit]] == found[hit]
-    return set(at[hit].tolist())
-
-
-def stage_scorer(
-    served: ServedRoot, piece_idf: np.ndarray | None, budget: int, tuning: Tuning
-) -> PassageScorer:
-    """The stage's scorer for a root: its vectors kept in the root's vector cache, read
-    first from its embedding index where it has one and its vectors are the ones this
-    tuning reads (the index is built at the shipped point)."""
-    spec = served.spec
-    vectors_for = root_vectors(served, tuning)
-    held = held_vectors(served)
-    if held is not None and passage_tag("passage", spec, tuning) == embedding_model(spec):
-        vectors_for = reading_embedded(held, vectors_for)
-    try:
-        cuts: KeptCuts | None = KeptCuts(served.vectors)
-        terms: KeptTerms | None = KeptTerms(served.vectors)
-    except (OSError, RrgError):
-        cuts, terms = None, None  # no usable cache dir: files are cut and counted each time
-    return PassageScorer(served.encoder, piece_idf, vectors_for, budget, tuning, cuts, terms)
-
-
-def passages_of(
-    query: Query,
-    root: bytes,
-    rel: list[bytes],
-    scorer: PassageScorer,
-    pieces: np.ndarray | None = None,
-) -> ScoredPassages:
-    """The passages of these files (relative to root, or absolute) scored by the cheap tier,
-    the best ``scorer.budget`` of them by the model too; ``pieces``:
-    the query's WordPiece ids, where the caller has them. A file that cannot be read, or
-    that rg would skip as binary, has no passages."""
-    names = [passage_name(root, path) for path in rel]
-    cut = cut_passages if scorer.tuning.code_passages else blank_line_passages
-    return score_passages(query, file_texts(root, rel), scorer, names, cut, pieces)
 
 
 def model_ready(spec: ModelSpec) -> bool:

@@ -23,10 +23,14 @@ from functools import lru_cache
 
 import numpy as np
 
+from rrg.index.served import ServedRoot
+from rrg.index.view import IndexView
 from rrg.rank import code_priors as priors
 from rrg.rank.abbreviations import abbreviating
-from rrg.rank.passages import ScoredPassages
+from rrg.rank.head_passages import files_within, passages_of, stage_scorer
+from rrg.rank.passages import ScoredPassages, passage_name
 from rrg.rank.query import Query
+from rrg.rank.tuning import Tuning
 
 #: Reciprocal rank fusion's constant (1 / (K + rank)), here and in the final fusion.
 RRF_K = 60
@@ -55,6 +59,30 @@ _DEFINING = (
     "class struct interface trait enum type typedef def defmodule fn fun func function"
     " module object protocol record namespace package"
 ).split()
+
+
+def tier_fused_order(
+    query: Query,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    by_score: np.ndarray,
+    pieces: np.ndarray,
+    tuning: Tuning,
+) -> np.ndarray:
+    """A query's third step in a tree of code: the candidates' order (``by_score``, indices
+    into ``cand_rows``) with its head fused with this tier's order of the same files."""
+    head = by_score[: tuning.passage_tier_files]
+    head = head[: files_within(view.doclen[cand_rows[head]], tuning.passage_words)]
+    rel = [view.path(int(cand_rows[k])) for k in head]
+    scorer = stage_scorer(served, view.piece_idf, 0, tuning)
+    scored = passages_of(query, served.root, rel, scorer, pieces)
+    names = [passage_name(served.root, path) for path in rel]
+    tier = tier_order(
+        query, names, scored, among_code=True, abbreviation=tuning.abbreviation_weight
+    )
+    fused = fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
+    return np.concatenate([head[fused], by_score[len(head) :]])
 
 
 def tier_order(

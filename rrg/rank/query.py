@@ -64,7 +64,7 @@ def path_forms(text: str) -> tuple[tuple[int, ...], ...]:
     ``PATH_CLIP_LETTERS`` letters, longest first, each with its plural (``impls.rs`` for
     "implementations", ``strip.go`` for "stripping"). A path names a topic in a word's
     short form, a question spells it out; the cheap tier counts the first form a file's
-    path holds (``rrg.rank.files.signals``). A form that is itself a word of the query is
+    path holds (``rrg.rank.cheap.signals``). A form that is itself a word of the query is
     left out: it is counted as that word already."""
     own = set(path_words(text))  # the query's path words (not ``Query.said``)
     out: list[tuple[int, ...]] = []

@@ -122,7 +122,7 @@ class Tuning:
     passage_tier_files: int = 25
     #: Words (the index's length of each file) the files whose passages a query reads hold
     #: at most: the stage's and the tier's files are read in order until the next would
-    #: pass this, at least ``files.MIN_FILES``. A bound on a new query's time where files
+    #: pass this, at least ``head_passages.MIN_FILES``. A bound on a new query's time where files
     #: are long: on sympy the tier's 25 files hold 100-200K words for most questions, 633K
     #: for one (6,645 passages: 2.3 s before the job ahead has cut them). Swept on the dev
     #: halves against none (docs/benchmarks.md, "A budget of words"): the tier at 120K /

@@ -47,7 +47,8 @@ def test_a_path_that_clips_the_querys_word_scores_in_the_lexical_signal(
     from rrg.index.served import ServedRoot
     from rrg.model.registry import default_model
     from rrg.model.static_table import static_table
-    from rrg.rank.files import RankSettings, rank_files, signals
+    from rrg.rank.cheap import signals
+    from rrg.rank.files import RankSettings, rank_files
 
     for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
         monkeypatch.setenv(name, env[name])

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.rank.files import MIN_FILES, files_within
+from rrg.rank.head_passages import MIN_FILES, files_within
 from rrg.rank.scoring import lexical_signal, zscore
 
 TOPICS = {
