@@ -1,11 +1,12 @@
 """The root a search is served from: the folder whose index ranks it, with the model that
 index is built for, and everything keyed by the pair.
 
-A search under a folder is served by the nearest indexed ancestor (``serve``), so that an
-agent moving around a repository uses the repository's index and corpus statistics instead
-of building one per folder. The index's path, the model's encoder and the vector cache are
-made here, once a search (or once a library call), and nowhere else: the ranking, the
-passages, the rerank and the index commands all read them from one ``ServedRoot``.
+A search under a folder is served by the nearest indexed ancestor within its project
+(``serve``), so that an agent moving around a repository uses the repository's index and
+corpus statistics instead of building one per folder. The index's path, the model's
+encoder and the vector cache are made here, once a search (or once a library call), and
+nowhere else: the ranking, the passages, the rerank and the index commands all read them
+from one ``ServedRoot``.
 """
 
 from __future__ import annotations
@@ -98,8 +99,17 @@ class ServedRoot:
 
 def serve(searched: bytes, spec: ModelSpec) -> ServedRoot:
     """The root whose index serves a search under ``searched``: its nearest indexed
-    ancestor (itself included); else ``searched`` itself (its index is then built there)."""
+    ancestor (itself included) within its project; else ``searched`` itself (its index is
+    then built there).
+
+    The climb stops at the top of a repository (the folder holding ``.git``) and never
+    reaches the file system's root or the home folder. A search over PATHs in two
+    projects is rooted at their common folder (``rrg -q Q PAT . /usr/include``: at ``/``)
+    and indexes it: without these bounds that one index would serve every later search in
+    every project below it, with every project's words in its statistics, and no project
+    below could have an index of its own (``rrg --index`` in one added to it)."""
     at = searched
+    bounds = {b"/", os.fsencode(os.path.expanduser("~"))}
     while True:
         candidate = ServedRoot(at, spec)
         try:
@@ -108,7 +118,7 @@ def serve(searched: bytes, spec: ModelSpec) -> ServedRoot:
         except (OSError, RrgError):
             break  # no usable cache dir: the refresh says so and rg's order serves
         parent = os.path.dirname(at)
-        if parent == at:
+        if parent == at or parent in bounds or os.path.lexists(os.path.join(at, b".git")):
             break
         at = parent
     return ServedRoot(searched, spec)

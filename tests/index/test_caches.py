@@ -294,6 +294,49 @@ def test_a_subdirectory_uses_its_indexed_ancestor(tmp_path: Path, env: dict[str,
     assert f"(served by the index of {tree})" in status
 
 
+def test_the_climb_to_an_indexed_ancestor_stays_within_a_project(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A folder above a repository serves no search inside it: the repository (the folder
+    holding .git) gets an index of its own, while a plain folder beside it is served by
+    the indexed folder above both."""
+    work = tmp_path / "work"
+    repo = make_tree(work / "repo", 20)
+    (repo / ".git").mkdir()
+    plain = make_tree(work / "plain", 20)
+    assert run([*rrg_cmd(), "--index", "."], work, env).returncode == 0
+    status = run([*rrg_cmd(), "--index-status", "."], plain, env).stdout.decode()
+    assert f"(served by the index of {work})" in status
+    status = run([*rrg_cmd(), "--index-status", "."], repo, env)
+    assert status.stdout.decode().startswith(f"{repo}: not indexed")
+    searched = run([*rrg_cmd(), "-q", "needle", "--files", "--limit", "3"], repo, env)
+    assert searched.returncode == 0 and len(searched.stdout.splitlines()) == 3
+    assert list((Path(env["RRG_CACHE_DIR"]) / "index").glob("repo-*.sqlite"))
+
+
+def test_an_index_at_the_top_of_the_disk_or_home_serves_no_project_below(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A search over PATHs whose common folder is / (a project and a file elsewhere)
+    indexes / for itself; it does not then serve every later search below it (a project's
+    own --index went into it). Likewise an index of the home folder."""
+    project = make_tree(tmp_path / "project", 10)
+    elsewhere = "/etc/passwd"  # any file outside tmp_path: the common folder is /
+    both = run([*rrg_cmd(), "-q", "needle", "--files", ".", elsewhere], project, env)
+    assert both.returncode == 0 and b"f00000.txt" in both.stdout
+    status = run([*rrg_cmd(), "--index-status", "."], project, env).stdout.decode()
+    assert status.startswith(f"{project}: not indexed"), status
+    home = tmp_path / "home"
+    mine = make_tree(home / "mine", 10)
+    at_home = {**env, "HOME": str(home)}
+    assert run([*rrg_cmd(), "--index", "."], home, at_home).returncode == 0
+    status = run([*rrg_cmd(), "--index-status", "."], mine, at_home).stdout.decode()
+    assert status.startswith(f"{mine}: not indexed"), status
+    # The same index serves below a folder that is not the home folder.
+    status = run([*rrg_cmd(), "--index-status", "."], mine, env).stdout.decode()
+    assert f"(served by the index of {home})" in status
+
+
 def _hold_writer_lock(index: Path) -> int:
     """Take the root's writer lock as another rrg's long build would hold it."""
     fd = os.open(f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o600)
