@@ -1,15 +1,17 @@
 """Every file rrg keeps for one root, seen and removed together: what ``--index-status``
-lists and ``--index-clear`` deletes (under the writer lock, which guards them all)."""
+lists and ``--index-clear`` deletes (under the writer lock, which guards them all), and
+what goes by itself once the root's folder is gone (``remove_gone_roots``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import time
 from contextlib import suppress
 from pathlib import Path
 
-from rrg.atomic import write_failure
+from rrg.atomic import atomic_write_bytes, write_failure
 from rrg.errors import RrgError
 from rrg.index.embedded import embed_dir
 from rrg.index.scopes import scope_files
@@ -37,7 +39,8 @@ from rrg.index.vectors import (
 
 def root_files(index_path: Path) -> list[Path]:
     """The index's registry, its SQLite side files, its segments folder, the vector cache and
-    its side files, the embedding index and its lock, the writer lock."""
+    its side files, the embedding index and its lock, the file naming the root, the writer
+    lock."""
     vectors = vectors_path(index_path)
     names = [
         index_path,
@@ -50,9 +53,79 @@ def root_files(index_path: Path) -> list[Path]:
         embed_dir(index_path),
         writer_lock_path(embed_dir(index_path)),
         builder_lock_path(index_path),
+        root_record_path(index_path),
         writer_lock_path(index_path),
     ]
     return [p for p in names if p.exists()]
+
+
+def root_record_path(index_path: Path) -> Path:
+    """The file beside an index that names the folder it serves (the index's own name holds
+    only a hash of it)."""
+    return Path(f"{index_path}.root")
+
+
+def record_root(index_path: Path, root: bytes) -> None:
+    """Name the folder ``index_path`` serves beside it, once: what lets ``remove_gone_roots``
+    tell an index whose folder is gone. Bookkeeping alone: a cache that cannot be written
+    keeps none, and the search goes on."""
+    record = root_record_path(index_path)
+    if record.exists():
+        return
+    with suppress(OSError):
+        atomic_write_bytes(record, root)
+
+
+def remove_gone_roots(index_dir: Path) -> list[bytes]:
+    """Delete every file kept for a root whose folder no longer exists; the folders whose
+    files went. An agent's harness clones a repository into a temporary folder for each
+    task and removes it after: each clone's index and vector cache (70 MB for sympy's, the
+    vector cache up to 256 MB) stayed in the cache dir for good. A root in use (its writer
+    or embedding lock held, its background build running) is left for a later pass, as is
+    a folder that cannot be looked at (a permission, a stale mount): only one that is not
+    there goes. Never raises: a search calls it."""
+    gone: list[bytes] = []
+    try:
+        records = sorted(index_dir.glob("*.sqlite.root"))
+    except OSError:
+        return gone
+    for record in records:
+        try:
+            root = record.read_bytes()
+            index_path = Path(str(record)[: -len(".root")])
+            if root.startswith(b"/") and not _exists(root) and _remove_gone(index_path, root):
+                gone.append(root)
+        except OSError:
+            continue
+    return gone
+
+
+def _exists(folder: bytes) -> bool:
+    """Whether ``folder`` may still exist: only a folder the system says is not there is
+    gone."""
+    try:
+        os.stat(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _remove_gone(index_path: Path, root: bytes) -> bool:
+    """The root's files deleted under its locks, had at once, where its folder is still
+    gone once they are held; whether they went."""
+    embedding = embed_dir(index_path)
+    if builder_running(index_path):
+        return False
+    with writer_lock(embedding, wait_s=0) as embedding_free:
+        if not embedding_free:
+            return False
+        with writer_lock(index_path, wait_s=0) as free:
+            if not free or _exists(root):
+                return False
+            _delete_root_files(index_path)
+    return True
 
 
 def clear_root(index_path: Path) -> tuple[bool, bool]:
@@ -85,13 +158,19 @@ def _clear_root(index_path: Path) -> tuple[bool, bool]:
         with writer_lock(index_path) as got:
             if not got:
                 raise RrgError(f"cannot clear it: {busy_reason(index_path)}")
-            for path in root_files(index_path):
-                if path.is_dir():
-                    shutil.rmtree(path, ignore_errors=True)
-                    continue
-                with suppress(FileNotFoundError):
-                    path.unlink()
+            _delete_root_files(index_path)
     return existed, stopped
+
+
+def _delete_root_files(index_path: Path) -> None:
+    """Every file of the root (the caller holds its locks); the writer lock's file goes
+    last, still held."""
+    for path in root_files(index_path):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        with suppress(FileNotFoundError):
+            path.unlink()
 
 
 def bytes_on_disk(path: Path) -> int:

@@ -22,6 +22,7 @@ import numpy as np
 from rrg import timings
 from rrg.cachedir import index_file
 from rrg.errors import RrgError
+from rrg.index.caches import record_root, remove_gone_roots
 from rrg.index.refresh import Listing, RefreshReport, refresh, stat_listing
 from rrg.index.vectors import VectorCache
 from rrg.index.view import IndexView
@@ -89,6 +90,11 @@ class ServedRoot:
         bar = Progress("rrg: indexing", show_progress)
         try:
             path = self.index_path
+            if not path.exists():
+                # A new root: the roots of folders removed since go first (each temporary
+                # clone an agent searched made one).
+                remove_gone_roots(path.parent)
+            record_root(path, self.root)
             if listing is None:
                 with timings.phase("stat"):
                     listing = stat_listing(self.folder, rel)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -342,6 +343,37 @@ def _hold_writer_lock(index: Path) -> int:
     fd = os.open(f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+def test_the_files_of_a_root_whose_folder_is_gone_go_with_the_next_new_root(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A temporary clone searched and removed leaves no index behind for good: the next
+    search of a new root deletes every file kept for it (and for no root that still
+    exists); one whose lock is held (a build running) is left for a later pass."""
+    index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
+    trees = {name: make_tree(tmp_path / name, 5) for name in ("clone", "kept", "busy")}
+    for tree in trees.values():
+        assert run([*rrg_cmd(), "-q", "needle", "needle"], tree, env).returncode == 0
+    for name in trees:
+        assert len(list(index_dir.glob(f"{name}-*"))) >= 4  # registry, segments, vectors...
+    busy_index = next(index_dir.glob("busy-*.sqlite"))
+    shutil.rmtree(trees["clone"])
+    shutil.rmtree(trees["busy"])
+    held = _hold_writer_lock(busy_index)
+    try:
+        new = make_tree(tmp_path / "new", 5)
+        assert run([*rrg_cmd(), "-q", "needle", "needle"], new, env).returncode == 0
+    finally:
+        os.close(held)
+    assert not list(index_dir.glob("clone-*"))
+    assert len(list(index_dir.glob("kept-*"))) >= 4 and list(index_dir.glob("new-*"))
+    assert busy_index.exists()
+    later = make_tree(tmp_path / "later", 5)
+    assert run([*rrg_cmd(), "-q", "needle", "needle"], later, env).returncode == 0
+    assert not list(index_dir.glob("busy-*"))
+    status = run([*rrg_cmd(), "--index-status", "."], trees["kept"], env).stdout.decode()
+    assert ".sqlite.root (" in status and "files indexed: 5" in status
 
 
 def test_index_that_cannot_get_the_lock_exits_2_naming_the_index_and_the_variable(
