@@ -70,10 +70,9 @@ def record_root(index_path: Path, root: bytes) -> None:
     tell an index whose folder is gone. Bookkeeping alone: a cache that cannot be written
     keeps none, and the search goes on."""
     record = root_record_path(index_path)
-    if record.exists():
-        return
     with suppress(OSError):
-        atomic_write_bytes(record, root)
+        if not record.exists():
+            atomic_write_bytes(record, root)
 
 
 def remove_gone_roots(index_dir: Path) -> list[bytes]:
