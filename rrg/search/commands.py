@@ -356,6 +356,7 @@ def _build(
     from rrg.environment import embed_always
     from rrg.rank.embedding import EmbeddingBusy, embed_root, is_embedded
     from rrg.rank.warm_passages import embeds_ahead, needs_warming, warm_passages
+    from rrg.search.background import embedding_turn
     from rrg.search.indexing import build_index
 
     show = request.show_progress
@@ -375,10 +376,13 @@ def _build(
     if warm and needs_warming(served, built.view):
         warmed = warm_passages(served, built.view)
         if embeds_ahead(served, warmed):
-            # Nobody reads a background build's output; a busy embedding lock is another
-            # process embedding the root already.
-            with contextlib.suppress(RrgError):
-                embed_root(served, built.view, built.rows, show_progress=False, asked=False)
+            with embedding_turn():
+                # The turn may have come minutes later: the root may be gone (a temporary
+                # clone) or embedded since. Nobody reads a background build's output; a
+                # busy embedding lock is another process embedding the root already.
+                if os.path.isdir(served.root) and embeds_ahead(served, warmed):
+                    with contextlib.suppress(RrgError):
+                        embed_root(served, built.view, built.rows, show_progress=False, asked=False)
     return EXIT_ERROR if built.candidates.error else EXIT_MATCH
 
 

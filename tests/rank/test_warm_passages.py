@@ -8,6 +8,9 @@ command, real files, the real cache."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -22,6 +25,7 @@ from rrg.environment import EMBED_AHEAD
 from rrg.index.store import builder_running
 from rrg.model.static_table import static_vectors, static_vectors_alone
 from rrg.rank.warm_passages import WARM_FROM_FILES
+from rrg.search.background import EMBEDDING_TURN
 
 TOPICS = ("retry", "config", "cache", "log", "parse", "render", "queue", "token", "route")
 
@@ -271,6 +275,49 @@ def test_a_root_within_the_bound_is_embedded_ahead(
     assert found.returncode == 0, found.stderr
     assert found.stdout.splitlines()[0].startswith(b"src/retry_")
     assert _passage_vectors(cache) == before + 1  # the query's vector, no passage's
+
+
+def _lock_waited_for(path: Path) -> bool:
+    """Whether a process waits for the flock of ``path`` (Linux's /proc/locks lists a
+    waiter as ``N: -> FLOCK ... MAJ:MIN:INODE ...``)."""
+    inode = path.stat().st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        if " -> " in line:
+            for field in line.split():
+                found = re.fullmatch(r"[0-9a-f]+:[0-9a-f]+:(\d+)", field)
+                if found and int(found.group(1)) == inode:
+                    return True
+    return False
+
+
+def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]) -> None:
+    """Another root's job holds the cache dir's turn to embed: this root's job computes its
+    passages, then waits for the turn with the root not embedded, and embeds it once the
+    turn is free."""
+    root, env = big
+    env = {**env, "RRG_EMBED_AHEAD": str(EMBED_AHEAD)}
+    cache = Path(env["RRG_CACHE_DIR"])
+    cache.mkdir(parents=True, exist_ok=True)
+    turn = cache / EMBEDDING_TURN
+    held = os.open(turn, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+        (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
+        deadline = time.monotonic() + 180
+        time.sleep(0.5)  # the job takes its builder lock as it starts
+        while not _lock_waited_for(turn) and builder_running(index):
+            assert time.monotonic() < deadline, "the job neither waited nor ended in 180 s"
+            time.sleep(0.25)
+        assert _lock_waited_for(turn), "the job embedded without waiting for the turn"
+        assert _count(cache, "SELECT COUNT(*) FROM marks") == 1  # its passages: computed
+        assert not list((cache / "index").glob("*.embed"))
+    finally:
+        os.close(held)
+    _wait_for_job(cache)
+    status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
+    files = WARM_FROM_FILES + 11
+    assert f"embedded: {files} of {files} indexed files" in status, status
 
 
 def test_no_embedding_above_the_bound(big: tuple[Path, dict[str, str]]) -> None:
