@@ -81,7 +81,8 @@ def run_side(label: str, trees: list[Path], copies: int, pythonpath: str | None)
             time.sleep(0.5)
         wall = time.monotonic() - start
         embedded = sum(
-            b"embedded: no" not in subprocess.run(
+            b"embedded: no"
+            not in subprocess.run(
                 [*rrg(), "--index-status"], cwd=root, env=env, capture_output=True
             ).stdout
             for root in roots
