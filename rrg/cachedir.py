@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import xxhash
@@ -66,3 +69,23 @@ def prepared_dir() -> Path:
     fallback = cache_dir() / "prepared"
     fallback.mkdir(parents=True, exist_ok=True, mode=0o700)
     return fallback
+
+
+@contextmanager
+def preparing(name: str) -> Iterator[None]:
+    """Hold the machine's lock for preparing ``name`` in the prepared dir, waiting for it.
+    Several first searches at once (agents started together on a fresh machine or
+    container) each distilled the model's table: three took 57 s each, where one takes
+    about 25, and 650 MB each. The caller looks again once it holds the lock: another
+    process may have made the file meanwhile. Where no lock can be had (a read-only
+    folder), each prepares its own, as before."""
+    try:
+        fd = os.open(prepared_dir() / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except (OSError, RrgError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # released with the descriptor, or the process
+        yield
+    finally:
+        os.close(fd)

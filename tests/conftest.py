@@ -224,3 +224,16 @@ def model_that_fails_on_long_inputs(folder: Path, positions: int = 4) -> None:
     shutil.copy(tokenizer, folder / "tokenizer.json")
     meta = {"name": "fails-on-long-input", "dims": 8, "pooling": "mean", "max_tokens": 256}
     (folder / "rrg-model.json").write_text(json.dumps(meta))
+
+
+def flock_waited_for(path: Path) -> bool:
+    """Whether a process waits for the flock of ``path`` (Linux's /proc/locks lists a
+    waiter as ``N: -> FLOCK ... MAJ:MIN:INODE ...``)."""
+    inode = path.stat().st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        if " -> " in line:
+            for field in line.split():
+                found = re.fullmatch(r"[0-9a-f]+:[0-9a-f]+:(\d+)", field)
+                if found and int(found.group(1)) == inode:
+                    return True
+    return False

@@ -120,6 +120,11 @@ def _shared_session(encoder: Encoder) -> tuple[InferenceSession, int]:
         return _SESSIONS[key]
 
 
+def _holds_graph(target: Path) -> bool:
+    """Whether the folder of a model's graphs is made (renamed into place whole)."""
+    return (target / QUANTIZED_GRAPH).is_file() or (target / "model.onnx").is_file()
+
+
 def _forget_older_graphs(spec: ModelSpec) -> None:
     """Remove the copies earlier rrg versions kept of this model's graph: in the cache dir
     (version 3: a float copy of 90 MB beside the int8 graph, in every cache dir) and a
@@ -273,47 +278,54 @@ class Encoder:
         copy is kept and serves. Everything is written in a temporary folder renamed into
         place, so a reader sees the whole folder or none.
         """
-        import onnxruntime as ort
-
-        from rrg.cachedir import prepared_dir
+        from rrg.cachedir import prepared_dir, preparing
 
         try:
             models = prepared_dir()
             target = models / f"optimised-v4-{self.spec.key}"
-            if (target / QUANTIZED_GRAPH).is_file() or (target / "model.onnx").is_file():
+            if _holds_graph(target):
                 return target
             _forget_older_graphs(self.spec)
             sweep_leftovers(models)
-            staging = Path(tempfile.mkdtemp(prefix=".optimising-", dir=models))
-            try:
-                options = ort.SessionOptions()
-                # Basic rewrites only: they hold on any machine, where the extended ones
-                # may name kernels of this processor.
-                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-                options.optimized_model_filepath = str(staging / "model.onnx")
-                options.add_session_config_entry(
-                    "session.optimized_model_external_initializers_file_name", "model.data"
-                )
-                options.add_session_config_entry(
-                    "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
-                )
-                ort.InferenceSession(
-                    str(self.spec.onnx_path), options, providers=["CPUExecutionProvider"]
-                )
-                if self.spec.quantize:
-                    quantize_graph(staging / "model.onnx", staging / QUANTIZED_GRAPH)
-                    if (staging / QUANTIZED_GRAPH).is_file():
-                        os.unlink(staging / "model.onnx")
-                        os.unlink(staging / "model.data")
-                with contextlib.suppress(OSError):  # another process renamed its copy first
-                    os.rename(staging, target)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
+            with preparing(target.name):  # one process a machine makes it; the others wait
+                if not _holds_graph(target):  # made while this one waited
+                    self._make_graph(models, target)
             return target if target.is_dir() else None
         except (OSError, RrgError):
             return None
         except Exception:  # noqa: BLE001 - a model onnxruntime cannot save is loaded as is
             return None
+
+    def _make_graph(self, models: Path, target: Path) -> None:
+        """The graphs of ``_optimised_graph`` made in a staging folder of ``models`` renamed
+        to ``target``."""
+        import onnxruntime as ort
+
+        staging = Path(tempfile.mkdtemp(prefix=".optimising-", dir=models))
+        try:
+            options = ort.SessionOptions()
+            # Basic rewrites only: they hold on any machine, where the extended ones
+            # may name kernels of this processor.
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+            options.optimized_model_filepath = str(staging / "model.onnx")
+            options.add_session_config_entry(
+                "session.optimized_model_external_initializers_file_name", "model.data"
+            )
+            options.add_session_config_entry(
+                "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+            )
+            ort.InferenceSession(
+                str(self.spec.onnx_path), options, providers=["CPUExecutionProvider"]
+            )
+            if self.spec.quantize:
+                quantize_graph(staging / "model.onnx", staging / QUANTIZED_GRAPH)
+                if (staging / QUANTIZED_GRAPH).is_file():
+                    os.unlink(staging / "model.onnx")
+                    os.unlink(staging / "model.data")
+            with contextlib.suppress(OSError):  # another process renamed its copy first
+                os.rename(staging, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     def map_runs(
         self, run: Callable[[_Item], np.ndarray], items: Sequence[_Item]

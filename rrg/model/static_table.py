@@ -33,29 +33,48 @@ def static_table(
 
     Each token runs through the model alone (``[CLS] token [SEP]``) and keeps its output at
     its own position; the table is centred and reduced by PCA. Computed once per model and
-    machine (about 15 s on 2 cores for MiniLM) and kept where every cache dir reads it.
+    machine (about 15 s on 2 cores for MiniLM) and kept where every cache dir reads it;
+    one process at a time makes it (``rrg.cachedir.preparing``).
     """
-    from rrg.atomic import atomic_write_bytes, write_failure
+    from rrg.cachedir import preparing
 
     cache = static_table_path(encoder.spec)
     if str(cache) in _TABLES:  # one query uses it twice (refresh, then scoring)
         return _TABLES[str(cache)]
-    if cache.is_file():
-        try:
-            # Memory-mapped float16: a query touches only its own tokens' rows, and
-            # arithmetic on them promotes to float32 where it meets the float32 weights.
-            table = np.load(cache, mmap_mode="r", allow_pickle=False)
-            # A model narrower than STATIC_DIMS keeps all its dimensions.
-            wide = table.ndim == 2 and 0 < table.shape[1] <= STATIC_DIMS
-            if wide and table.dtype == np.float16:
-                _TABLES[str(cache)] = table
-                return table
-        except (OSError, ValueError):
-            pass  # a damaged cache is recomputed below
-    table = _moved_from_cache_dir(encoder.spec, cache)
-    if table is not None:
-        _TABLES[str(cache)] = table
-        return table
+    table = _kept(cache)
+    if table is None:
+        table = _moved_from_cache_dir(encoder.spec, cache)
+    if table is None:
+        with preparing(cache.name):
+            # Made by another process while this one waited for the lock, or made here.
+            table = _kept(cache)
+            if table is None:
+                table = _distilled(encoder, cache, on_progress)
+    _TABLES[str(cache)] = table
+    return table
+
+
+def _kept(cache: Path) -> np.ndarray | None:
+    """The table as kept, or None where there is none or it is damaged (it is made anew)."""
+    if not cache.is_file():
+        return None
+    try:
+        # Memory-mapped float16: a query touches only its own tokens' rows, and
+        # arithmetic on them promotes to float32 where it meets the float32 weights.
+        table = np.load(cache, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    # A model narrower than STATIC_DIMS keeps all its dimensions.
+    wide = table.ndim == 2 and 0 < table.shape[1] <= STATIC_DIMS
+    return table if wide and table.dtype == np.float16 else None
+
+
+def _distilled(
+    encoder: Encoder, cache: Path, on_progress: Callable[[int, int], None] | None
+) -> np.ndarray:
+    """The table distilled from the model and kept at ``cache``."""
+    from rrg.atomic import atomic_write_bytes, write_failure
+
     if encoder.quantized:
         encoder = Encoder(encoder.spec, exact=True)
     tok = encoder.tokenizer

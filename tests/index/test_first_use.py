@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, make_tree, model_that_fails_on_long_inputs, q, rrg_cmd, run
+from conftest import (
+    ROOT,
+    flock_waited_for,
+    make_tree,
+    model_that_fails_on_long_inputs,
+    q,
+    rrg_cmd,
+    run,
+)
 from rrg.index.served import ServedRoot
 from rrg.index.store import IndexStore
 from rrg.model.registry import default_model
@@ -181,6 +189,44 @@ def test_index_says_the_preparation_apart_from_the_indexing(
     assert second.startswith("indexed ") and ": 10 files, 10 read" in second
     again = run([*rrg_cmd(), "--index", "."], tree, {**env, "RRG_PREPARED_DIR": str(prepared)})
     assert again.stdout.decode().startswith("indexed ") and b"prepared" not in again.stdout
+
+
+def test_a_first_search_beside_another_preparing_the_model_reads_its_table(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Agents started together on a fresh machine: a first search that finds another rrg
+    preparing the model's table waits for it and reads the table it made, instead of
+    distilling its own beside it (three at once took 57 s each, one alone 20)."""
+    from rrg.model.static_table import static_table_path
+
+    made = static_table_path(default_model())  # this machine's, made before any test
+    prepared = tmp_path / "prepared"
+    prepared.mkdir()
+    lock = prepared / f".{made.name}.lock"
+    held = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)  # as the process preparing it holds it
+    tree = make_tree(tmp_path / "tree", 3)
+    search = subprocess.Popen(
+        [*rrg_cmd(), "-q", "needle", "needle"],
+        cwd=tree,
+        env={**env, "RRG_PREPARED_DIR": str(prepared)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not flock_waited_for(lock) and search.poll() is None:
+            assert time.monotonic() < deadline, "the search neither waited nor ended in 120 s"
+            time.sleep(0.1)
+        assert flock_waited_for(lock), "the search made its own table beside the other's"
+        (prepared / made.name).write_bytes(made.read_bytes())  # the other's table, kept
+        kept = (prepared / made.name).stat().st_ino
+    finally:
+        os.close(held)
+    out, err = search.communicate(timeout=120)
+    assert search.returncode == 0, err
+    assert len(out.splitlines()) == 3
+    assert (prepared / made.name).stat().st_ino == kept  # read, not made again
 
 
 def _wordy_tree(root: Path, files: int) -> Path:

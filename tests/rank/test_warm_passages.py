@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import rrg_cmd, run
+from conftest import flock_waited_for, rrg_cmd, run
 from rrg.environment import EMBED_AHEAD
 from rrg.index.store import builder_running
 from rrg.model.static_table import static_vectors, static_vectors_alone
@@ -277,19 +276,6 @@ def test_a_root_within_the_bound_is_embedded_ahead(
     assert _passage_vectors(cache) == before + 1  # the query's vector, no passage's
 
 
-def _lock_waited_for(path: Path) -> bool:
-    """Whether a process waits for the flock of ``path`` (Linux's /proc/locks lists a
-    waiter as ``N: -> FLOCK ... MAJ:MIN:INODE ...``)."""
-    inode = path.stat().st_ino
-    for line in Path("/proc/locks").read_text().splitlines():
-        if " -> " in line:
-            for field in line.split():
-                found = re.fullmatch(r"[0-9a-f]+:[0-9a-f]+:(\d+)", field)
-                if found and int(found.group(1)) == inode:
-                    return True
-    return False
-
-
 def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]) -> None:
     """Another root's job holds the cache dir's turn to embed: this root's job computes its
     passages, then waits for the turn with the root not embedded, and embeds it once the
@@ -306,10 +292,10 @@ def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]
         (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
         deadline = time.monotonic() + 180
         time.sleep(0.5)  # the job takes its builder lock as it starts
-        while not _lock_waited_for(turn) and builder_running(index):
+        while not flock_waited_for(turn) and builder_running(index):
             assert time.monotonic() < deadline, "the job neither waited nor ended in 180 s"
             time.sleep(0.25)
-        assert _lock_waited_for(turn), "the job embedded without waiting for the turn"
+        assert flock_waited_for(turn), "the job embedded without waiting for the turn"
         assert _count(cache, "SELECT COUNT(*) FROM marks") == 1  # its passages: computed
         assert not list((cache / "index").glob("*.embed"))
     finally:
