@@ -75,8 +75,8 @@ def prepared_dir() -> Path:
 def preparing(name: str) -> Iterator[None]:
     """Hold the machine's lock for preparing ``name`` in the prepared dir, waiting for it.
     Several first searches at once (agents started together on a fresh machine or
-    container) each distilled the model's table: three took 57 s each, where one takes
-    about 25, and 650 MB each. The caller looks again once it holds the lock: another
+    container) each distilled the model's table: three took 54-57 s each, where one alone
+    takes 18-20, and 650 MB each. The caller looks again once it holds the lock: another
     process may have made the file meanwhile. Where no lock can be had (a read-only
     folder), each prepares its own, as before."""
     try:
