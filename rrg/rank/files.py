@@ -1,4 +1,8 @@
-"""Ordering candidate files by a query: refresh the root's index, then score.
+"""Ordering candidate files by a query: refresh the root's index, then score in three
+steps, a module each: the cheap tier over every file (``rrg.rank.cheap``), the transformer
+stage over its best (``rrg.rank.stage``), and in a tree of code the passage tier over the
+head (``rrg.rank.passage_tier``). A query asked again over the same files reads back the
+order it was given (``rrg.rank.kept_orders``).
 
 If the index cannot be used (an unwritable cache dir, say), the search still runs in rg's
 own order with one warning: a user's search never fails for want of a cache.
