@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,8 +79,17 @@ def preparing(name: str) -> Iterator[None]:
     takes 18-20, and 650 MB each. The caller looks again once it holds the lock: another
     process may have made the file meanwhile. Where no lock can be had (a read-only
     folder), each prepares its own, as before."""
+    with waited_lock(prepared_dir, f".{name}.lock"):
+        yield
+
+
+@contextmanager
+def waited_lock(folder: Callable[[], Path], name: str) -> Iterator[None]:
+    """Hold the flock of the file ``name`` in ``folder()``, waiting for it as long as it
+    takes; where the file cannot be had at all (no usable folder, a read-only one), go on
+    without it: the lock spares work or memory, it guards no file."""
     try:
-        fd = os.open(prepared_dir() / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(folder() / name, os.O_RDWR | os.O_CREAT, 0o600)
     except (OSError, RrgError):
         yield
         return

@@ -14,7 +14,6 @@ once a root: a search whose index was whole from the start starts it too.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
@@ -22,8 +21,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rrg.cachedir import cache_dir
-from rrg.errors import RrgError
+from rrg.cachedir import cache_dir, waited_lock
 
 #: Set in the environment of the build started here: ``--index`` then leaves at once where
 #: another such build of the root is running.
@@ -97,13 +95,5 @@ def embedding_turn() -> Iterator[None]:
     searching a fresh clone for each task, several at once): in turn they take the same
     CPU time with one job's memory. Where the lock cannot be had at all (no usable cache
     dir), the job embeds without it."""
-    try:
-        fd = os.open(cache_dir() / EMBEDDING_TURN, os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, RrgError):
+    with waited_lock(cache_dir, EMBEDDING_TURN):
         yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # released with the descriptor, or the process
-        yield
-    finally:
-        os.close(fd)
