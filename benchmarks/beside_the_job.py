@@ -25,22 +25,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.common import OUT, machine, measured, processes, rrg, timed
 from benchmarks.resident_speed import _index_file, _target
 from rrg.index.store import builder_running
 
 
 def _job_pid(root: Path) -> int | None:
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"--index" in args and os.fsencode(root) in args:
-            return int(entry.name)
-    return None
+    found = processes(lambda args: b"--index" in args and os.fsencode(root) in args)
+    return found[0] if found else None
 
 
 def _set_group_nice(pid: int, nice: int) -> None:

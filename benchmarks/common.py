@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,22 @@ def rrg() -> list[str]:
 
 def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def processes(wanted: Callable[[list[bytes]], bool]) -> list[int]:
+    """The pids of the running processes whose arguments (``/proc/PID/cmdline``, split at
+    NUL) ``wanted`` accepts: rrg's background jobs, found from outside."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if wanted(args):
+            found.append(int(entry.name))
+    return found
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:

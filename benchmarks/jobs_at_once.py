@@ -20,22 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, rrg
+from benchmarks.common import OUT, machine, processes, rrg
 
 
 def _jobs() -> list[int]:
     """The background jobs running now: rrg's ``--index --no-progress`` processes."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"rrg" in args and b"--index" in args and b"--no-progress" in args:
-            found.append(int(entry.name))
-    return found
+    return processes(
+        lambda args: b"rrg" in args and b"--index" in args and b"--no-progress" in args
+    )
 
 
 def _rss_kb(pid: int) -> int:
