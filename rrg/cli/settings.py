@@ -159,6 +159,11 @@ def parse_options(split: SplitArgs) -> Options:
         parsed: dict[str, Any] = _command().main(tokens, standalone_mode=False)
     except click.ClickException as err:
         raise RrgError(err.format_message()) from err
+    except click.exceptions.Abort:
+        # Click turns a Ctrl-C while it parses into Abort: it is the user's Ctrl-C (exit
+        # 130), not "internal error: Abort" (a search handed to the resident process met
+        # it, its counting walk started before the parse).
+        raise KeyboardInterrupt from None
     given = {opt.long for opt, _ in split.rrg}
     if not given & {"--help", "--version"}:
         _check_combinations(given)

@@ -174,3 +174,17 @@ def test_the_console_entry_says_a_bad_rrg_option_in_one_line_and_exits_2(
         main()
     assert stopped.value.code == 2
     assert capsys.readouterr().err == "rrg: --limit needs a value: --limit N\n"
+
+
+def test_ctrl_c_while_the_options_are_parsed_exits_130(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Click turns a Ctrl-C during its parse into its own Abort: the command line says
+    nothing and exits 130, as for a Ctrl-C anywhere else, not "internal error: Abort"."""
+    import click
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(click.Command, "parse_args", interrupted)
+    assert cli("-q", QUERY, "--files") == (130, "", "")
