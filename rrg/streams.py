@@ -64,3 +64,23 @@ def captured() -> Iterator[Captured]:
         yield held
     finally:
         _capture.reset(token)
+
+
+def leave_gone_readers() -> None:
+    """Where a reader left (``| head``, ``2>&1 | head``), point that standard stream at
+    /dev/null, so that what it still holds goes nowhere instead of failing again at exit.
+
+    A stream that failed keeps its bytes in Python's buffer, and each later flush raises
+    once more. rg exits 0 once a reader of either of its streams left, and so must rrg:
+    Python buffers standard error as well (unless ``PYTHONUNBUFFERED`` is set), so a
+    message written after the reader left (the cap's notice) used to fail again at exit,
+    and rrg exited 2."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with that descriptor closed
+            continue
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)

@@ -76,7 +76,30 @@ def env(cache_dir: Path) -> dict[str, str]:
     # tests of embedding ahead ask for it.
     out["RRG_EMBED_AHEAD"] = "0"
     out.pop("RIPGREP_CONFIG_PATH", None)
+    # Python's streams as users have them: buffered (a CI machine may set it unbuffered).
+    out.pop("PYTHONUNBUFFERED", None)
     return out
+
+
+def on_a_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
+    """The exit code and what a terminal shows of a command run with stdout on one."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed with the writer
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    proc.wait(timeout=60)
+    return proc.returncode, shown
 
 
 def run(

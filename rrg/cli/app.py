@@ -44,9 +44,7 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
         # SIGPIPE, so a write raises this instead of killing rrg with status 141.)
         if streams.capturing():  # a server's call: its stdout is the protocol's, not gone
             return EXIT_ERROR
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere
-        os.close(devnull)
+        streams.leave_gone_readers()
         return EXIT_MATCH
     except RrgError as err:
         warn(str(err))

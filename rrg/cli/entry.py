@@ -12,7 +12,7 @@ import os
 import sys
 
 from rrg.cli.argsplit import SplitArgs, split_argv
-from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, RrgError
+from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
 from rrg.rg.binary import find_rg
 
 
@@ -23,7 +23,11 @@ def main() -> None:
         if not split.rrg:
             _exec_rg(find_rg(), split.rg)
     except RrgError as err:
-        sys.stderr.write(f"rrg: {err}\n")
+        try:
+            sys.stderr.write(f"rrg: {err}\n")
+            sys.stderr.flush()
+        except BrokenPipeError:
+            sys.exit(_reader_left())
         sys.exit(EXIT_ERROR)
     from rrg.cli.resident import hand_over
 
@@ -60,6 +64,8 @@ def run_here(split: SplitArgs) -> int:
         return run(split, walk)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # in saying an error, after rrg.cli.app's own catch
+        return _reader_left()
     finally:
         if patterns is not None:
             os.unlink(patterns)
@@ -74,9 +80,20 @@ def flushed(code: int) -> int:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:  # None: started with that descriptor closed
                 stream.flush()
+    except BrokenPipeError:
+        return _reader_left()
     except OSError:
-        code = EXIT_ERROR  # a closed pipe was met and handled in run: this is another error
+        code = EXIT_ERROR  # a full disk under a redirect, say: rg says so too
     return code
+
+
+def _reader_left() -> int:
+    """The exit code once a reader of standard output or error left: rg's graceful 0,
+    whatever it was about to say (its ``eprintln_locked`` exits 0 on a broken pipe)."""
+    from rrg import streams
+
+    streams.leave_gone_readers()
+    return EXIT_MATCH
 
 
 def _exec_rg(rg: str, args: list[str]) -> None:

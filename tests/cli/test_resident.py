@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import rrg_cmd, run, without_timings
+from conftest import on_a_terminal, rrg_cmd, run, without_timings
 
 
 @pytest.fixture
@@ -116,6 +116,35 @@ def test_stdin_patterns_and_a_closed_reader(corpus: Path, resident: dict[str, st
     assert shell.stdout.strip() == b"0", shell.stderr
 
 
+@pytest.mark.parametrize("handed", ["1", "0"])
+def test_a_closed_reader_of_the_messages_ends_as_rg_ends(
+    corpus: Path, resident: dict[str, str], rg: str, handed: str
+) -> None:
+    """``rrg ... 2>&1 | head``, the reader gone before a message (the cap's notice, rg's
+    word on a missing path, rrg's own): exit 0, as rg's ``eprintln_locked`` exits. Python
+    buffers standard error unless PYTHONUNBUFFERED is set (as on many CI machines, where
+    this passed before the fix): a user's machine is tested here."""
+    env = {**resident, "RRG_RESIDENT": handed}
+    env.pop("PYTHONUNBUFFERED", None)
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, env)  # the resident process, started
+
+    def closed_stderr(cmd: list[str]) -> int:
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            return subprocess.run(
+                cmd, cwd=corpus, env=env, stdout=subprocess.DEVNULL, stderr=write, timeout=120
+            ).returncode
+        finally:
+            os.close(write)
+
+    assert closed_stderr([rg, "Watson", "no-such-path"]) == 0
+    for args in (["--limit", "1", "Watson"], ["Watson", "no-such-path"], ["--limit", "x"]):
+        said = run([*rrg_cmd(), "-q", "Holmes", *args], corpus, env)
+        assert said.stderr.startswith((b"[rrg: stopped", b"rg: ", b"rrg: ")), said.stderr
+        assert closed_stderr([*rrg_cmd(), "-q", "Holmes", *args]) == 0, args
+
+
 def test_the_caller_killed_stops_the_search(
     tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
 ) -> None:
@@ -155,39 +184,19 @@ def test_a_folder_others_may_enter_is_not_used(corpus: Path, resident: dict[str,
     assert not list(folder.iterdir())  # no socket made there, no process started
 
 
-def _on_a_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
-    """The exit code and what a terminal shows of a command run with stdout on one."""
-    master, slave = os.openpty()
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE
-    )
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal closed with the writer
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    proc.wait(timeout=60)
-    return proc.returncode, shown
-
-
 def test_on_a_terminal_the_same_colours_and_headings(
     corpus: Path, resident: dict[str, str]
 ) -> None:
     """On a terminal rg colours, heads and numbers its output; the child decides that from
     the caller's descriptor, as the caller would have."""
+    resident = {**resident, "TERM": "xterm"}  # a terminal that takes colour
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
     server = _server_pid(resident)
     for args in (["-q", "where does Holmes get his clues", "Watson"], ["-q", "detective luck"]):
         before = len(_rg_parents(resident))
-        there = _on_a_terminal([*rrg_cmd(), *args], corpus, resident)
+        there = on_a_terminal([*rrg_cmd(), *args], corpus, resident)
         assert server in _rg_parents(resident)[before:], args
-        alone = _on_a_terminal([*rrg_cmd(), *args], corpus, {**resident, "RRG_RESIDENT": "0"})
+        alone = on_a_terminal([*rrg_cmd(), *args], corpus, {**resident, "RRG_RESIDENT": "0"})
         assert there == alone, args
     assert b"\x1b[" in there[1]  # coloured: the terminal was seen as one
 
