@@ -54,6 +54,13 @@ def unescape(value: str) -> bytes:
     return bytes(out)
 
 
+def _environment_allows_colour() -> bool:
+    """rg's rule for a terminal (its termcolor crate's ``ColorChoice::Auto``): no colour
+    where TERM is unset or ``dumb`` (Emacs's shell, many agents' terminals) or NO_COLOR is
+    set, even empty."""
+    return os.environ.get("TERM", None) not in (None, "dumb") and "NO_COLOR" not in os.environ
+
+
 @dataclass
 class RgArgs:
     """An rg command line taken apart; ``flags`` keeps every flag with its value, in order."""
@@ -243,11 +250,17 @@ class RgArgs:
         return unzipped or preprocessed
 
     def colour_wanted(self, stdout_is_tty: bool) -> bool:
-        """Whether rg would colour its output (``--color``, ``-p``, else a terminal)."""
-        wanted = stdout_is_tty
+        """Whether rg would colour its output (``--color``, ``-p``, else a terminal that
+        takes colour)."""
+        return self.colour_by_flags(stdout_is_tty and _environment_allows_colour())
+
+    def colour_by_flags(self, auto: bool) -> bool:
+        """Whether ``--color`` and ``-p`` ask for colour, where ``auto`` is what their
+        absence (or ``--color=auto``) gives."""
+        wanted = auto
         for name, value in self.flags:
             if name == "--color" and value is not None:
-                wanted = value in ("always", "ansi") or (value == "auto" and stdout_is_tty)
+                wanted = value in ("always", "ansi") or (value == "auto" and auto)
             elif name == "--pretty":
                 wanted = True
         return wanted

@@ -106,9 +106,10 @@ class QueryPlan:
         if self.request.excerpt is not None:
             return self.request.excerpt
         # Agents read pipes: a 50 kB minified line costs them a context window. A person at
-        # a terminal, or anyone asking for colour, gets rg's lines whole; so does
-        # --null-data, whose records are not lines (a NUL ends them, newlines lie within).
-        whole = self.colour or self.args.nul_ended
+        # a terminal (one that takes no colour too), or anyone asking for colour, gets rg's
+        # lines whole; so does --null-data, whose records are not lines (a NUL ends them,
+        # newlines lie within).
+        whole = self.args.colour_by_flags(self.terminal) or self.args.nul_ended
         return 0 if whole else self.request.pipe_excerpt
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import opening_logger, openings, rrg_cmd, run, without_timings
+from conftest import on_a_terminal, opening_logger, openings, rrg_cmd, run, without_timings
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -857,6 +857,27 @@ def test_json_prints_its_summary_alone_under_quiet(
 def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str, str]) -> None:
     out = run(q("doctor watson", "--color=always", "Watson", "long.txt"), corpus, env)
     assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout
+
+
+def test_a_terminal_that_takes_no_colour_gets_none(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rrg prints passages and reranked lines itself: on a terminal it colours them only where
+    rg would colour its own lines (TERM unset or ``dumb``, as in Emacs and many agents'
+    terminals, or NO_COLOR set: none), and keeps the lines whole and the headings."""
+    plain = {k: v for k, v in env.items() if k not in ("TERM", "NO_COLOR")}
+    terminals = [{"TERM": "xterm"}, {"TERM": "dumb"}, {"TERM": "xterm", "NO_COLOR": ""}, {}]
+    coloured = []
+    for terminal in terminals:
+        seen = {**plain, **terminal}
+        rgs = b"\x1b[" in on_a_terminal([rg, "Watson"], corpus, seen)[1]
+        coloured.append(rgs)
+        for args in (["detective luck", "--limit", "2"], ["Holmes", "--rerank", "Watson"]):
+            code, shown = on_a_terminal(q(*args), corpus, seen)
+            assert code == 0 and (b"\x1b[" in shown) == rgs, (terminal, args)
+        code, shown = on_a_terminal(q("doctor watson", "Watson", "long.txt"), corpus, seen)
+        assert code == 0 and len(shown) > 6000, terminal  # whole, not cut to an excerpt
+    assert coloured == [True, False, False, False]
 
 
 def test_recall_writes_numbered_scopes_with_their_query(topical: Path, env: dict[str, str]) -> None:
