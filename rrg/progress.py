@@ -6,6 +6,7 @@ the rate and the time left, so the bar moves even while one batch is being token
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -21,8 +22,10 @@ def _duration(seconds: float) -> str:
 
 
 def draws(enabled: bool) -> bool:
-    """Whether a bar asked for (``enabled``) is drawn: on a terminal alone."""
-    return enabled and sys.stderr.isatty()
+    """Whether a bar asked for (``enabled``) is drawn: on a terminal alone, and one that can
+    wipe a line. Where TERM is unset or ``dumb`` (Emacs's shell, many agents' terminals,
+    which keep every frame in their transcript) five frames a second would each stay."""
+    return enabled and sys.stderr.isatty() and os.environ.get("TERM", "") not in ("", "dumb")
 
 
 class Progress:

@@ -21,7 +21,11 @@ def test_bar_on_a_terminal_shows_rate_and_time_left(tmp_path: Path, env: dict[st
     tree = make_tree(tmp_path / "bar-tree", 20000)
     master, slave = os.openpty()
     proc = subprocess.Popen(
-        [*rrg_cmd(), "--index", "."], cwd=tree, env=env, stdout=subprocess.PIPE, stderr=slave
+        [*rrg_cmd(), "--index", "."],
+        cwd=tree,
+        env={**env, "TERM": "xterm"},
+        stdout=subprocess.PIPE,
+        stderr=slave,
     )
     os.close(slave)
     drawn = _read_all(master)
@@ -51,6 +55,7 @@ def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> 
     master, slave = os.openpty()
     terminal = os.fdopen(slave, "w")
     monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setattr(progress, "QUIET_START_S", 0.0)
     monkeypatch.setattr(progress, "REDRAW_S", 0.01)
     bar = progress.Progress("rrg: indexing", True)
@@ -68,6 +73,23 @@ def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> 
     assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames
     assert b"[" + b"#" * 30 + b"]" in seen and b"[" + b"." * 30 + b"]" in seen
     assert seen.endswith(b"\r\x1b[K")
+
+
+@pytest.mark.parametrize("term", ["dumb", "", None])
+def test_no_bar_on_a_terminal_that_cannot_wipe_a_line(
+    monkeypatch: pytest.MonkeyPatch, term: str | None
+) -> None:
+    master, slave = os.openpty()
+    with os.fdopen(slave, "w") as terminal:
+        monkeypatch.setattr(sys, "stderr", terminal)
+        monkeypatch.setenv("TERM", "xterm")
+        assert progress.Progress("rrg: indexing", True).enabled  # the same terminal, able
+        if term is None:
+            monkeypatch.delenv("TERM")
+        else:
+            monkeypatch.setenv("TERM", term)
+        assert not progress.Progress("rrg: indexing", True).enabled
+    os.close(master)
 
 
 def test_no_bar_in_a_pipe(tmp_path: Path, env: dict[str, str]) -> None:
