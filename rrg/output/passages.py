@@ -8,22 +8,18 @@ from dataclasses import dataclass
 
 from rrg.excerpt import MARKER
 from rrg.rank.paragraphs import Paragraph
-
-# rg's default colours (``rg --color=always``): paths magenta, line numbers green, each
-# span reset before and after as rg writes it.
-_PATH_COLOUR = b"\x1b[0m\x1b[35m"
-_NUMBER_COLOUR = b"\x1b[0m\x1b[32m"
-_RESET = b"\x1b[0m"
+from rrg.rg.palette import Palette
 
 
 @dataclass(frozen=True)
 class PassageStyle:
-    """How rg would print lines here: under a heading, numbered, in colour; ``null``: a NUL
-    after each path (``--null``), where rg would print ``:`` or a line's end."""
+    """How rg would print lines here: under a heading, numbered, in rg's colours (None: no
+    colour); ``null``: a NUL after each path (``--null``), where rg would print ``:`` or a
+    line's end."""
 
     heading: bool
     numbers: bool
-    colour: bool
+    palette: Palette | None
     null: bool = False
 
 
@@ -52,7 +48,7 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
         else:
             if previous is not None:
                 out.append(b"\n")
-            shown = _PATH_COLOUR + path + _RESET if style.colour else path
+            shown = style.palette.paint(style.palette.path, path) if style.palette else path
             out.append(shown + (b"\0" if style.null else b"\n"))
         previous = path
         out.append(_numbered(passage, style))
@@ -68,8 +64,11 @@ def most_relevant(count: int) -> str:
 def _flat_title(path: bytes, passage: Paragraph, style: PassageStyle) -> bytes:
     lines = f"{passage.start}-{passage.end}".encode()
     after = b"\0" if style.null else b":"
-    if style.colour:
-        return _PATH_COLOUR + path + _RESET + after + _NUMBER_COLOUR + lines + _RESET + b":\n"
+    if style.palette:
+        path, lines = (
+            style.palette.paint(style.palette.path, path),
+            style.palette.paint(style.palette.line, lines),
+        )
     return path + after + lines + b":\n"
 
 
@@ -81,8 +80,8 @@ def _numbered(passage: Paragraph, style: PassageStyle) -> bytes:
     for k, line in enumerate(lines):
         # The pieces of one long line, cut apart, share its number.
         number = str(min(passage.start + k, passage.end)).encode()
-        if style.colour:
-            number = _NUMBER_COLOUR + number + _RESET
+        if style.palette:
+            number = style.palette.paint(style.palette.line, number)
         out.append(number + b":" + line + b"\n")
     return b"".join(out)
 

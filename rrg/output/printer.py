@@ -17,13 +17,8 @@ import unicodedata
 from rrg.excerpt import MARKER, char_offset, window
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.matches import Match, line_json
+from rrg.rg.palette import DEFAULT, Palette
 
-_PATH, _LINE, _MATCH, _RESET = (
-    b"\x1b[0m\x1b[35m",
-    b"\x1b[0m\x1b[32m",
-    b"\x1b[0m\x1b[1m\x1b[31m",
-    b"\x1b[0m",
-)
 _ASCII_SPACE = b" \t\n\x0b\x0c\r"
 
 
@@ -56,9 +51,15 @@ def _trim_start(line: bytes) -> int:
 
 class Printer:
     def __init__(
-        self, args: RgArgs, with_filename: bool, colour: bool, excerpt: int, terminal: bool
+        self,
+        args: RgArgs,
+        with_filename: bool,
+        palette: Palette | None,
+        excerpt: int,
+        terminal: bool,
     ) -> None:
-        self.colour = colour
+        self.colour = palette is not None
+        self.palette = palette or DEFAULT
         self.excerpt = excerpt
         self.with_filename = with_filename
         self.line_numbers = terminal  # rg numbers lines on a terminal only
@@ -123,14 +124,12 @@ class Printer:
         out = b""
         if self.with_filename:
             path = as_printed(match.path, self.path_separator)
-            out += (_PATH + path + _RESET if self.colour else path) + (
-                b"\0" if self.null else self.field
-            )
+            out += (self._paint(self.palette.path, path)) + (b"\0" if self.null else self.field)
         if self.line_numbers and match.line_number is not None:
             number = str(match.line_number).encode()
-            out += (_LINE + number + _RESET if self.colour else number) + self.field
+            out += self._paint(self.palette.line, number) + self.field
         if self.column:
-            out += str(column + 1).encode() + self.field
+            out += self._paint(self.palette.column, str(column + 1).encode()) + self.field
         return out
 
     def _exceeds(self, data: bytes) -> bool:
@@ -149,7 +148,7 @@ class Printer:
             more = sum(1 for s, _ in own if cut <= s < len(text))
             shown = self._coloured(text[:cut], [(0, len(text))])
             return shown + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
-        return (_MATCH + text + _RESET if self.colour else text) + b"\n"
+        return self._paint(self.palette.match, text) + b"\n"
 
     def _body(self, line: bytes, spans: list[tuple[int, int]]) -> bytes:
         lo = _trim_start(line) if self.trim else 0
@@ -175,6 +174,9 @@ class Printer:
             return b"[Omitted long matching line]\n"
         return b"[Omitted long line with %d matches]\n" % len(spans)
 
+    def _paint(self, part: tuple[bytes, bytes], text: bytes) -> bytes:
+        return Palette.paint(part, text) if self.colour else text
+
     def _coloured(self, text: bytes, spans: list[tuple[int, int]]) -> bytes:
         if not self.colour:
             return text
@@ -183,7 +185,7 @@ class Printer:
             start, end = max(start, at), min(end, len(text))
             if start >= end:
                 continue
-            out += text[at:start] + _MATCH + text[start:end] + _RESET
+            out += text[at:start] + Palette.paint(self.palette.match, text[start:end])
             at = end
         return out + text[at:]
 

@@ -140,7 +140,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             style = PassageStyle(
                 args.heading(plan.terminal),
                 args.line_numbers(plan.terminal),
-                plan.colour,
+                plan.palette,
                 null=args.has("--null"),
             )
             sep = args.path_separator

@@ -14,6 +14,7 @@ from rrg.rg.args import RgArgs
 if TYPE_CHECKING:
     from rrg.index.served import ServedRoot
     from rrg.model.registry import ModelSpec
+    from rrg.rg.palette import Palette
     from rrg.rg.walk import CountWalk
 
 
@@ -91,6 +92,13 @@ class QueryPlan:
     @property
     def colour(self) -> bool:
         return self.args.colour_wanted(self.terminal)
+
+    @cached_property
+    def palette(self) -> Palette | None:
+        """The colours of the lines rrg prints itself; None: no colour."""
+        from rrg.rg.palette import palette_of
+
+        return palette_of(self.rg, self.args) if self.colour else None
 
     @property
     def excerpt(self) -> int:

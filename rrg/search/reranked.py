@@ -42,7 +42,7 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
             search.write(Printer.json_messages(match))
         search.write(Printer.json_summary(best, time.monotonic() - started))
     else:
-        printer = Printer(args, run.with_filename, plan.colour, plan.excerpt, plan.terminal)
+        printer = Printer(args, run.with_filename, plan.palette, plan.excerpt, plan.terminal)
         for match in best:
             search.write(printer.lines(match))
     tail = f"; more matches lie beyond --pool {request.pool}" if more else ""

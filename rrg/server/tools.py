@@ -56,7 +56,7 @@ RECALL_HELP = (
 
 
 #: How the command line prints passages into a pipe (no heading, no colour).
-_PIPED = PassageStyle(heading=False, numbers=False, colour=False)
+_PIPED = PassageStyle(heading=False, numbers=False, palette=None)
 
 
 class ToolInputError(Exception):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from rrg.output.notices import report_facts
 from rrg.output.passages import PassageStyle, entry_points, passage_blocks
 from rrg.rank.paragraphs import Paragraph
 from rrg.rg.binary import find_rg
+from rrg.rg.palette import DEFAULT, Palette
 from rrg.rg.version import rg_version
 from rrg.server.tools import ToolInputError, Tools
 
@@ -92,26 +94,39 @@ def test_the_mcp_tools_answer_in_text_and_data(tree: Path) -> None:
         assert str(err.value).startswith("rrg: ") and "\n" not in str(err.value)
 
 
+def test_the_default_palette_is_rgs(rg: str) -> None:
+    """rrg's own lines are coloured with rg's bytes: checked against the rg installed."""
+    shown = subprocess.run(
+        [rg, "--no-config", "--color=always", "-H", "-n", "--column", "x", "-"],
+        input=b"x\n",
+        capture_output=True,
+        check=True,
+    ).stdout
+    parts = [(DEFAULT.path, b"<stdin>"), (DEFAULT.line, b"1"), (DEFAULT.column, b"1")]
+    ours = b"".join(Palette.paint(part, text) + b":" for part, text in parts)
+    assert shown == ours + Palette.paint(DEFAULT.match, b"x") + b"\n"
+
+
 def test_passages_render_as_rg_prints_lines() -> None:
     found = [
         (b"a.py", Paragraph(1, 2, "def f():\n    pass")),
         (b"a.py", Paragraph(9, 9, "x = 1")),
         (b"b.md", Paragraph(3, 3, "Notes.")),
     ]
-    piped = passage_blocks(found, PassageStyle(heading=False, numbers=True, colour=False))
+    piped = passage_blocks(found, PassageStyle(heading=False, numbers=True, palette=None))
     assert piped == b"a.py:1-2:\ndef f():\n    pass\na.py:9-9:\nx = 1\nb.md:3-3:\nNotes.\n"
-    headed = passage_blocks(found, PassageStyle(heading=True, numbers=True, colour=False))
+    headed = passage_blocks(found, PassageStyle(heading=True, numbers=True, palette=None))
     assert headed == b"a.py\n1:def f():\n2:    pass\n--\n9:x = 1\n\nb.md\n3:Notes.\n"
-    coloured = passage_blocks(found[:1], PassageStyle(heading=True, numbers=False, colour=True))
+    coloured = passage_blocks(found[:1], PassageStyle(heading=True, numbers=False, palette=DEFAULT))
     assert coloured == b"\x1b[0m\x1b[35ma.py\x1b[0m\ndef f():\n    pass\n"
     # --color always in a pipe: the flat form, its path and lines in rg's colours.
-    forced = passage_blocks(found[:1], PassageStyle(heading=False, numbers=False, colour=True))
+    forced = passage_blocks(found[:1], PassageStyle(heading=False, numbers=False, palette=DEFAULT))
     assert forced == b"\x1b[0m\x1b[35ma.py\x1b[0m:\x1b[0m\x1b[32m1-2\x1b[0m:\ndef f():\n    pass\n"
     # --null: a NUL after each path, where rg puts one (in place of ":", or of the heading's
     # line end: rg's --heading --null runs the path into its first line).
-    null = PassageStyle(heading=False, numbers=False, colour=False, null=True)
+    null = PassageStyle(heading=False, numbers=False, palette=None, null=True)
     assert passage_blocks(found[:1], null) == b"a.py\x001-2:\ndef f():\n    pass\n"
-    null_headed = PassageStyle(heading=True, numbers=True, colour=False, null=True)
+    null_headed = PassageStyle(heading=True, numbers=True, palette=None, null=True)
     assert passage_blocks(found[1:], null_headed) == b"a.py\x009:x = 1\n\nb.md\x003:Notes.\n"
     assert entry_points(found) == (
         b"a.py:\nLine 1-2: def f():\n    pass\nLine 9-9: x = 1\nb.md:\nLine 3-3: Notes.\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -76,10 +77,71 @@ def test_reranked_lines_are_rg_lines(
     assert len(got) >= 7 and set(got) <= set(theirs.stdout.splitlines())
 
 
-def test_rerank_colours_like_rg(facts: Path, rg: str, env: dict[str, str]) -> None:
-    ours = run(rerank("--limit", "4", "--color=always", "-n", "river"), facts, env)
-    theirs = run([rg, "--color=always", "-n", "river"], facts, env)
+@pytest.mark.parametrize(
+    "colours",
+    [
+        [],
+        ["--column"],
+        # The user's colours: names, a 256-colour number, RGB, styles, "none".
+        [
+            "--column",
+            "--colors=path:fg:cyan",
+            "--colors=line:style:bold",
+            "--colors=column:fg:201",
+            "--colors=match:bg:0x10,0x20,0x30",
+            "--colors=match:style:underline",
+        ],
+        ["--colors=path:none", "--colors=match:none"],
+    ],
+)
+def test_rerank_colours_like_rg(
+    facts: Path, rg: str, env: dict[str, str], colours: list[str]
+) -> None:
+    ours = run(rerank("--limit", "4", "--color=always", "-n", *colours, "river"), facts, env)
+    theirs = run([rg, "--color=always", "-n", *colours, "river"], facts, env)
+    assert ours.returncode == 0, ours.stderr
+    lines = ours.stdout.splitlines()
+    assert len(lines) == 4 and set(lines) <= set(theirs.stdout.splitlines()), lines
+
+
+def test_colours_from_rg_config_file_and_a_bad_one(
+    tmp_path: Path, facts: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's config file colours rrg's own lines as rg's; a bad spec is refused in one line
+    where rrg would colour (in a pipe without colour rg's own run reports it)."""
+    config = tmp_path / "ripgreprc"
+    config.write_text("--colors=path:fg:green\n--colors=line:fg:yellow\n")
+    configured = {**env, "RIPGREP_CONFIG_PATH": str(config)}
+    ours = run(rerank("--limit", "2", "--color=always", "-n", "river"), facts, configured)
+    theirs = run([rg, "--color=always", "-n", "river"], facts, configured)
+    assert ours.returncode == 0, ours.stderr
     assert set(ours.stdout.splitlines()) <= set(theirs.stdout.splitlines())
+    assert b"\x1b[32m" in ours.stdout and b"\x1b[35m" not in ours.stdout
+    passages = run(
+        [*rrg_cmd(), "-q", "river mouth", "--color=always", "--limit", "1"], facts, configured
+    )
+    assert passages.returncode == 0, passages.stderr
+    # The flat form's path and lines in the config's colours, as rg writes them above.
+    path_colour = _escapes_ahead(theirs.stdout)
+    line_colour = _escapes_ahead(theirs.stdout.split(b"\x1b[0m:", 1)[1])
+    title = passages.stdout.split(b"\n")[0]
+    assert title.startswith(path_colour) and b"\x1b[0m:" + line_colour in title, title
+    bad = ["--color=always", "--colors=path:fg:mauve"]
+    for cmd, said in (
+        (rerank(*bad, "river"), b"rg: "),
+        ([*rrg_cmd(), "-q", "sea", *bad], b"rrg: "),
+    ):
+        out = run(cmd, facts, env)
+        assert out.returncode == 2 and out.stdout == b"", cmd
+        assert out.stderr.startswith(said) and out.stderr.count(b"\n") == 1, out.stderr
+        assert b"error parsing flag --colors: unrecognized color name 'mauve'" in out.stderr
+
+
+def _escapes_ahead(line: bytes) -> bytes:
+    """The colour escapes a line starts with."""
+    found = re.match(rb"(?:\x1b\[[0-9;]*m)*", line)
+    assert found is not None and found.group(0), line[:40]
+    return found.group(0)
 
 
 def test_rerank_json_carries_scores(facts: Path, env: dict[str, str]) -> None:

@@ -1,0 +1,95 @@
+"""The bytes rg colours each part of a line with, for the lines rrg prints itself (passages,
+``--rerank``'s lines): rg's defaults, or, where ``--colors`` is given (on the command line or
+in rg's config file), what rg itself prints for those specs, asked of rg once.
+
+rg's colour specs have names, 256-colour numbers, RGB triples, styles and intensities, and
+"none", each written its own way; asking rg keeps its bytes exactly, for any version of it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+
+from rrg.errors import RrgError
+from rrg.rg.args import RgArgs
+
+_RESET = b"\x1b[0m"
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Each part's bytes before and after its text, as rg writes them."""
+
+    path: tuple[bytes, bytes]
+    line: tuple[bytes, bytes]
+    column: tuple[bytes, bytes]
+    match: tuple[bytes, bytes]
+
+    @staticmethod
+    def paint(part: tuple[bytes, bytes], text: bytes) -> bytes:
+        return part[0] + text + part[1]
+
+
+#: ``rg --color=always`` with no ``--colors``: paths magenta, line numbers green, columns
+#: plain (but reset around, as rg writes them), matches bold red.
+DEFAULT = Palette(
+    path=(b"\x1b[0m\x1b[35m", _RESET),
+    line=(b"\x1b[0m\x1b[32m", _RESET),
+    column=(_RESET, _RESET),
+    match=(b"\x1b[0m\x1b[1m\x1b[31m", _RESET),
+)
+
+#: What rg prints, its escapes left out, for the one line "x" of standard input with
+#: every part shown; each part's escapes are told by where they stand in that text.
+_PROBED = b"<stdin>:1:1:x\n"
+_PLACES = {"path": (0, 7), "line": (8, 9), "column": (10, 11), "match": (12, 13)}
+_ESCAPE_OR_TEXT = re.compile(rb"\x1b\[[0-9;]*m|[^\x1b]+|\x1b")
+
+
+def colour_specs(args: RgArgs) -> list[str]:
+    """The ``--colors`` specs of the command line and rg's config file, in rg's order; those
+    of ``highlight`` (the whole matching line's colour) are left out: rrg does not draw it."""
+    return [
+        value
+        for name, value in args.flags
+        if name == "--colors" and value is not None and not value.startswith("highlight:")
+    ]
+
+
+def palette_of(rg: str, args: RgArgs) -> Palette:
+    """The palette rg would colour this command's lines with."""
+    specs = colour_specs(args)
+    if not specs:
+        return DEFAULT
+    cmd = [rg, "--no-config", "--color=always", "--with-filename", "--line-number"]
+    cmd += ["--column", "--no-heading", *(f"--colors={spec}" for spec in specs)]
+    cmd += ["--regexp", "x", "-"]
+    try:
+        done = subprocess.run(cmd, input=b"x\n", capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise RrgError(f"cannot run {rg}: {err}") from err
+    escapes = _escapes_by_place(done.stdout)
+    if done.returncode != 0 or escapes is None:
+        said = done.stderr.decode("utf-8", "replace").strip() or "no line printed"
+        raise RrgError(said.removeprefix("rg: ").removeprefix("rrg: "))
+    return Palette(
+        **{
+            part: (escapes.get(before, b""), escapes.get(after, b""))
+            for part, (before, after) in _PLACES.items()
+        }
+    )
+
+
+def _escapes_by_place(shown: bytes) -> dict[int, bytes] | None:
+    """The escapes rg wrote, by the place in its text (escapes left out) where they stand;
+    None where the text is not the line asked for."""
+    text = b""
+    escapes: dict[int, bytes] = {}
+    for token in _ESCAPE_OR_TEXT.findall(shown):
+        if token.startswith(b"\x1b[") and token.endswith(b"m"):
+            escapes[len(text)] = escapes.get(len(text), b"") + token
+        else:
+            text += token
+    return escapes if text == _PROBED else None
