@@ -1,6 +1,7 @@
 """Every file rrg keeps for one root, seen and removed together: what ``--index-status``
 lists and ``--index-clear`` deletes (under the writer lock, which guards them all), and
-what goes by itself once the root's folder is gone (``remove_gone_roots``)."""
+what goes by itself once the root's folder is gone or the root is unused for
+``MAX_AGE_DAYS`` (``remove_stale_roots``)."""
 
 from __future__ import annotations
 
@@ -65,38 +66,57 @@ def root_record_path(index_path: Path) -> Path:
     return Path(f"{index_path}.root")
 
 
+#: A root's record is marked used (its time set to now) at most once in this many seconds:
+#: a day, the grain of ``MAX_AGE_DAYS``, so that a search writes no more than a stat.
+USE_MARK_S = 86400
+
+
 def record_root(index_path: Path, root: bytes) -> None:
-    """Name the folder ``index_path`` serves beside it, once: what lets ``remove_gone_roots``
-    tell an index whose folder is gone. Bookkeeping alone: a cache that cannot be written
-    keeps none, and the search goes on."""
+    """Name the folder ``index_path`` serves beside it, once, and mark the root used today
+    (the record's time): what lets ``remove_stale_roots`` tell an index whose folder is
+    gone, or one unused for ``MAX_AGE_DAYS``. Bookkeeping alone: a cache that cannot be
+    written keeps none, and the search goes on."""
     record = root_record_path(index_path)
     with suppress(OSError):
-        if not record.exists():
+        try:
+            marked = record.stat().st_mtime
+        except FileNotFoundError:
             atomic_write_bytes(record, root)
+            return
+        if marked < time.time() - USE_MARK_S:
+            os.utime(record)
 
 
-def remove_gone_roots(index_dir: Path) -> list[bytes]:
-    """Delete every file kept for a root whose folder no longer exists; the folders whose
-    files went. An agent's harness clones a repository into a temporary folder for each
-    task and removes it after: each clone's index and vector cache (70 MB for sympy's, the
-    vector cache up to 256 MB) stayed in the cache dir for good. A root in use (its writer
-    or embedding lock held, its background build running) is left for a later pass, as is
-    a folder that cannot be looked at (a permission, a stale mount): only one that is not
-    there goes. Never raises: a search calls it."""
-    gone: list[bytes] = []
+def remove_stale_roots(index_dir: Path) -> list[bytes]:
+    """Delete every file kept for a root whose folder no longer exists, or that no search
+    used for ``MAX_AGE_DAYS`` (as its vector cache drops entries unused that long); the
+    folders whose files went.
+
+    An agent's harness clones a repository into a temporary folder for each task and
+    removes it after: each clone's index and vector cache (70 MB for sympy's, the vector
+    cache up to 256 MB) stayed in the cache dir for good; so did every project searched
+    once. A root in use (its writer or embedding lock held, its background build running)
+    is left for a later pass, as is a folder that cannot be looked at (a permission, a
+    stale mount, a drive not mounted) and is still in use. Never raises: a search calls
+    it."""
+    removed: list[bytes] = []
     try:
         records = sorted(index_dir.glob("*.sqlite.root"))
     except OSError:
-        return gone
+        return removed
     for record in records:
         try:
             root = record.read_bytes()
-            index_path = Path(str(record)[: -len(".root")])
-            if root.startswith(b"/") and not _exists(root) and _remove_gone(index_path, root):
-                gone.append(root)
+            if root.startswith(b"/") and _stale(record, root) and _remove_stale(record, root):
+                removed.append(root)
         except OSError:
             continue
-    return gone
+    return removed
+
+
+def _stale(record: Path, root: bytes) -> bool:
+    """Whether the root's folder is gone or no search used it for ``MAX_AGE_DAYS``."""
+    return not _exists(root) or record.stat().st_mtime < time.time() - MAX_AGE_DAYS * 86400
 
 
 def _exists(folder: bytes) -> bool:
@@ -111,9 +131,10 @@ def _exists(folder: bytes) -> bool:
     return True
 
 
-def _remove_gone(index_path: Path, root: bytes) -> bool:
-    """The root's files deleted under its locks, had at once, where its folder is still
-    gone once they are held; whether they went."""
+def _remove_stale(record: Path, root: bytes) -> bool:
+    """The root's files deleted under its locks, had at once, where it is still stale once
+    they are held (a search may have marked it used meanwhile); whether they went."""
+    index_path = Path(str(record)[: -len(".root")])
     embedding = embed_dir(index_path)
     if builder_running(index_path):
         return False
@@ -121,7 +142,7 @@ def _remove_gone(index_path: Path, root: bytes) -> bool:
         if not embedding_free:
             return False
         with writer_lock(index_path, wait_s=0) as free:
-            if not free or _exists(root):
+            if not free or not _stale(record, root):
                 return False
             _delete_root_files(index_path)
     return True

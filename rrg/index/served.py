@@ -22,7 +22,7 @@ import numpy as np
 from rrg import timings
 from rrg.cachedir import index_file
 from rrg.errors import RrgError
-from rrg.index.caches import record_root, remove_gone_roots
+from rrg.index.caches import record_root, remove_stale_roots
 from rrg.index.refresh import Listing, RefreshReport, refresh, stat_listing
 from rrg.index.vectors import VectorCache
 from rrg.index.view import IndexView
@@ -91,9 +91,9 @@ class ServedRoot:
         try:
             path = self.index_path
             if not path.exists():
-                # A new root: the roots of folders removed since go first (each temporary
-                # clone an agent searched made one).
-                remove_gone_roots(path.parent)
+                # A new root: the roots of folders removed since (each temporary clone an
+                # agent searched made one) and those unused for a month go first.
+                remove_stale_roots(path.parent)
             record_root(path, self.root)
             if listing is None:
                 with timings.phase("stat"):

@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import make_tree, rrg_cmd, run
 from rrg.index.scopes import MAX_SCOPES
-from rrg.index.vectors import VectorCache, cached_vectors
+from rrg.index.vectors import MAX_AGE_DAYS, VectorCache, cached_vectors
 
 
 def _status(tree: Path, env: dict[str, str]) -> str:
@@ -207,8 +208,9 @@ def test_a_damaged_vector_cache_is_made_anew(tmp_path: Path) -> None:
 _WRITER = """
 import os, sys, time
 import numpy as np
+import pytest
 from pathlib import Path
-from rrg.index.vectors import VectorCache, cached_vectors
+from rrg.index.vectors import MAX_AGE_DAYS, VectorCache, cached_vectors
 
 index, go, first = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 keys = [f"k{k}" for k in range(first, first + 120)]
@@ -375,6 +377,42 @@ def test_the_files_of_a_root_whose_folder_is_gone_go_with_the_next_new_root(
     assert not list(index_dir.glob("busy-*"))
     status = run([*rrg_cmd(), "--index-status", "."], trees["kept"], env).stdout.decode()
     assert ".sqlite.root (" in status and "files indexed: 5" in status
+
+
+def test_a_root_unused_for_a_month_goes_with_the_next_new_root(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A project searched once and never again keeps no index for good: its record's time is
+    when a search last used it (marked at most once a day), and the next search of a new
+    root deletes the files of a root unused for MAX_AGE_DAYS; a root used since, or in use
+    (its lock held), stays."""
+    index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
+    trees = {name: make_tree(tmp_path / name, 5) for name in ("old", "used", "busy")}
+    for tree in trees.values():
+        assert run([*rrg_cmd(), "-q", "needle", "needle"], tree, env).returncode == 0
+    records = {name: next(index_dir.glob(f"{name}-*.sqlite.root")) for name in trees}
+    month = time.time() - (MAX_AGE_DAYS + 1) * 86400
+    for record in records.values():
+        os.utime(record, (month, month))
+    # A search marks its root used: a day's grain, so a record marked an hour ago stays.
+    assert run([*rrg_cmd(), "-q", "needle", "needle"], trees["used"], env).returncode == 0
+    assert records["used"].stat().st_mtime > time.time() - 600
+    hour = time.time() - 3600
+    os.utime(records["used"], (hour, hour))
+    assert run([*rrg_cmd(), "-q", "needle", "needle"], trees["used"], env).returncode == 0
+    assert records["used"].stat().st_mtime == pytest.approx(hour)
+    [busy_index] = [p for p in index_dir.glob("busy-*.sqlite") if ".vectors." not in p.name]
+    held = _hold_writer_lock(busy_index)
+    try:
+        new = make_tree(tmp_path / "new", 5)
+        assert run([*rrg_cmd(), "-q", "needle", "needle"], new, env).returncode == 0
+    finally:
+        os.close(held)
+    assert not list(index_dir.glob("old-*"))
+    assert len(list(index_dir.glob("used-*"))) >= 4 and busy_index.exists()
+    assert (trees["old"] / "f00000.txt").exists()  # the project itself is untouched
+    again = run([*rrg_cmd(), "-q", "needle", "needle"], trees["old"], env)
+    assert again.returncode == 0 and b"needle" in again.stdout  # indexed anew
 
 
 def test_index_that_cannot_get_the_lock_exits_2_naming_the_index_and_the_variable(
