@@ -250,13 +250,19 @@ def model_that_fails_on_long_inputs(folder: Path, positions: int = 4) -> None:
 
 
 def flock_waited_for(path: Path) -> bool:
-    """Whether a process waits for the flock of ``path`` (Linux's /proc/locks lists a
-    waiter as ``N: -> FLOCK ... MAJ:MIN:INODE ...``)."""
+    """Whether a process waits for the flock of ``path``."""
+    return bool(flock_waiters(path))
+
+
+def flock_waiters(path: Path) -> list[int]:
+    """The pids of the processes waiting for the flock of ``path`` (Linux's /proc/locks
+    lists a waiter as ``N: -> FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...``)."""
     inode = path.stat().st_ino
+    waiters = []
     for line in Path("/proc/locks").read_text().splitlines():
-        if " -> " in line:
-            for field in line.split():
-                found = re.fullmatch(r"[0-9a-f]+:[0-9a-f]+:(\d+)", field)
-                if found and int(found.group(1)) == inode:
-                    return True
-    return False
+        fields = line.split()
+        if len(fields) > 6 and fields[1] == "->":
+            found = re.fullmatch(r"[0-9a-f]+:[0-9a-f]+:(\d+)", fields[6])
+            if found and int(found.group(1)) == inode:
+                waiters.append(int(fields[5]))
+    return waiters

@@ -255,13 +255,25 @@ def builder_lock_path(path: Path) -> Path:
     return Path(f"{path}.builder")
 
 
+#: Set by a build that replaced its own process image (``rrg.search.background``,
+#: ``rest_until_turn``): the descriptor of its builder lock, still held across the exec.
+BUILDER_FD_ENV = "RRG_BUILDER_FD"
+
+#: The builder lock each index's build holds in this process, by index path.
+_HELD_BUILDERS: dict[Path, int] = {}
+
+
 @contextmanager
 def builder_lock(path: Path) -> Iterator[bool]:
     """Hold the lock of the one background build of index ``path``; yields False at once
     where another process holds it (several searches of a new tree each start a build,
     and all but one leave). Apart from the writer lock, which the build takes only once
-    the build before it (a search's) let go of it."""
-    fd = os.open(builder_lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    the build before it (a search's) let go of it. A build that replaced its process image
+    to wait lightly takes back the lock it held (``BUILDER_FD_ENV``): never let go, so no
+    other build starts meanwhile."""
+    fd = _inherited_builder_fd(path)
+    if fd is None:
+        fd = os.open(builder_lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -269,10 +281,36 @@ def builder_lock(path: Path) -> Iterator[bool]:
             yield False
             return
         os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())  # which process builds: --index-clear asks
+        # Which process builds (--index-clear asks), from the file's start: a descriptor
+        # kept across an exec has written it once already.
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _HELD_BUILDERS[path] = fd
         yield True
     finally:
+        _HELD_BUILDERS.pop(path, None)
         os.close(fd)
+
+
+def held_builder_fd(path: Path) -> int | None:
+    """The descriptor of the builder lock of index ``path`` this process holds, if any."""
+    return _HELD_BUILDERS.get(path)
+
+
+def _inherited_builder_fd(path: Path) -> int | None:
+    """The builder lock's descriptor kept across this process's exec, where it is the lock
+    file of ``path`` (checked by its inode: a stray number in the environment is not)."""
+    raw = os.environ.pop(BUILDER_FD_ENV, "")
+    if not raw.isdigit():
+        return None
+    fd = int(raw)
+    try:
+        held, wanted = os.fstat(fd), os.stat(builder_lock_path(path))
+    except OSError:
+        return None
+    if (held.st_dev, held.st_ino) != (wanted.st_dev, wanted.st_ino):
+        return None
+    os.set_inheritable(fd, False)
+    return fd
 
 
 def stop_builder(path: Path) -> bool:

@@ -14,18 +14,23 @@ once a root: a search whose index was whole from the start starts it too.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rrg.cachedir import cache_dir, waited_lock
+from rrg.errors import RrgError
 
 #: Set in the environment of the build started here: ``--index`` then leaves at once where
 #: another such build of the root is running.
 BACKGROUND_ENV = "RRG_BACKGROUND_BUILD"
+#: ``BACKGROUND_ENV``'s value in a build that waits for the embedding turn first.
+EMBEDS_NEXT = "embed"
 
 
 #: The file in the cache dir whose lock a job holds while it embeds a root ahead.
@@ -40,7 +45,7 @@ def background_allowed() -> bool:
 
 
 def is_background_build() -> bool:
-    return os.environ.get(BACKGROUND_ENV) == "1"
+    return os.environ.get(BACKGROUND_ENV) in ("1", EMBEDS_NEXT)
 
 
 def yield_to_searches() -> None:
@@ -85,6 +90,48 @@ def finish_in_background(root: bytes, model: str | None) -> bool:
     except OSError:
         return False  # the next search indexes for its own wait, as without one
     return True
+
+
+def embeds_next() -> bool:
+    """Whether this build was started anew (``rest_until_turn``) to wait for the embedding
+    turn, then embed the root: its passages were computed by its former self."""
+    return os.environ.get(BACKGROUND_ENV) == EMBEDS_NEXT
+
+
+def rest_until_turn(index_path: Path) -> None:
+    """Where another root holds the embedding turn, replace this process with a new rrg that
+    waits for it before loading anything: a build that computed a root's passages holds
+    140 MB (sympy), its modules, the model's table and what the passages left, where a new
+    one waiting holds about 40 MB, for the minutes another root's embedding takes. The
+    same pid, nice and session; the builder lock is kept across (``BUILDER_FD_ENV``).
+    Returns where the turn is free now, or the process cannot be replaced: the caller then
+    waits itself."""
+    from rrg.index.store import BUILDER_FD_ENV, held_builder_fd
+
+    fd = held_builder_fd(index_path)
+    if fd is None or not _turn_taken():
+        return
+    os.set_inheritable(fd, True)
+    env = {**os.environ, BACKGROUND_ENV: EMBEDS_NEXT, BUILDER_FD_ENV: str(fd)}
+    try:
+        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
+    except OSError:
+        os.set_inheritable(fd, False)
+
+
+def _turn_taken() -> bool:
+    """Whether another process holds the embedding turn now."""
+    try:
+        fd = os.open(cache_dir() / EMBEDDING_TURN, os.O_RDWR | os.O_CREAT, 0o600)
+    except (OSError, RrgError):
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # a lock had here goes with it
+    return False
 
 
 @contextmanager

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 from collections.abc import Callable
@@ -33,7 +34,10 @@ from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from rrg.index.served import ServedRoot
+    from rrg.index.view import IndexView
 
 Warn = Callable[[str], None]
 #: Every passage the stage read (``--limit 0`` without a pattern).
@@ -325,18 +329,29 @@ def index_status_command(rg_args: list[str], request: SearchRequest) -> int:
 def index_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Warn) -> int:
     """``--index``: the index of the root that serves the given PATH brought up to date."""
     from rrg.index.store import builder_lock
-    from rrg.search.background import is_background_build, yield_to_searches
+    from rrg.search.background import (
+        embedding_turn,
+        embeds_next,
+        is_background_build,
+        yield_to_searches,
+    )
 
     target = _index_target(rg_args, request)
+    build = functools.partial(
+        _build, rg, target.args, request, target.served, target.described, warn, warm=True
+    )
     if is_background_build():
         yield_to_searches()
         # Started by a search (rrg.search.background): one such build a root at a time.
         with builder_lock(target.served.index_path) as first:
             if not first:
                 return EXIT_MATCH
-            return _build(
-                rg, target.args, request, target.served, target.described, warn, warm=True
-            )
+            if not embeds_next():
+                return build()
+            # Started anew by its former self, which computed the passages, to wait for
+            # the embedding turn before the model and the index are loaded.
+            with embedding_turn():
+                return build(turn_held=True)
     return _build(rg, target.args, request, target.served, target.described, warn)
 
 
@@ -348,15 +363,17 @@ def _build(
     where: str,
     warn: Warn,
     warm: bool = False,
+    turn_held: bool = False,
 ) -> int:
     """``rrg --index``: the index of ``root`` brought up to date for the files rg lists,
     then embedded where the root is (or is to be); ``warm`` (a build a search started):
     then its passages computed ahead, where no job has done so for this state of it, and
-    the root embedded where it is small enough (``embeds_ahead``)."""
+    the root embedded where it is small enough (``embeds_ahead``), in the cache dir's turn;
+    ``turn_held``: this build holds the turn, its former self found the root to embed."""
     from rrg.environment import embed_always
     from rrg.rank.embedding import EmbeddingBusy, embed_root, is_embedded
     from rrg.rank.warm_passages import embeds_ahead, needs_warming, warm_passages
-    from rrg.search.background import embedding_turn
+    from rrg.search.background import embedding_turn, rest_until_turn
     from rrg.search.indexing import build_index
 
     show = request.show_progress
@@ -373,17 +390,28 @@ def _build(
                 raise
             # Embedded by the job ahead, which may be at it now: the index is what was asked.
             warn(f"{busy}; the index is up to date, the embedding is left to that job")
+    embeds = turn_held
     if warm and needs_warming(served, built.view):
-        warmed = warm_passages(served, built.view)
-        if embeds_ahead(served, warmed):
-            with embedding_turn():
-                # The turn may have come minutes later: the root may be gone (a temporary
-                # clone) or embedded since. Nobody reads a background build's output; a
-                # busy embedding lock is another process embedding the root already.
-                if os.path.isdir(served.root) and embeds_ahead(served, warmed):
-                    with contextlib.suppress(RrgError):
-                        embed_root(served, built.view, built.rows, show_progress=False, asked=False)
+        embeds = embeds_ahead(served, warm_passages(served, built.view))
+    if embeds and not turn_held:
+        rest_until_turn(served.index_path)  # returns where this process waits itself
+        with embedding_turn():
+            _embed_ahead(served, built.view, built.rows)
+    elif embeds:
+        _embed_ahead(served, built.view, built.rows)
     return EXIT_ERROR if built.candidates.error else EXIT_MATCH
+
+
+def _embed_ahead(served: ServedRoot, view: IndexView, rows: np.ndarray) -> None:
+    """Embed a root whose passages were computed ahead, in the embedding turn. The turn may
+    have come minutes later: the root may be gone (a temporary clone) or embedded since.
+    Nobody reads a background build's output; a busy embedding lock is another process
+    embedding the root already."""
+    from rrg.rank.embedding import embed_root, is_embedded
+
+    if os.path.isdir(served.root) and not is_embedded(served):
+        with contextlib.suppress(RrgError):
+            embed_root(served, view, rows, show_progress=False, asked=False)
 
 
 def list_models() -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import flock_waited_for, rrg_cmd, run
+from conftest import flock_waited_for, flock_waiters, rrg_cmd, run
 from rrg.environment import EMBED_AHEAD
 from rrg.index.store import builder_running
 from rrg.model.static_table import static_vectors, static_vectors_alone
@@ -279,7 +279,9 @@ def test_a_root_within_the_bound_is_embedded_ahead(
 def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]) -> None:
     """Another root's job holds the cache dir's turn to embed: this root's job computes its
     passages, then waits for the turn with the root not embedded, and embeds it once the
-    turn is free."""
+    turn is free. It waits as a new rrg (its process replaced: none of its modules or its
+    passages held for the minutes of the wait), the same pid, still holding the builder
+    lock (no second job starts meanwhile)."""
     root, env = big
     env = {**env, "RRG_EMBED_AHEAD": str(EMBED_AHEAD)}
     cache = Path(env["RRG_CACHE_DIR"])
@@ -298,6 +300,11 @@ def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]
         assert flock_waited_for(turn), "the job embedded without waiting for the turn"
         assert _count(cache, "SELECT COUNT(*) FROM marks") == 1  # its passages: computed
         assert not list((cache / "index").glob("*.embed"))
+        [waiter] = flock_waiters(turn)
+        builder = Path(f"{index}.builder").read_text().split()[0]
+        assert int(builder) == waiter and builder_running(index)
+        environ = Path(f"/proc/{waiter}/environ").read_bytes().split(b"\0")
+        assert b"RRG_BACKGROUND_BUILD=embed" in environ
     finally:
         os.close(held)
     _wait_for_job(cache)
