@@ -88,18 +88,24 @@ def on_a_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, 
         cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE
     )
     os.close(slave)
+    shown = read_until_closed(master)
+    os.close(master)
+    proc.wait(timeout=60)
+    return proc.returncode, shown
+
+
+def read_until_closed(terminal: int) -> bytes:
+    """All a terminal's reader gets until the last writer closes it."""
     shown = b""
     while True:
         try:
-            chunk = os.read(master, 65536)
+            chunk = os.read(terminal, 65536)
         except OSError:  # the terminal closed with the writer
             break
         if not chunk:
             break
         shown += chunk
-    os.close(master)
-    proc.wait(timeout=60)
-    return proc.returncode, shown
+    return shown
 
 
 def run(

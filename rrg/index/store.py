@@ -333,15 +333,15 @@ def stop_builder(path: Path) -> bool:
 
 def builder_running(path: Path) -> bool:
     """Whether a background build of index ``path`` holds its lock now."""
-    return _held(builder_lock_path(path))
+    return exclusively_held(builder_lock_path(path))
 
 
 def writer_busy(path: Path) -> bool:
     """Whether another process holds ``writer_lock(path)`` now."""
-    return _held(writer_lock_path(path))
+    return exclusively_held(writer_lock_path(path))
 
 
-def _held(lock_path: Path) -> bool:
+def exclusively_held(lock_path: Path) -> bool:
     """Whether a process holds an exclusive flock on ``lock_path`` now."""
     try:
         fd = os.open(lock_path, os.O_RDONLY)

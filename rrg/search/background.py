@@ -14,7 +14,6 @@ once a root: a search whose index was whole from the start starts it too.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
@@ -121,17 +120,12 @@ def rest_until_turn(index_path: Path) -> None:
 
 def _turn_taken() -> bool:
     """Whether another process holds the embedding turn now."""
+    from rrg.index.store import exclusively_held
+
     try:
-        fd = os.open(cache_dir() / EMBEDDING_TURN, os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, RrgError):
+        return exclusively_held(cache_dir() / EMBEDDING_TURN)
+    except RrgError:  # no usable cache dir: no turn to wait for
         return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # a lock had here goes with it
-    return False
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_tree, rrg_cmd, run
+from conftest import make_tree, read_until_closed, rrg_cmd, run
 from rrg import progress
 
 
@@ -28,26 +28,13 @@ def test_bar_on_a_terminal_shows_rate_and_time_left(tmp_path: Path, env: dict[st
         stderr=slave,
     )
     os.close(slave)
-    drawn = _read_all(master)
+    drawn = read_until_closed(master)
     proc.wait()
     assert proc.returncode == 0
     frames = [f for f in drawn.split(b"\r\x1b[K") if f.startswith(b"rrg: indexing")]
     assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames
     if frames:
         assert drawn.endswith(b"\r\x1b[K"), drawn[-200:]  # wiped: the prompt comes back clean
-
-
-def _read_all(fd: int) -> bytes:
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # the terminal closed with the writer
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    return drawn
 
 
 def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,7 +54,7 @@ def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> 
             seen += os.read(master, 65536)
     bar.close()
     terminal.close()
-    seen += _read_all(master)
+    seen += read_until_closed(master)
     os.close(master)
     frames = [f for f in seen.split(b"\r\x1b[K") if f.startswith(b"rrg: indexing")]
     assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames

@@ -347,6 +347,17 @@ def _hold_writer_lock(index: Path) -> int:
     return fd
 
 
+def _search_a_new_root_while_held(tmp_path: Path, env: dict[str, str], busy: Path) -> None:
+    """A first search of a new root (which removes the stale roots) while another rrg's
+    build holds index ``busy``'s writer lock."""
+    held = _hold_writer_lock(busy)
+    try:
+        new = make_tree(tmp_path / "new", 5)
+        assert run([*rrg_cmd(), "-q", "needle", "needle"], new, env).returncode == 0
+    finally:
+        os.close(held)
+
+
 def test_the_files_of_a_root_whose_folder_is_gone_go_with_the_next_new_root(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -363,12 +374,7 @@ def test_the_files_of_a_root_whose_folder_is_gone_go_with_the_next_new_root(
     [busy_index] = [p for p in index_dir.glob("busy-*.sqlite") if ".vectors." not in p.name]
     shutil.rmtree(trees["clone"])
     shutil.rmtree(trees["busy"])
-    held = _hold_writer_lock(busy_index)
-    try:
-        new = make_tree(tmp_path / "new", 5)
-        assert run([*rrg_cmd(), "-q", "needle", "needle"], new, env).returncode == 0
-    finally:
-        os.close(held)
+    _search_a_new_root_while_held(tmp_path, env, busy_index)
     assert not list(index_dir.glob("clone-*"))
     assert len(list(index_dir.glob("kept-*"))) >= 4 and list(index_dir.glob("new-*"))
     assert busy_index.exists()
@@ -402,12 +408,7 @@ def test_a_root_unused_for_a_month_goes_with_the_next_new_root(
     assert run([*rrg_cmd(), "-q", "needle", "needle"], trees["used"], env).returncode == 0
     assert records["used"].stat().st_mtime == pytest.approx(hour)
     [busy_index] = [p for p in index_dir.glob("busy-*.sqlite") if ".vectors." not in p.name]
-    held = _hold_writer_lock(busy_index)
-    try:
-        new = make_tree(tmp_path / "new", 5)
-        assert run([*rrg_cmd(), "-q", "needle", "needle"], new, env).returncode == 0
-    finally:
-        os.close(held)
+    _search_a_new_root_while_held(tmp_path, env, busy_index)
     assert not list(index_dir.glob("old-*"))
     assert len(list(index_dir.glob("used-*"))) >= 4 and busy_index.exists()
     assert (trees["old"] / "f00000.txt").exists()  # the project itself is untouched
