@@ -48,7 +48,7 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
         else:
             if previous is not None:
                 out.append(b"\n")
-            shown = style.palette.paint(style.palette.path, path) if style.palette else path
+            shown = style.palette.path(path) if style.palette else path
             out.append(shown + (b"\0" if style.null else b"\n"))
         previous = path
         out.append(_numbered(passage, style))
@@ -65,10 +65,7 @@ def _flat_title(path: bytes, passage: Paragraph, style: PassageStyle) -> bytes:
     lines = f"{passage.start}-{passage.end}".encode()
     after = b"\0" if style.null else b":"
     if style.palette:
-        path, lines = (
-            style.palette.paint(style.palette.path, path),
-            style.palette.paint(style.palette.line, lines),
-        )
+        path, lines = style.palette.path(path), style.palette.line(lines)
     return path + after + lines + b":\n"
 
 
@@ -81,7 +78,7 @@ def _numbered(passage: Paragraph, style: PassageStyle) -> bytes:
         # The pieces of one long line, cut apart, share its number.
         number = str(min(passage.start + k, passage.end)).encode()
         if style.palette:
-            number = style.palette.paint(style.palette.line, number)
+            number = style.palette.line(number)
         out.append(number + b":" + line + b"\n")
     return b"".join(out)
 

@@ -17,7 +17,7 @@ import unicodedata
 from rrg.excerpt import MARKER, char_offset, window
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.matches import Match, line_json
-from rrg.rg.palette import DEFAULT, Palette
+from rrg.rg.palette import DEFAULT, Paint, Palette
 
 _ASCII_SPACE = b" \t\n\x0b\x0c\r"
 
@@ -124,7 +124,7 @@ class Printer:
         out = b""
         if self.with_filename:
             path = as_printed(match.path, self.path_separator)
-            out += (self._paint(self.palette.path, path)) + (b"\0" if self.null else self.field)
+            out += self._paint(self.palette.path, path) + (b"\0" if self.null else self.field)
         if self.line_numbers and match.line_number is not None:
             number = str(match.line_number).encode()
             out += self._paint(self.palette.line, number) + self.field
@@ -174,8 +174,8 @@ class Printer:
             return b"[Omitted long matching line]\n"
         return b"[Omitted long line with %d matches]\n" % len(spans)
 
-    def _paint(self, part: tuple[bytes, bytes], text: bytes) -> bytes:
-        return Palette.paint(part, text) if self.colour else text
+    def _paint(self, part: Paint, text: bytes) -> bytes:
+        return part(text) if self.colour else text
 
     def _coloured(self, text: bytes, spans: list[tuple[int, int]]) -> bytes:
         if not self.colour:
@@ -185,7 +185,7 @@ class Printer:
             start, end = max(start, at), min(end, len(text))
             if start >= end:
                 continue
-            out += text[at:start] + Palette.paint(self.palette.match, text[start:end])
+            out += text[at:start] + self.palette.match(text[start:end])
             at = end
         return out + text[at:]
 

@@ -19,26 +19,33 @@ _RESET = b"\x1b[0m"
 
 
 @dataclass(frozen=True)
+class Paint:
+    """The bytes rg writes before and after one part of a line."""
+
+    before: bytes
+    after: bytes
+
+    def __call__(self, text: bytes) -> bytes:
+        return self.before + text + self.after
+
+
+@dataclass(frozen=True)
 class Palette:
-    """Each part's bytes before and after its text, as rg writes them."""
+    """How rg colours each part of a line: ``palette.path(b"a.py")``."""
 
-    path: tuple[bytes, bytes]
-    line: tuple[bytes, bytes]
-    column: tuple[bytes, bytes]
-    match: tuple[bytes, bytes]
-
-    @staticmethod
-    def paint(part: tuple[bytes, bytes], text: bytes) -> bytes:
-        return part[0] + text + part[1]
+    path: Paint
+    line: Paint
+    column: Paint
+    match: Paint
 
 
 #: ``rg --color=always`` with no ``--colors``: paths magenta, line numbers green, columns
 #: plain (but reset around, as rg writes them), matches bold red.
 DEFAULT = Palette(
-    path=(b"\x1b[0m\x1b[35m", _RESET),
-    line=(b"\x1b[0m\x1b[32m", _RESET),
-    column=(_RESET, _RESET),
-    match=(b"\x1b[0m\x1b[1m\x1b[31m", _RESET),
+    path=Paint(b"\x1b[0m\x1b[35m", _RESET),
+    line=Paint(b"\x1b[0m\x1b[32m", _RESET),
+    column=Paint(_RESET, _RESET),
+    match=Paint(b"\x1b[0m\x1b[1m\x1b[31m", _RESET),
 )
 
 #: What rg prints, its escapes left out, for the one line "x" of standard input with
@@ -76,7 +83,7 @@ def palette_of(rg: str, args: RgArgs) -> Palette:
         raise RrgError(said.removeprefix("rg: ").removeprefix("rrg: "))
     return Palette(
         **{
-            part: (escapes.get(before, b""), escapes.get(after, b""))
+            part: Paint(escapes.get(before, b""), escapes.get(after, b""))
             for part, (before, after) in _PLACES.items()
         }
     )

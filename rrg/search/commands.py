@@ -338,21 +338,21 @@ def index_command(rg: str, rg_args: list[str], request: SearchRequest, warn: War
 
     target = _index_target(rg_args, request)
     build = functools.partial(
-        _build, rg, target.args, request, target.served, target.described, warn, warm=True
+        _build, rg, target.args, request, target.served, target.described, warn
     )
-    if is_background_build():
-        yield_to_searches()
-        # Started by a search (rrg.search.background): one such build a root at a time.
-        with builder_lock(target.served.index_path) as first:
-            if not first:
-                return EXIT_MATCH
-            if not embeds_next():
-                return build()
-            # Started anew by its former self, which computed the passages, to wait for
-            # the embedding turn before the model and the index are loaded.
-            with embedding_turn():
-                return build(turn_held=True)
-    return _build(rg, target.args, request, target.served, target.described, warn)
+    if not is_background_build():
+        return build()
+    yield_to_searches()
+    # Started by a search (rrg.search.background): one such build a root at a time.
+    with builder_lock(target.served.index_path) as first:
+        if not first:
+            return EXIT_MATCH
+        if not embeds_next():
+            return build(warm=True)
+        # Started anew by its former self, which computed the passages, to wait for the
+        # embedding turn before the model and the index are loaded.
+        with embedding_turn():
+            return build(warm=True, turn_held=True)
 
 
 def _build(

@@ -22,7 +22,7 @@ from rrg.output.notices import report_facts
 from rrg.output.passages import PassageStyle, entry_points, passage_blocks
 from rrg.rank.paragraphs import Paragraph
 from rrg.rg.binary import find_rg
-from rrg.rg.palette import DEFAULT, Palette
+from rrg.rg.palette import DEFAULT
 from rrg.rg.version import rg_version
 from rrg.server.tools import ToolInputError, Tools
 
@@ -103,8 +103,8 @@ def test_the_default_palette_is_rgs(rg: str) -> None:
         check=True,
     ).stdout
     parts = [(DEFAULT.path, b"<stdin>"), (DEFAULT.line, b"1"), (DEFAULT.column, b"1")]
-    ours = b"".join(Palette.paint(part, text) + b":" for part, text in parts)
-    assert shown == ours + Palette.paint(DEFAULT.match, b"x") + b"\n"
+    ours = b"".join(paint(text) + b":" for paint, text in parts)
+    assert shown == ours + DEFAULT.match(b"x") + b"\n"
 
 
 def test_passages_render_as_rg_prints_lines() -> None:
