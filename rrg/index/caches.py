@@ -193,6 +193,17 @@ def _delete_root_files(index_path: Path) -> None:
             path.unlink()
 
 
+def _last_used(index_path: Path) -> str:
+    """When a search last used the root (its record's time, marked once a day), and when
+    its files go unless one uses it again."""
+    try:
+        days = int((time.time() - root_record_path(index_path).stat().st_mtime) // 86400)
+    except OSError:
+        return "not recorded yet (the next search records it)"
+    when = "today" if days == 0 else f"{days} day{'' if days == 1 else 's'} ago"
+    return f"{when} (its files go after {MAX_AGE_DAYS} days unused)"
+
+
 def bytes_on_disk(path: Path) -> int:
     """A file's size, or a folder's files' sizes summed. Another process may remove them
     while they are counted (SQLite removes a -wal file with its last connection, a merge
@@ -275,6 +286,7 @@ def index_status(
         where,
         f"  files indexed: {files}",
         f"  last written: {age:.0f} s ago",
+        f"  last used by a search: {_last_used(index_path)}",
         f"  model: {model}",
         f"  file: {index_path}",
         f"  vector cache: {vectors}",

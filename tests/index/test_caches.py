@@ -407,6 +407,10 @@ def test_a_root_unused_for_a_month_goes_with_the_next_new_root(
     os.utime(records["used"], (hour, hour))
     assert run([*rrg_cmd(), "-q", "needle", "needle"], trees["used"], env).returncode == 0
     assert records["used"].stat().st_mtime == pytest.approx(hour)
+    assert "last used by a search: today (its files go after 30 days unused)" in _status(
+        trees["used"], env
+    )
+    assert "last used by a search: 31 days ago" in _status(trees["old"], env)
     [busy_index] = [p for p in index_dir.glob("busy-*.sqlite") if ".vectors." not in p.name]
     _search_a_new_root_while_held(tmp_path, env, busy_index)
     assert not list(index_dir.glob("old-*"))
