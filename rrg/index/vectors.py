@@ -348,6 +348,15 @@ class VectorCache:
 
         return self._write(write, wait_s=LOCK_WAIT_S)
 
+    def drop_mark(self, key: str) -> bool:
+        """Unmark a key; False when the lock was busy."""
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(_MARKS_SCHEMA)
+            db.execute("DELETE FROM marks WHERE key=?", (key,))
+
+        return self._write(write, wait_s=LOCK_WAIT_S)
+
     def _prune(self, db: sqlite3.Connection, now: int) -> None:
         """Drop what is old or over the bound. Both scan the table, so they run only when
         the file has grown past the bound or a day has passed since the last prune."""

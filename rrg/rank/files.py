@@ -38,7 +38,7 @@ from rrg.rank.root_cache import query_seen
 from rrg.rank.scoring import order_by
 from rrg.rank.stage import Staged, staged_order
 from rrg.rank.tuning import TUNING, Tuning
-from rrg.rank.warm_passages import needs_warming
+from rrg.rank.warm_passages import embedding_pending, needs_warming
 
 
 @dataclass
@@ -55,9 +55,9 @@ class Ranking:
     stage: StagePassages | None = None  # the passages the transformer stage read
     fast: bool = False  # the stage was off (--fast) or failed: no model at query time
     tuning: Tuning = TUNING  # the constants it was ranked with
-    #: The root's passages wait to be computed ahead (``rrg.rank.warm_passages``): the
-    #: caller may start that in the background.
-    unwarmed: bool = False
+    #: The root's passages wait to be computed ahead, or its embedding ahead never ended
+    #: (``rrg.rank.warm_passages``): the caller may start the job in the background.
+    ahead_wanted: bool = False
 
 
 @dataclass
@@ -145,7 +145,8 @@ def rank_files(
         stage,
         fast,
         tuning,
-        unwarmed=whole and needs_warming(served, view, tuning),
+        ahead_wanted=whole
+        and (needs_warming(served, view, tuning) or embedding_pending(served, tuning)),
     )
 
 

@@ -95,6 +95,40 @@ def warm_key(served: ServedRoot, tuning: Tuning) -> str:
     return "warm:" + made.hexdigest()
 
 
+def embedding_key(served: ServedRoot, tuning: Tuning = TUNING) -> str:
+    """The mark of an embedding ahead decided on and not yet ended (``mark_embedding_wanted``)."""
+    return "embed-ahead:" + warm_key(served, tuning)
+
+
+def mark_embedding_wanted(served: ServedRoot, wanted: bool, tuning: Tuning = TUNING) -> None:
+    """Mark (``wanted``) or unmark the root's embedding ahead: marked where the job decides
+    to embed, before it waits for the turn, and unmarked once the embedding ended, done or
+    failed. A mark left (the job killed while it waited or embedded: a reboot, a logout)
+    is what makes a later search start the job again (``embedding_pending``); otherwise the
+    root, its passages marked computed, was never embedded ahead, and a part-embedded one
+    stayed so. A cache that cannot be written keeps no mark: bookkeeping alone."""
+    with contextlib.suppress(OSError, sqlite3.Error, RrgError):
+        cache = served.vectors
+        key = embedding_key(served, tuning)
+        if wanted:
+            cache.put_mark(key)
+        else:
+            cache.drop_mark(key)
+
+
+def embedding_pending(served: ServedRoot, tuning: Tuning = TUNING, alone: bool = True) -> bool:
+    """Whether an embedding ahead was decided on and never ended; ``alone``: and no job runs
+    for the root now (a job that waits for the turn holds its builder lock)."""
+    if not embed_ahead_most():
+        return False
+    try:
+        if not served.vectors.has_mark(embedding_key(served, tuning)):
+            return False
+    except (OSError, sqlite3.Error, RrgError):
+        return False
+    return not (alone and builder_running(served.index_path))
+
+
 def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) -> bool:
     """Whether this root's passages wait to be computed ahead (no job has started for it);
     False where the cache cannot be read, or ``RRG_PASSAGES_AHEAD=0``."""

@@ -372,7 +372,13 @@ def _build(
     ``turn_held``: this build holds the turn, its former self found the root to embed."""
     from rrg.environment import embed_always
     from rrg.rank.embedding import EmbeddingBusy, embed_root, is_embedded
-    from rrg.rank.warm_passages import embeds_ahead, needs_warming, warm_passages
+    from rrg.rank.warm_passages import (
+        embedding_pending,
+        embeds_ahead,
+        mark_embedding_wanted,
+        needs_warming,
+        warm_passages,
+    )
     from rrg.search.background import embedding_turn, rest_until_turn
     from rrg.search.indexing import build_index
 
@@ -385,6 +391,7 @@ def _build(
         try:
             embedded = embed_root(served, built.view, built.rows, show, asked, notice=warn)
             reports.embedded(where, embedded)
+            mark_embedding_wanted(served, False)  # an embedding ahead left unended: ended now
         except EmbeddingBusy as busy:
             if asked:
                 raise
@@ -393,7 +400,10 @@ def _build(
     embeds = turn_held
     if warm and needs_warming(served, built.view):
         embeds = embeds_ahead(served, warm_passages(served, built.view))
+    elif warm and not turn_held:  # a job before this one was stopped before it embedded
+        embeds = embedding_pending(served, alone=False)
     if embeds and not turn_held:
+        mark_embedding_wanted(served, True)
         rest_until_turn(served.index_path)  # returns where this process waits itself
         with embedding_turn():
             _embed_ahead(served, built.view, built.rows)
@@ -403,15 +413,21 @@ def _build(
 
 
 def _embed_ahead(served: ServedRoot, view: IndexView, rows: np.ndarray) -> None:
-    """Embed a root whose passages were computed ahead, in the embedding turn. The turn may
-    have come minutes later: the root may be gone (a temporary clone) or embedded since.
-    Nobody reads a background build's output; a busy embedding lock is another process
-    embedding the root already."""
-    from rrg.rank.embedding import embed_root, is_embedded
+    """Embed a root whose passages were computed ahead, in the embedding turn: what is not
+    embedded yet (all of it, or what a stopped job left). The turn may have come minutes
+    later: the root may be gone (a temporary clone) or embedded since. Nobody reads a
+    background build's output; a busy embedding lock is another process embedding the
+    root already. Done or failed, the embedding is no longer wanted: a failure that would
+    come again is not retried by every search."""
+    from rrg.rank.embedding import embed_root
+    from rrg.rank.warm_passages import mark_embedding_wanted
 
-    if os.path.isdir(served.root) and not is_embedded(served):
-        with contextlib.suppress(RrgError):
-            embed_root(served, view, rows, show_progress=False, asked=False)
+    try:
+        if os.path.isdir(served.root):
+            with contextlib.suppress(RrgError):
+                embed_root(served, view, rows, show_progress=False, asked=False)
+    finally:
+        mark_embedding_wanted(served, False)
 
 
 def list_models() -> int:

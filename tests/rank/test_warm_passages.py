@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import time
@@ -298,7 +299,9 @@ def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]
             assert time.monotonic() < deadline, "the job neither waited nor ended in 180 s"
             time.sleep(0.25)
         assert flock_waited_for(turn), "the job embedded without waiting for the turn"
-        assert _count(cache, "SELECT COUNT(*) FROM marks") == 1  # its passages: computed
+        assert _count(cache, "SELECT COUNT(*) FROM marks WHERE key LIKE 'warm:%'") == 1
+        # Its embedding: decided on, not ended (what a search takes up if the job dies).
+        assert _count(cache, "SELECT COUNT(*) FROM marks WHERE key LIKE 'embed-ahead:%'") == 1
         assert not list((cache / "index").glob("*.embed"))
         [waiter] = flock_waiters(turn)
         builder = Path(f"{index}.builder").read_text().split()[0]
@@ -311,6 +314,45 @@ def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
     files = WARM_FROM_FILES + 11
     assert f"embedded: {files} of {files} indexed files" in status, status
+    assert _count(cache, "SELECT COUNT(*) FROM marks WHERE key LIKE 'embed-ahead:%'") == 0
+
+
+def test_an_embedding_ahead_whose_job_was_killed_is_taken_up_by_a_later_search(
+    big: tuple[Path, dict[str, str]],
+) -> None:
+    """The job computes the passages (marked done) and waits for the turn; killed then (a
+    reboot, a logout), the root was never embedded ahead, as no later search started a job
+    for passages already computed. A later search now starts one, which embeds it."""
+    root, env = big
+    env = {**env, "RRG_EMBED_AHEAD": str(EMBED_AHEAD)}
+    cache = Path(env["RRG_CACHE_DIR"])
+    cache.mkdir(parents=True, exist_ok=True)
+    turn = cache / EMBEDDING_TURN
+    held = os.open(turn, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+        deadline = time.monotonic() + 180
+        while not flock_waiters(turn):
+            assert time.monotonic() < deadline, "the job did not wait for the turn in 180 s"
+            time.sleep(0.25)
+        [waiter] = flock_waiters(turn)
+        os.kill(waiter, signal.SIGKILL)
+        _wait_for_job(cache)
+    finally:
+        os.close(held)
+    status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
+    assert "embedded: no" in status and "passages computed ahead: yes" in status, status
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    _wait_for_job(cache)
+    status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
+    files = WARM_FROM_FILES + 11
+    assert f"embedded: {files} of {files} indexed files" in status, status
+    # Embedded, the root starts no further job.
+    assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    time.sleep(0.5)
+    (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
+    assert not builder_running(index)
 
 
 def test_no_embedding_above_the_bound(big: tuple[Path, dict[str, str]]) -> None:
