@@ -8,6 +8,7 @@ command, real files, the real cache."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
@@ -15,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -277,13 +279,13 @@ def test_a_root_within_the_bound_is_embedded_ahead(
     assert _passage_vectors(cache) == before + 1  # the query's vector, no passage's
 
 
-def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]) -> None:
-    """Another root's job holds the cache dir's turn to embed: this root's job computes its
-    passages, then waits for the turn with the root not embedded, and embeds it once the
-    turn is free. It waits as a new rrg (its process replaced: none of its modules or its
-    passages held for the minutes of the wait), the same pid, still holding the builder
-    lock (no second job starts meanwhile)."""
-    root, env = big
+@contextlib.contextmanager
+def _searched_while_another_root_embeds(
+    root: Path, env: dict[str, str]
+) -> Iterator[tuple[dict[str, str], Path, Path]]:
+    """The root searched, embedding ahead on, while another root's job holds the cache
+    dir's turn to embed (held until the block ends): the environment, the cache dir and
+    the turn's lock file."""
     env = {**env, "RRG_EMBED_AHEAD": str(EMBED_AHEAD)}
     cache = Path(env["RRG_CACHE_DIR"])
     cache.mkdir(parents=True, exist_ok=True)
@@ -292,6 +294,19 @@ def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]
     try:
         fcntl.flock(held, fcntl.LOCK_EX)
         assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+        yield env, cache, turn
+    finally:
+        os.close(held)
+
+
+def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]) -> None:
+    """Another root's job holds the cache dir's turn to embed: this root's job computes its
+    passages, then waits for the turn with the root not embedded, and embeds it once the
+    turn is free. It waits as a new rrg (its process replaced: none of its modules or its
+    passages held for the minutes of the wait), the same pid, still holding the builder
+    lock (no second job starts meanwhile)."""
+    root, env = big
+    with _searched_while_another_root_embeds(root, env) as (env, cache, turn):
         (index,) = [p for p in (cache / "index").glob("*.sqlite") if ".vectors." not in p.name]
         deadline = time.monotonic() + 180
         time.sleep(0.5)  # the job takes its builder lock as it starts
@@ -308,8 +323,6 @@ def test_roots_are_embedded_ahead_one_at_a_time(big: tuple[Path, dict[str, str]]
         assert int(builder) == waiter and builder_running(index)
         environ = Path(f"/proc/{waiter}/environ").read_bytes().split(b"\0")
         assert b"RRG_BACKGROUND_BUILD=embed" in environ
-    finally:
-        os.close(held)
     _wait_for_job(cache)
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
     files = WARM_FROM_FILES + 11
@@ -324,14 +337,7 @@ def test_an_embedding_ahead_whose_job_was_killed_is_taken_up_by_a_later_search(
     reboot, a logout), the root was never embedded ahead, as no later search started a job
     for passages already computed. A later search now starts one, which embeds it."""
     root, env = big
-    env = {**env, "RRG_EMBED_AHEAD": str(EMBED_AHEAD)}
-    cache = Path(env["RRG_CACHE_DIR"])
-    cache.mkdir(parents=True, exist_ok=True)
-    turn = cache / EMBEDDING_TURN
-    held = os.open(turn, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
+    with _searched_while_another_root_embeds(root, env) as (env, cache, turn):
         deadline = time.monotonic() + 180
         while not flock_waiters(turn):
             assert time.monotonic() < deadline, "the job did not wait for the turn in 180 s"
@@ -339,8 +345,6 @@ def test_an_embedding_ahead_whose_job_was_killed_is_taken_up_by_a_later_search(
         [waiter] = flock_waiters(turn)
         os.kill(waiter, signal.SIGKILL)
         _wait_for_job(cache)
-    finally:
-        os.close(held)
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
     assert "embedded: no" in status and "passages computed ahead: yes" in status, status
     assert run([*rrg_cmd(), "-q", "render a page", "--files"], root, env).returncode == 0
