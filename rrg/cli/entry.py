@@ -23,12 +23,14 @@ def main() -> None:
         if not split.rrg:
             _exec_rg(find_rg(), split.rg)
     except RrgError as err:
+        _open_closed_descriptors()
         try:
             sys.stderr.write(f"rrg: {err}\n")
             sys.stderr.flush()
         except BrokenPipeError:
             sys.exit(_reader_left())
         sys.exit(EXIT_ERROR)
+    _open_closed_descriptors()
     from rrg.cli.resident import hand_over
 
     try:
@@ -38,6 +40,29 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl-C before a search took its signals: no traceback
         code = EXIT_INTERRUPTED
     os._exit(flushed(code))
+
+
+def _open_closed_descriptors() -> None:
+    """Open a standard descriptor the caller closed (``>&-``, a daemon's child) on /dev/null,
+    as SQLite does below its own files: the first file rrg opened took its number, and
+    what rrg printed went into it, or failed as an internal error (Python makes such a
+    stream None). What rrg prints there goes nowhere, as the caller asked; rg's exit codes
+    stay (it prints to /dev/null as it would to nothing)."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:  # 0, 1 and 2 are filled in order: the lowest free number is fd
+            os.dup2(null, fd)
+            os.close(null)
+        if getattr(sys, name) is None:
+            errors = "backslashreplace" if fd == 2 else "surrogateescape"
+            # The process's own standard stream, for as long as it runs: never closed here.
+            stream = open(fd, "r" if fd == 0 else "w", errors=errors, closefd=False)  # noqa: SIM115
+            setattr(sys, name, stream)
 
 
 def run_here(split: SplitArgs) -> int:

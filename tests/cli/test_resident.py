@@ -145,6 +145,39 @@ def test_a_closed_reader_of_the_messages_ends_as_rg_ends(
         assert closed_stderr([*rrg_cmd(), "-q", "Holmes", *args]) == 0, args
 
 
+@pytest.mark.parametrize("handed", ["1", "0"])
+def test_a_closed_descriptor_is_no_internal_error(
+    corpus: Path, resident: dict[str, str], rg: str, handed: str
+) -> None:
+    """``rrg ... >&-`` (or ``2>&-``): Python makes the stream None, and printing to it was
+    an internal error, exit 2 (and the first file rrg opened would take the number). It
+    now exits as rg does, saying nothing where nothing can be said."""
+    env = {**resident, "RRG_RESIDENT": handed}
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, env)  # the resident process, started
+    rrg = " ".join(rrg_cmd())
+    for closed, args in ((">&-", "Watson"), ("2>&-", "Watson no-such-path"), ("<&-", "Watson")):
+        ours = subprocess.run(
+            f"{rrg} -q Holmes {args} {closed}",
+            shell=True,
+            executable="/bin/bash",
+            cwd=corpus,
+            env=env,
+            capture_output=True,  # the shell closes the descriptor for rrg alone
+            timeout=120,
+        )
+        theirs = subprocess.run(
+            f"{rg} {args} {closed}",
+            shell=True,
+            executable="/bin/bash",
+            cwd=corpus,
+            env=env,
+            capture_output=True,
+            timeout=60,
+        )
+        assert ours.returncode == theirs.returncode, (closed, ours.stderr)
+        assert b"internal error" not in (ours.stderr or b""), ours.stderr
+
+
 def test_the_caller_killed_stops_the_search(
     tmp_path: Path, corpus: Path, resident: dict[str, str], rg: str
 ) -> None:
