@@ -29,8 +29,16 @@ def warn(message: str) -> None:
     streams.err(f"rrg: {message}\n".encode())
 
 
-#: Errors of the machine, not of rrg: a full disk or quota, a read-only file system.
-_THE_SYSTEMS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+#: Errors of the machine, not of rrg: a full disk or quota, a read-only file system, a
+#: limit on open files or memory (a sandbox's ``ulimit``).
+_THE_SYSTEMS = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EROFS,
+    errno.EMFILE,
+    errno.ENFILE,
+    errno.ENOMEM,
+}
 
 
 def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
@@ -57,7 +65,9 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
         if isinstance(err, OSError) and err.errno in _THE_SYSTEMS:
             # A write that no layer said more of: the system's fault, not rrg's.
             named = f": {os.fsdecode(err.filename)}" if err.filename else ""
-            warn(f"{err.strerror}{named}")
+            warn(f"{err.strerror}{named}{_limit_hint(err.errno)}")
+        elif _out_of_memory(err):
+            warn(f"out of memory{_what_ran_out(err)}{_limit_hint(errno.ENOMEM)}")
         else:
             warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
         return EXIT_ERROR
@@ -65,6 +75,37 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
         if walk is not None:
             walk.stop()
         timings.report()  # with RRG_TIMINGS: after every command, whatever its way out
+
+
+def _out_of_memory(err: Exception) -> bool:
+    """Whether ``err`` is the machine's memory running out: Python's own, or a library the
+    model needs that the system could not map (a low ``ulimit -v``)."""
+    return isinstance(err, MemoryError) or (
+        isinstance(err, ImportError) and "failed to map segment" in str(err)
+    )
+
+
+def _what_ran_out(err: Exception) -> str:
+    """The line of a library's own (often several-line) message that names what could not
+    be mapped: one line, as every rrg message."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    named = [line for line in lines if "failed to map segment" in line]
+    return f": {(named or lines)[-1]}" if lines else ""
+
+
+def _limit_hint(number: int) -> str:
+    """Where the process's own limit, not the machine, is what ran out: which one."""
+    import resource
+
+    limit = {errno.EMFILE: resource.RLIMIT_NOFILE, errno.ENOMEM: resource.RLIMIT_AS}.get(number)
+    if limit is None:
+        return ""
+    soft, _ = resource.getrlimit(limit)
+    if soft == resource.RLIM_INFINITY:
+        return ""
+    if limit == resource.RLIMIT_NOFILE:
+        return f" (this process may open {soft} files: ulimit -n)"
+    return f" (this process may map {soft // 2**20} MB: ulimit -v)"
 
 
 def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:

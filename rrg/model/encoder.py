@@ -196,8 +196,10 @@ class Encoder:
             out = ort.SessionOptions()
             out.intra_op_num_threads = 1 if on_cpu else threads
             # Fatal only: onnxruntime would print its own error lines to stderr beside the
-            # one rrg: line that says what failed.
+            # one rrg: line that says what failed (its process-wide logger too: a failed
+            # allocation printed a coloured telemetry warning).
             out.log_severity_level = 4
+            ort.set_default_logger_severity(4)
             out.graph_optimization_level = level
             # Its plan of allocations is kept per input shape, and a run's shape is its
             # text's length: no two passages share one. Off, 32 passages read two runs at

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import shutil
 import signal
 import stat
@@ -615,3 +616,29 @@ def test_a_slow_build_and_a_fast_one_give_one_index(
         probe = np.random.default_rng(7).standard_normal(dims)
         vectors.append(view.cosines(probe)[rows])
     assert np.array_equal(vectors[0], vectors[1])
+
+
+def test_a_limit_of_the_process_is_said_as_the_system_says_it(
+    corpus: Path, env: dict[str, str]
+) -> None:
+    """A sandbox's ``ulimit -n``: one line naming the limit, exit 2, not an internal error
+    (and the index is left whole: a passing fault, not damage)."""
+    assert run([*rrg_cmd(), "--index", "."], corpus, env).returncode == 0
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (12, 12))
+
+    out = subprocess.run(
+        [*rrg_cmd(), "-q", "Holmes", "Watson"],
+        cwd=corpus,
+        env={**env, "RRG_RESIDENT": "0"},
+        capture_output=True,
+        preexec_fn=few_files,
+        timeout=120,
+    )
+    assert out.returncode == 2, out.stderr
+    said = out.stderr.decode()
+    assert said.endswith("rrg: Too many open files (this process may open 12 files: ulimit -n)\n")
+    assert "internal error" not in said
+    status = run([*rrg_cmd(), "--index-status", "."], corpus, env).stdout.decode()
+    assert "unreadable" not in status and "files indexed:" in status
