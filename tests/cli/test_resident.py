@@ -155,27 +155,24 @@ def test_a_closed_descriptor_is_no_internal_error(
     env = {**resident, "RRG_RESIDENT": handed}
     run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, env)  # the resident process, started
     rrg = " ".join(rrg_cmd())
-    for closed, args in ((">&-", "Watson"), ("2>&-", "Watson no-such-path"), ("<&-", "Watson")):
-        ours = subprocess.run(
-            f"{rrg} -q Holmes {args} {closed}",
-            shell=True,
-            executable="/bin/bash",
-            cwd=corpus,
-            env=env,
-            capture_output=True,  # the shell closes the descriptor for rrg alone
-            timeout=120,
-        )
-        theirs = subprocess.run(
-            f"{rg} {args} {closed}",
+
+    def in_bash(command: str) -> subprocess.CompletedProcess[bytes]:
+        # The shell closes the descriptor for the command alone; its output is read here.
+        return subprocess.run(
+            command,
             shell=True,
             executable="/bin/bash",
             cwd=corpus,
             env=env,
             capture_output=True,
-            timeout=60,
+            timeout=120,
         )
+
+    for closed, args in ((">&-", "Watson"), ("2>&-", "Watson no-such-path"), ("<&-", "Watson")):
+        ours = in_bash(f"{rrg} -q Holmes {args} {closed}")
+        theirs = in_bash(f"{rg} {args} {closed}")
         assert ours.returncode == theirs.returncode, (closed, ours.stderr)
-        assert b"internal error" not in (ours.stderr or b""), ours.stderr
+        assert b"internal error" not in ours.stderr, ours.stderr
 
 
 def test_the_caller_killed_stops_the_search(
