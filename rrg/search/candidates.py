@@ -56,7 +56,7 @@ def rank_candidates(
     )
     ranking = rank_files(request.query, served, candidates.paths, settings, listing)
     report = ranking.report
-    if ranking.ahead_wanted:  # the index is whole: its passages are computed ahead, once
+    if ranking.ahead_wanted:  # a whole index: its passages computed ahead, then embedded
         finish_in_background(served.root, request.model)
     if report is not None and report.left:
         started = finish_in_background(served.root, request.model)
