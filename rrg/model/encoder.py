@@ -183,6 +183,9 @@ class Encoder:
     def _load_session(self) -> InferenceSession:
         import onnxruntime as ort
 
+        # Its process-wide logger as quiet as its sessions: a failed allocation printed a
+        # coloured telemetry line beside rrg's own.
+        ort.set_default_logger_severity(4)
         # Read before any load is tried: a bad value is the user's to fix, not a model fault.
         threads = int(env_number("RRG_THREADS", 0, whole=True)) or min(4, usable_cores())
         # On a CPU each run takes one thread and ``threads`` runs go at once: the stage's 32
@@ -196,10 +199,8 @@ class Encoder:
             out = ort.SessionOptions()
             out.intra_op_num_threads = 1 if on_cpu else threads
             # Fatal only: onnxruntime would print its own error lines to stderr beside the
-            # one rrg: line that says what failed (its process-wide logger too: a failed
-            # allocation printed a coloured telemetry warning).
+            # one rrg: line that says what failed.
             out.log_severity_level = 4
-            ort.set_default_logger_severity(4)
             out.graph_optimization_level = level
             # Its plan of allocations is kept per input shape, and a run's shape is its
             # text's length: no two passages share one. Off, 32 passages read two runs at

@@ -112,7 +112,7 @@ def mark_embedding_wanted(served: ServedRoot, wanted: bool, tuning: Tuning = TUN
         key = embedding_key(served, tuning)
         if wanted:
             cache.put_mark(key)
-        else:
+        elif cache.has_mark(key):  # a read: every build of an embedded root unmarks it
             cache.drop_mark(key)
 
 
