@@ -242,3 +242,22 @@ def test_mcp_takes_one_folder(tmp_path: Path, env: dict[str, str]) -> None:
     assert out.returncode == 2 and out.stderr.startswith(b"rrg: "), out.stderr
     out = run([*rrg_cmd(), "--mcp", "-i", "."], tmp_path, env)
     assert out.returncode == 2 and b"one PATH" in out.stderr, out.stderr
+
+
+def test_a_refused_call_is_said_in_one_line() -> None:
+    """pydantic words each fault of a tool's arguments over four lines with a link; the
+    agent gets one line naming each argument, what was wrong and what it gave."""
+    from pydantic import BaseModel, ValidationError
+
+    from rrg.server.mcp import invalid_arguments
+
+    class SearchArguments(BaseModel):
+        query: str
+        limit: int
+
+    with pytest.raises(ValidationError) as refused:
+        SearchArguments.model_validate({"limit": "many"})
+    said = invalid_arguments(refused.value.errors())
+    assert "\n" not in said and said.startswith("rrg: ")
+    assert "query: Field required" in said  # a missing argument: no value to show
+    assert "limit: " in said and "(got 'many')" in said

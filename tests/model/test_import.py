@@ -81,3 +81,21 @@ def test_import_without_a_model_is_one_line(tmp_path: Path, env: dict[str, str])
     )
     assert out.returncode == 2 and out.stderr.startswith(b"rrg: cannot load")
     assert out.stderr.count(b"\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "folder"),
+    [
+        ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"),
+        ("/home/me/bge small/onnx/", "bge-small"),  # a generic last part names nothing
+        ("/models/e5/snapshot", "e5"),
+        ("C:\\models\\gte\\model", "gte"),
+        ("/", "imported-model"),
+    ],
+)
+def test_an_import_is_named_after_its_source(source: str, folder: str) -> None:
+    """The folder under the cache's models/ that --model then names: the source's own name,
+    never a word every export has, never a path separator."""
+    from rrg.model.importer import model_name
+
+    assert model_name(source) == folder
