@@ -1,18 +1,22 @@
 """Every file rrg keeps for one root, seen and removed together: what ``--index-status``
 lists and ``--index-clear`` deletes (under the writer lock, which guards them all), and
-what goes by itself once the root's folder is gone or the root is unused for
-``MAX_AGE_DAYS`` (``remove_stale_roots``)."""
+what goes by itself once the root's folder is gone, the root is unused for
+``MAX_AGE_DAYS``, or the roots together pass ``RRG_CACHE_MAX_MB`` (``remove_stale_roots``)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import time
+from collections.abc import Callable
 from contextlib import suppress
+from functools import partial
 from pathlib import Path
 
 from rrg.atomic import atomic_write_bytes, write_failure
+from rrg.environment import cache_max_bytes
 from rrg.errors import RrgError
 from rrg.index.embedded import embed_dir
 from rrg.index.scopes import scope_files
@@ -89,8 +93,9 @@ def record_root(index_path: Path, root: bytes) -> None:
 
 def remove_stale_roots(index_dir: Path) -> list[bytes]:
     """Delete every file kept for a root whose folder no longer exists, or that no search
-    used for ``MAX_AGE_DAYS`` (as its vector cache drops entries unused that long); the
-    folders whose files went.
+    used for ``MAX_AGE_DAYS`` (as its vector cache drops entries unused that long); then,
+    while the roots left take more than ``RRG_CACHE_MAX_MB`` together, those used longest
+    ago. The folders whose files went.
 
     An agent's harness clones a repository into a temporary folder for each task and
     removes it after: each clone's index and vector cache (70 MB for sympy's, the vector
@@ -104,14 +109,91 @@ def remove_stale_roots(index_dir: Path) -> list[bytes]:
         records = sorted(index_dir.glob("*.sqlite.root"))
     except OSError:
         return removed
+    kept: list[tuple[Path, bytes]] = []
     for record in records:
         try:
             root = record.read_bytes()
-            if root.startswith(b"/") and _stale(record, root) and _remove_stale(record, root):
+            if not root.startswith(b"/"):
+                continue
+            if not _stale(record, root):
+                kept.append((record, root))
+            elif _remove_while(record, partial(_stale, record, root)):
                 removed.append(root)
         except OSError:
             continue
+    return removed + _remove_over_budget(index_dir, kept)
+
+
+def _remove_over_budget(index_dir: Path, kept: list[tuple[Path, bytes]]) -> list[bytes]:
+    """The roots used longest ago removed while every root's files together pass
+    ``RRG_CACHE_MAX_MB``; a root used within the last day stays, however big (two large
+    roots in use by turns would otherwise rebuild each other's files away)."""
+    try:
+        budget = cache_max_bytes()
+        sizes = bytes_by_root(index_dir) if budget is not None else {}
+    except (RrgError, OSError):  # a bad value is the command line's to say; a library
+        return []  # caller keeps every root
+    total = sum(sizes.values())
+    removed: list[bytes] = []
+    if budget is None or total <= budget:
+        return removed
+    by_use = sorted(kept, key=lambda kept_root: _marked(kept_root[0]))
+    for record, root in by_use:
+        if total <= budget:
+            break
+        if _unused_a_day(record) and _remove_while(record, partial(_unused_a_day, record)):
+            total -= sizes.get(_index_of(record), 0)
+            removed.append(root)
     return removed
+
+
+def bytes_by_root(index_dir: Path) -> dict[Path, int]:
+    """What each root's files take on disk, by its index's path: one listing of the cache
+    dir, its files grouped by the name they share (``NAME-HASH``), where looking up each
+    root's files one by one took 0.2 s for 1,000 roots (docs/benchmarks.md)."""
+    sizes: dict[Path, int] = {}
+    with os.scandir(index_dir) as entries:
+        for entry in entries:
+            shared = _SHARED_NAME.match(entry.name)
+            if shared:
+                index_path = index_dir / f"{shared[1]}.sqlite"
+                sizes[index_path] = sizes.get(index_path, 0) + _entry_bytes(entry)
+    return sizes
+
+
+#: The part of a file's name every file kept for one root starts with, before its first
+#: dot: the root's name and the hash of its path and model (``rrg.cachedir.index_file``).
+_SHARED_NAME = re.compile(r"^(.*-[0-9a-f]{16})\.")
+
+
+def _entry_bytes(entry: os.DirEntry[str]) -> int:
+    """A file's size, or a folder's files' summed; what went meanwhile counts nothing."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            with os.scandir(entry.path) as inner:
+                return sum(_entry_bytes(child) for child in inner)
+        return entry.stat(follow_symlinks=False).st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _index_of(record: Path) -> Path:
+    """The index whose folder ``record`` names."""
+    return Path(str(record)[: -len(".root")])
+
+
+def _marked(record: Path) -> float:
+    """When a search last marked the root used (0 where that cannot be read)."""
+    try:
+        return record.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _unused_a_day(record: Path) -> bool:
+    """Whether no search used the root within the last day: its mark, set at most once
+    in ``USE_MARK_S``, is older than twice that."""
+    return _marked(record) < time.time() - 2 * USE_MARK_S
 
 
 def _stale(record: Path, root: bytes) -> bool:
@@ -131,10 +213,10 @@ def _exists(folder: bytes) -> bool:
     return True
 
 
-def _remove_stale(record: Path, root: bytes) -> bool:
-    """The root's files deleted under its locks, had at once, where it is still stale once
+def _remove_while(record: Path, still: Callable[[], bool]) -> bool:
+    """The root's files deleted under its locks, had at once, where ``still`` holds once
     they are held (a search may have marked it used meanwhile); whether they went."""
-    index_path = Path(str(record)[: -len(".root")])
+    index_path = _index_of(record)
     embedding = embed_dir(index_path)
     if builder_running(index_path):
         return False
@@ -142,7 +224,7 @@ def _remove_stale(record: Path, root: bytes) -> bool:
         if not embedding_free:
             return False
         with writer_lock(index_path, wait_s=0) as free:
-            if not free or not _stale(record, root):
+            if not free or not still():
                 return False
             _delete_root_files(index_path)
     return True
@@ -202,6 +284,25 @@ def _last_used(index_path: Path) -> str:
         return "not recorded yet (the next search records it)"
     when = "today" if days == 0 else f"{days} day{'' if days == 1 else 's'} ago"
     return f"{when} (its files go after {MAX_AGE_DAYS} days unused)"
+
+
+def _every_root(index_dir: Path) -> str:
+    """What the roots of the cache dir take together, against ``RRG_CACHE_MAX_MB``."""
+    try:
+        records = list(index_dir.glob("*.sqlite.root"))
+        budget = cache_max_bytes()
+        total = sum(bytes_by_root(index_dir).values())
+    except (OSError, RrgError) as err:
+        return f"not known ({err})"
+    bound = (
+        f"at most {budget / 2**20:.0f} MB before a new root removes those used longest ago"
+        if budget
+        else "no bound but age"
+    )
+    return (
+        f"{len(records)} root{'' if len(records) == 1 else 's'}, {total / 1e6:.1f} MB "
+        f"together ({bound}: RRG_CACHE_MAX_MB)"
+    )
 
 
 def bytes_on_disk(path: Path) -> int:
@@ -287,6 +388,7 @@ def index_status(
         f"  files indexed: {files}",
         f"  last written: {age:.0f} s ago",
         f"  last used by a search: {_last_used(index_path)}",
+        f"  every root kept: {_every_root(index_path.parent)}",
         f"  model: {model}",
         f"  file: {index_path}",
         f"  vector cache: {vectors}",

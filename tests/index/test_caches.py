@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import make_tree, rrg_cmd, run
+from rrg.index.caches import bytes_by_root
 from rrg.index.scopes import MAX_SCOPES
 from rrg.index.vectors import MAX_AGE_DAYS, VectorCache, cached_vectors
 
@@ -418,6 +419,55 @@ def test_a_root_unused_for_a_month_goes_with_the_next_new_root(
     assert (trees["old"] / "f00000.txt").exists()  # the project itself is untouched
     again = run([*rrg_cmd(), "-q", "needle", "needle"], trees["old"], env)
     assert again.returncode == 0 and b"needle" in again.stdout  # indexed anew
+
+
+def test_past_the_cache_bound_a_new_root_removes_the_roots_used_longest_ago(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Thirty days bound a root's files by time; many projects within a month need a bound
+    by size too. Past RRG_CACHE_MAX_MB, the first search of a new root removes the roots
+    used longest ago until the rest fit, and never one used within the last day, however
+    big (it would be rebuilt at once); 0 keeps them all."""
+    env = {**env, "RRG_CACHE_DIR": str(tmp_path / "cache")}
+    index_dir = tmp_path / "cache" / "index"
+    names = ("oldest", "older", "today")
+    trees = {name: make_tree(tmp_path / name, 5) for name in names}
+    for tree in trees.values():
+        assert run([*rrg_cmd(), "-q", "needle", "needle"], tree, env).returncode == 0
+    records = {name: next(index_dir.glob(f"{name}-*.sqlite.root")) for name in names}
+    for name, days in (("oldest", 5), ("older", 3)):
+        then = time.time() - days * 86400
+        os.utime(records[name], (then, then))
+    sizes = bytes_by_root(index_dir)
+    size = {name: sizes[Path(str(records[name])[: -len(".root")])] for name in names}
+    assert all(size.values())
+    status = _status(trees["today"], env)
+    assert "every root kept: 3 roots" in status and "RRG_CACHE_MAX_MB" in status
+    # Room for all but half of the oldest root: it alone goes.
+    room = (size["older"] + size["today"] + size["oldest"] / 2) / 2**20
+
+    def first_search(name: str, max_mb: float) -> None:
+        tree = make_tree(tmp_path / name, 5)
+        out = run(
+            [*rrg_cmd(), "-q", "needle", "needle"], tree, {**env, "RRG_CACHE_MAX_MB": str(max_mb)}
+        )
+        assert out.returncode == 0, out.stderr
+
+    first_search("new1", room)
+    assert not list(index_dir.glob("oldest-*"))
+    assert records["older"].exists() and records["today"].exists()
+    assert (trees["oldest"] / "f00000.txt").exists()  # the project itself is untouched
+    first_search("new2", 0)  # no bound but age: nothing goes
+    assert records["older"].exists()
+    first_search("new3", 0.000001)  # far past it: all but the roots used within a day go
+    assert not list(index_dir.glob("older-*"))
+    assert records["today"].exists() and len(list(index_dir.glob("new*.sqlite.root"))) == 3
+    bad = run(
+        [*rrg_cmd(), "-q", "needle", "needle"], trees["today"], {**env, "RRG_CACHE_MAX_MB": "5GB"}
+    )
+    assert bad.returncode == 2 and bad.stderr == (
+        b"rrg: RRG_CACHE_MAX_MB must be a number >= 0, not '5GB'\n"
+    )
 
 
 def test_index_that_cannot_get_the_lock_exits_2_naming_the_index_and_the_variable(
