@@ -9,22 +9,14 @@ top files are ordered by the cheap tier alone.
 from __future__ import annotations
 
 import os
-import re
 
-import numpy as np
-
-from rrg.index.definitions import defined_names
 from rrg.rank.code_order import skips_stage
 from rrg.rank.files import Ranking
 from rrg.rank.head_passages import passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
-from rrg.rank.scoring import order_by
+from rrg.rank.passage_order import preferred
 
 TOP_FILES = 20
-
-
-#: One lower-case identifier (``sympify``, ``parse_args`` is a symbol query already).
-_LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")
 
 
 def best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
@@ -34,7 +26,6 @@ def best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph
     if limit <= 0:
         return []
     query = ranking.query
-    form = query.form
     if ranking.stage is not None:
         paths, scored = ranking.stage.paths, ranking.stage.scored
     else:
@@ -55,70 +46,13 @@ def best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph
         scored = passages_of(query, served.root, where, scorer)
     if not scored.paragraphs:
         return []
-    read = ~np.isnan(scored.cosine)
-    keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
-    keys = as_their_functions(keys, scored.paragraphs, scored.owners)
-    best = order_by(np.round(keys, 6)).tolist()
-    names = form.names if form.symbol else _one_word(query.text)
-    if names:
-        best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
+    best = preferred(scored, query, paths)
     place = {path: k for k, path in enumerate(ranking.ordered)}
     file_rank = [place.get(path, len(place)) for path in paths]
     return [
         (paths[scored.owners[k]], scored.paragraphs[k])
         for k in spread(best, scored.owners, file_rank, limit)
     ]
-
-
-def _one_word(query: str) -> tuple[str, ...]:
-    """A query of one lower-case word, as a name (``sympify``, ``session``): not a symbol
-    query by its form, since one plain word is as often a topic, so the files are ordered
-    as for a question; but where a passage defines that name, it is what the word asks
-    for (``def sympify`` rather than ``class CantSympify``, whose text says "sympify"
-    more often)."""
-    word = query.strip()
-    return (word,) if _LOWER_NAME.fullmatch(word) else ()
-
-
-def as_their_functions(
-    keys: np.ndarray, passages: list[Paragraph], owners: list[int]
-) -> np.ndarray:
-    """``keys`` with each function's first passage raised to the best of its later parts
-    (``Paragraph.within``: a long function's later pieces, a helper nested in it): such a
-    part answers as its function, which is then shown from its definition's first line,
-    where before a reader got the function cut in the middle of its body (issue 35). The
-    part keeps its own key: a file's next passage may still be it."""
-    starts: dict[tuple[int, str], list[int]] = {}
-    for j, passage in enumerate(passages):
-        if passage.name:
-            starts.setdefault((owners[j], passage.name), []).append(j)
-    out = keys.copy()
-    for k, passage in enumerate(passages):
-        if not passage.within:
-            continue
-        named = starts.get((owners[k], passage.within), [])
-        heads = [j for j in named if passages[j].start < passage.start]
-        if heads:
-            head = max(heads, key=lambda j: passages[j].start)  # the nearest above
-            out[head] = max(out[head], keys[k])
-    return out
-
-
-def definitions_first(
-    best: list[int], names: tuple[str, ...], passages: list[Paragraph], paths: list[bytes]
-) -> list[int]:
-    """``best`` with the passages that define one of the names first (in its order): a
-    symbol query asks for the definition, which starts at its first line (its comments and
-    decorators above it, as the passages are cut), not for the method that scored best."""
-    wanted = set(names)
-
-    def defines(k: int) -> bool:
-        found = defined_names(passages[k].text, os.fsdecode(paths[k]))
-        return not wanted.isdisjoint(found)
-
-    first = [k for k in best if defines(k)]
-    taken = set(first)
-    return first + [k for k in best if k not in taken]
 
 
 def spread(best: list[int], owners: list[int], file_rank: list[int], limit: int) -> list[int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,7 +30,8 @@ from rrg.progress import draws
 from rrg.rank.cheap import cheap_order
 from rrg.rank.code_order import skips_stage
 from rrg.rank.embedding import embedded_parts
-from rrg.rank.kept_orders import find_order, keep_order, order_key
+from rrg.rank.kept_orders import Spans, find_order, keep_order, order_key
+from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
 from rrg.rank.passages import ScoredPassages
 from rrg.rank.query import Query
@@ -58,6 +59,10 @@ class Ranking:
     #: The root's passages wait to be computed ahead, or its embedding ahead never ended
     #: (``rrg.rank.warm_passages``): the caller may start the job in the background.
     ahead_wanted: bool = False
+    #: The passages the stage and the passage tier scored (when the order was ranked, if
+    #: it was kept), as line spans of their files (paths as printed), each file's best
+    #: first: a capped search prints its lines of a file from them (``rrg.rg.chosen_lines``).
+    spans: dict[bytes, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -124,10 +129,15 @@ def rank_files(
             list(printed), binary, 0, report, served, asked, view.piece_idf, tuning=tuning
         )
     settings.checkpoint()
-    by_score, staged, fast = _kept_or_ordered(asked, served, view, rows[rankable], settings, report)
+    by_score, staged, fast, spans = _kept_or_ordered(
+        asked, served, view, rows[rankable], settings, report
+    )
     stage = None
     if staged is not None:
         stage = StagePassages([printed[i] for i in rankable[staged.paths_at]], staged.scored)
+    spans_of: dict[bytes, list[tuple[int, int]]] = {}
+    for candidate, first, last in spans:
+        spans_of.setdefault(printed[rankable[candidate]], []).append((first, last))
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
     unranked = np.ones(len(printed), bool)
@@ -147,6 +157,7 @@ def rank_files(
         tuning,
         ahead_wanted=whole
         and (needs_warming(served, view, tuning) or embedding_pending(served, tuning)),
+        spans=spans_of,
     )
 
 
@@ -157,10 +168,10 @@ def _kept_or_ordered(
     cand_rows: np.ndarray,
     settings: RankSettings,
     report: RefreshReport | None,
-) -> tuple[np.ndarray, Staged | None, bool]:
-    """``_ordered``'s answer, read back where this query over these files was ranked
-    before and only the order is wanted; kept for next time where it is settled (a whole
-    index, a stage that did not fail)."""
+) -> tuple[np.ndarray, Staged | None, bool, Spans]:
+    """``_ordered``'s answer and the spans of the passages the stage read, read back where
+    this query over these files was ranked before and only the order is wanted; kept for
+    next time where it is settled (a whole index, a stage that did not fail)."""
     if not settings.order_only or (report is not None and report.left):
         return _ordered(query, served, view, cand_rows, settings)
     key = order_key(
@@ -174,12 +185,35 @@ def _kept_or_ordered(
     )
     kept = find_order(served, key, len(cand_rows))
     if kept is not None:
-        return kept[0], None, kept[1]
-    by_score, staged, fast = _ordered(query, served, view, cand_rows, settings)
+        return kept[0], None, kept[1], kept[2]
+    by_score, staged, fast, spans = _ordered(query, served, view, cand_rows, settings)
     stage_failed = fast and settings.stage_files > 0  # a symbol query's order is not fast
     if not stage_failed:
-        keep_order(served, key, by_score, fast)
-    return by_score, staged, fast
+        keep_order(served, key, by_score, fast, spans)
+    return by_score, staged, fast, spans
+
+
+def _spans_of(
+    query: Query,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    files: np.ndarray,
+    scored: ScoredPassages,
+    taken: Spans,
+) -> Spans:
+    """``taken`` and, for the files (indices into ``cand_rows``) it holds none of, their
+    passages best first as ``-q`` without a pattern shows them, as (candidate, first line,
+    last line): what a capped search prints of those files is taken from them
+    (``rrg.rg.chosen_lines``), the same whether the query is new or its order is read
+    back. The stage's reading of a file comes before the tier's."""
+    at = files.tolist()
+    paths = [view.path(int(cand_rows[k])) for k in at]
+    held = {candidate for candidate, _, _ in taken}
+    return taken + [
+        (at[owner], first, last)
+        for owner, first, last in line_spans(scored, query, paths)
+        if at[owner] not in held
+    ]
 
 
 def _preload_for_stage(query: Query, served: ServedRoot, settings: RankSettings) -> None:
@@ -244,12 +278,13 @@ def _refreshed_index(
 
 def _ordered(
     query: Query, served: ServedRoot, view: IndexView, cand_rows: np.ndarray, settings: RankSettings
-) -> tuple[np.ndarray, Staged | None, bool]:
+) -> tuple[np.ndarray, Staged | None, bool, Spans]:
     """The candidates (rows of the index) best first, as indices into ``cand_rows``, in three
     steps: the cheap tier scores every one (``rrg.rank.cheap``), the stage re-orders its best
     (``rrg.rank.stage``), and in a repository of code the passage tier fuses its order of
     the head's passages in (``rrg.rank.passage_tier``). Also the passages the stage read,
-    and whether the order is the cheap tier's alone (--fast, or a stage that failed)."""
+    whether the order is the cheap tier's alone (--fast, or a stage that failed), and the
+    spans of the passages the stage and the tier scored (``_spans_of``)."""
     tuning = settings.tuning
     cheap = cheap_order(query, served, view, cand_rows, tuning)
     fused, stage, fast = staged_order(
@@ -264,15 +299,21 @@ def _ordered(
         tuning,
     )
     by_score = order_by(fused)
+    spans: Spans = []
+    # Only a search with a pattern prints lines from them (the others print passages).
+    if stage is not None and settings.order_only:
+        spans = _spans_of(query, view, cand_rows, stage.paths_at, stage.scored, spans)
     # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
     # scifact -.057, nfcorpus -.020, cranfield -.020, hotpotqa +.007; docs/benchmarks.md).
     if cheap.among_code and tuning.passage_tier_weight:
         settings.checkpoint()
         with timings.phase("passage tier"):
-            by_score = tier_fused_order(
+            by_score, head, scored = tier_fused_order(
                 query, served, view, cand_rows, by_score, cheap.pieces, tuning
             )
-    return by_score, stage, fast
+        if settings.order_only:
+            spans = _spans_of(query, view, cand_rows, head, scored, spans)
+    return by_score, stage, fast, spans
 
 
 def model_ready(spec: ModelSpec) -> bool:

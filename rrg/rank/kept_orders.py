@@ -35,7 +35,11 @@ from rrg.index.view import IndexView
 from rrg.rank.tuning import Tuning
 
 #: Written into every key: a change to how an order is packed misses every kept one.
-_FORMAT = "order-v1"
+_FORMAT = "order-v2"
+
+#: Where the passages of the files the stage read answer best, in the order they do: each
+#: as (the file as an index into the candidates, first line, last line).
+Spans = list[tuple[int, int, int]]
 
 
 def order_key(
@@ -58,10 +62,13 @@ def order_key(
     return made.hexdigest()
 
 
-def find_order(served: ServedRoot, key: str, candidates: int) -> tuple[np.ndarray, bool] | None:
-    """The kept order (indices into the candidates, best first) and whether it was the
-    cheap tier's alone; None where none is kept, or what is kept does not fit. One read
-    more than a day after the last is marked, so that the bound drops the unread first."""
+def find_order(
+    served: ServedRoot, key: str, candidates: int
+) -> tuple[np.ndarray, bool, Spans] | None:
+    """The kept order (indices into the candidates, best first), whether it was the cheap
+    tier's alone, and the spans kept with it; None where none is kept, or what is kept does
+    not fit. One read more than a day after the last is marked, so that the bound drops
+    the unread first."""
     try:
         found = served.vectors.get_order(key)
     except (OSError, sqlite3.Error, RrgError):
@@ -76,21 +83,29 @@ def find_order(served: ServedRoot, key: str, candidates: int) -> tuple[np.ndarra
         raw = zlib.decompress(data)
     except zlib.error:
         return None
-    if len(raw) < 1 or (len(raw) - 1) % 4:
+    if len(raw) < 5 or (len(raw) - 1) % 4:
         return None
-    order = np.frombuffer(raw[1:], "<i4").astype(np.int64)
+    numbers = np.frombuffer(raw[1:], "<i4").astype(np.int64)
+    length = int(numbers[0])
+    order, packed = numbers[1 : 1 + length], numbers[1 + length :]
+    if length < 0 or len(order) != length or len(packed) % 3:
+        return None
+    if len(packed) and (packed[0::3].min() < 0 or packed[0::3].max() >= candidates):
+        return None
     # return_index: plain np.unique imports numpy.ma (9 ms of a repeated query's process).
     if len(order) > candidates or len(np.unique(order, return_index=True)[0]) != len(order):
         return None
     if len(order) and (order.min() < 0 or order.max() >= candidates):
         return None
-    return order, raw[0] == 1
+    spans = [(int(f), int(a), int(b)) for f, a, b in packed.reshape(-1, 3).tolist()]
+    return order, raw[0] == 1, spans
 
 
-def keep_order(served: ServedRoot, key: str, order: np.ndarray, fast: bool) -> None:
-    """Keep a ranked order under its key. A cache that cannot be written costs only a
-    ranking next time."""
-    raw = bytes([1 if fast else 0]) + np.asarray(order, "<i4").tobytes()
+def keep_order(served: ServedRoot, key: str, order: np.ndarray, fast: bool, spans: Spans) -> None:
+    """Keep a ranked order, and its spans, under its key. A cache that cannot be written
+    costs only a ranking next time."""
+    numbers = [len(order), *np.asarray(order).tolist(), *(n for span in spans for n in span)]
+    raw = bytes([1 if fast else 0]) + np.asarray(numbers, "<i4").tobytes()
     with contextlib.suppress(OSError, sqlite3.Error, RrgError):
         served.vectors.put_order(key, zlib.compress(raw, 1))
 

@@ -69,9 +69,10 @@ def tier_fused_order(
     by_score: np.ndarray,
     pieces: np.ndarray,
     tuning: Tuning,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray, ScoredPassages]:
     """A query's third step in a tree of code: the candidates' order (``by_score``, indices
-    into ``cand_rows``) with its head fused with this tier's order of the same files."""
+    into ``cand_rows``) with its head fused with this tier's order of the same files; the
+    head's files (indices into ``cand_rows``) and their passages as the tier scored them."""
     head = by_score[: tuning.passage_tier_files]
     head = head[: files_within(view.doclen[cand_rows[head]], tuning.passage_words)]
     rel = [view.path(int(cand_rows[k])) for k in head]
@@ -82,7 +83,7 @@ def tier_fused_order(
         query, names, scored, among_code=True, abbreviation=tuning.abbreviation_weight
     )
     fused = fuse_orders(list(range(len(head))), tier, tuning.passage_tier_weight)
-    return np.concatenate([head[fused], by_score[len(head) :]])
+    return np.concatenate([head[fused], by_score[len(head) :]]), head, scored
 
 
 def tier_order(

@@ -17,10 +17,20 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rrg import streams
+from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.excerpt import MARK_FLAGS, cut_line, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
+from rrg.rg.chosen_lines import (
+    LINES_FLAGS,
+    LINES_PASS_MOST,
+    LineSpans,
+    Segments,
+    choice_applies,
+    chosen,
+    kept_lines,
+    matching_line_numbers,
+)
 from rrg.rg.replies import StderrFilter, count_records
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
@@ -104,6 +114,9 @@ class StreamSettings:
     # binary files): then one walking count pass may replace the named ones.
     walk_paths: list[str] | None = None
     early_walk: CountWalk | None = None  # that walk, started before the ranking
+    # Where in each file the query is answered best: a file the cap's share cuts prints
+    # its matching lines there (``rrg.rg.chosen_lines``); a file without: its first lines.
+    spans: LineSpans | None = None
 
 
 class OrderedSearch:
@@ -119,6 +132,7 @@ class OrderedSearch:
         self.walk_paths = settings.walk_paths
         self.early_walk = settings.early_walk if settings.walk_paths is not None else None
         self.excerpt = settings.excerpt
+        self.spans = settings.spans if choice_applies(args, settings.terminal) else None
         self.lines_cut = 0
         self.summary: Json | None = None
         self.args = args
@@ -151,39 +165,83 @@ class OrderedSearch:
         separator = b"" if json_mode else self._file_separator()
         self.summary = None
         first_output = True
-        for files, extra in self._print_runs(paths, result):
+        for files, extra, segments in self._print_runs(paths, result):
             if not files:
                 continue
             if not first_output and separator:
                 self.write(separator)
             first_output = False
-            result.error |= self._print(files, extra, json_mode)
+            result.error |= self._print(files, extra, json_mode, segments)
         if json_mode:
             self.write(summary_message(self.summary))
         return result
 
     def _print_runs(
         self, paths: list[bytes], result: StreamResult
-    ) -> Iterator[tuple[list[bytes], list[str]]]:
+    ) -> Iterator[tuple[list[bytes], list[str], Segments | None]]:
         """The print runs of a lines search: files with matches in order, each run with
-        the ``--max-count`` its files are cut at (none: every matching line)."""
+        the ``--max-count`` its files are cut at (none: every matching line), or, for files
+        whose lines are chosen, each file's count and the places among its matching lines
+        of those it prints (``rrg.rg.chosen_lines``)."""
         share = self.file_share()
         if share is None:
             for group, last_cut in self._counted_groups(paths, result):
                 if last_cut is None:
-                    yield group, []
+                    yield group, [], None
                 else:
-                    yield group[:-1], []
-                    yield group[-1:], ["--max-count", str(last_cut)]
+                    yield group[:-1], [], None
+                    yield group[-1:], ["--max-count", str(last_cut)], None
             return
-        runs: list[tuple[list[bytes], list[str]]] = []
-        for path, cut in self._shared_cuts(paths, result, share):
+        cuts = list(self._shared_cuts(paths, result, share))
+        chosen_places = self._chosen_places(cuts)
+        runs: list[tuple[list[bytes], list[str], Segments | None]] = []
+        for path, count, cut in cuts:
+            places = chosen_places.get(path)
+            last = runs[-1] if runs else None
+            if places is not None:
+                if last is not None and last[2] is not None:
+                    last[0].append(path)
+                    last[2].append((count, places))
+                else:
+                    runs.append(([path], [], [(count, places)]))
+                continue
             extra = [] if cut is None else ["--max-count", str(cut)]
-            if runs and runs[-1][1] == extra:
-                runs[-1][0].append(path)
+            if last is not None and last[1] == extra and last[2] is None:
+                last[0].append(path)
             else:
-                runs.append(([path], extra))
+                runs.append(([path], extra, None))
         yield from runs
+
+    def _chosen_places(self, cuts: list[tuple[bytes, int, int | None]]) -> dict[bytes, set[int]]:
+        """For each file the share cuts, the places among its matching lines of those it
+        prints: the lines of its best passages (its first lines where the ranking gave it
+        none). One rg run lists the cut files' matching lines by number; a file whose list
+        disagrees with its count (changed since, or a binary file's notice), or a search
+        whose cut files match too often for the list to pay, keeps rg's ``--max-count``."""
+        cut_files = {path: (count, cut) for path, count, cut in cuts if cut}
+        if self.spans is None or not cut_files:
+            return {}
+        if sum(count for count, _ in cut_files.values()) > LINES_PASS_MOST:
+            return {}
+        spans = self.spans
+        if not any(path in spans for path in cut_files):
+            return {}
+        with timings.phase("matching lines"):
+            proc = subprocess.Popen(
+                self._cmd(LINES_FLAGS, list(cut_files), counting=True),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,  # the print pass says what rg says of these files
+                stdin=subprocess.DEVNULL,
+            )
+            assert proc.stdout is not None
+            with proc:
+                numbers = matching_line_numbers(proc.stdout)
+        places: dict[bytes, set[int]] = {}
+        for path, (count, cut) in cut_files.items():
+            lines = numbers.get(path, [])
+            if len(lines) == count:
+                places[path] = set(chosen(lines, spans.get(path, []), cut))
+        return places
 
     def file_share(self) -> int | None:
         """Matching lines a file prints at first under the cap (``FILE_SHARE`` of it), so
@@ -195,8 +253,9 @@ class OrderedSearch:
 
     def _shared_cuts(
         self, paths: list[bytes], result: StreamResult, share: int
-    ) -> Iterator[tuple[bytes, int | None]]:
-        """Each file with matches, in order, with the lines it prints (None: all of them).
+    ) -> Iterator[tuple[bytes, int, int | None]]:
+        """Each file with matches, in order, with its count and the lines it prints (None:
+        all of them).
         Counted until the files' shares fill the cap (then each prints its share, the last
         one what is left of the cap), or to the end (then what the shares left of the cap
         goes to the best files first): output waits for that, so every file prints once."""
@@ -228,14 +287,27 @@ class OrderedSearch:
             result.held = (sum(held), len(held), share)
         result.printed = sum(lines)
         for (path, count), n in zip(found, lines, strict=True):
-            yield path, None if n >= count else n
+            yield path, count, None if n >= count else n
 
-    def _print(self, files: list[bytes], extra: list[str], json_mode: bool) -> bool:
-        """The print pass over files with matches; True when rg reported an error that
+    def _print(
+        self,
+        files: list[bytes],
+        extra: list[str],
+        json_mode: bool,
+        segments: Segments | None = None,
+    ) -> bool:
+        """The print pass over files with matches (each printing only its matching lines at
+        the places ``segments`` gives, where given); True when rg reported an error that
         stands (a file that vanished since the count pass is no error, as in a walk)."""
         marks = MARK_FLAGS if self.excerpt and not json_mode else []
         cmd = self._cmd([*marks, *extra], files)
-        piped = json_mode or bool(self.excerpt) or self.stats is not None or streams.capturing()
+        piped = (
+            json_mode
+            or bool(self.excerpt)
+            or self.stats is not None
+            or streams.capturing()
+            or segments is not None
+        )
         proc = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE if piped else None,
@@ -246,20 +318,27 @@ class OrderedSearch:
         if json_mode:
             self._relay_json(proc)
         elif self.excerpt:
-            self._relay_excerpted(proc)
+            self._relay_excerpted(proc, segments)
         elif piped:
-            self._relay(proc)
+            self._relay(proc, segments)
         return proc.wait() == EXIT_ERROR and messages.finish()
 
-    def _stdout(self, proc: subprocess.Popen[bytes]) -> Iterator[bytes]:
-        """A run's output as it comes, less its --stats block (kept for the one at the end)."""
+    def _stdout(
+        self, proc: subprocess.Popen[bytes], segments: Segments | None = None
+    ) -> Iterator[bytes]:
+        """A run's output as it comes, less its --stats block (kept for the one at the end)
+        and, for files printing their chosen lines, the matching lines not chosen."""
         assert proc.stdout is not None
         stream = proc.stdout
         chunks: Iterator[bytes] = iter(lambda: stream.read1(65536), b"")  # type: ignore[attr-defined]
-        return self.stats.strip(chunks) if self.stats is not None else chunks
+        if self.stats is not None:
+            chunks = self.stats.strip(chunks)
+        if segments is not None:
+            chunks = kept_lines(chunks, segments, self.args.heading(self.terminal))
+        return chunks
 
-    def _relay(self, proc: subprocess.Popen[bytes]) -> None:
-        for chunk in self._stdout(proc):
+    def _relay(self, proc: subprocess.Popen[bytes], segments: Segments | None = None) -> None:
+        for chunk in self._stdout(proc, segments):
             self.write(chunk)
 
     def write_stats(self) -> None:
@@ -398,7 +477,9 @@ class OrderedSearch:
             return ctx_sep + b"\n"
         return b""
 
-    def _relay_excerpted(self, proc: subprocess.Popen[bytes]) -> None:
+    def _relay_excerpted(
+        self, proc: subprocess.Popen[bytes], segments: Segments | None = None
+    ) -> None:
         """The run's marked output as rg prints it plain, each line longer than the excerpt
         cut around its match. A block of lines at a time, a line at a time only where one
         needs a cut: a line at a time cost 20 us in Python (`--limit 0 -n .` over sympy's
@@ -406,7 +487,7 @@ class OrderedSearch:
         limit = self.excerpt
         # NUL ends the path under --null.
         prefix = prefix_pattern([*self.args.field_separators, b"\0"])
-        for block in _line_blocks(self._stdout(proc)):
+        for block in _line_blocks(self._stdout(proc, segments)):
             lines = block.split(b"\n")  # the last: what follows the block's last newline
             # A line whose marked bytes fit the limit holds no more characters than that.
             if max(map(len, lines)) <= limit:

@@ -165,7 +165,16 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if found else EXIT_NO_MATCH)
     files = searched_files(plan.rg, args, ranking)
     # The files are all that rg lists (binary ones aside): one walk may count them.
-    run = OrderedRun(plan, files, request.query, ranking.served, plan.filenames, True, walk)
+    run = OrderedRun(
+        plan,
+        files,
+        request.query,
+        ranking.served,
+        plan.filenames,
+        True,
+        walk,
+        ranking.spans,
+    )
     with timings.phase("search"):
         result = search_in_order(run)
     report_facts(result.facts, args.output_mode == "--json")

@@ -14,6 +14,7 @@ from rrg.rg.args import RgArgs
 if TYPE_CHECKING:
     from rrg.index.served import ServedRoot
     from rrg.model.registry import ModelSpec
+    from rrg.rg.chosen_lines import LineSpans
     from rrg.rg.palette import Palette
     from rrg.rg.walk import CountWalk
 
@@ -133,3 +134,4 @@ class OrderedRun:
     with_filename: bool
     all_listed: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
+    spans: LineSpans | None = None  # where each file answers best (``Ranking.spans``)

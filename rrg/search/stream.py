@@ -25,6 +25,7 @@ def search_in_order(
         plan.terminal,
         args.paths if run.all_listed else None,
         run.early_walk,
+        run.spans,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

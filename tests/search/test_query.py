@@ -1061,6 +1061,61 @@ def test_the_cap_is_shared_between_files_and_every_line_is_rgs(
     assert b"held back" not in own.stderr
 
 
+def _code_tree(root: Path) -> Path:
+    """A module whose third function answers "parse the configuration file", beside
+    modules about other things; every function a ``def`` line."""
+    root.mkdir()
+    (root / "config.py").write_text(
+        'def setup_logging(level):\n    """Set up the log handlers."""\n    return level\n\n\n'
+        'def render_template(name):\n    """Render an HTML page."""\n    return name\n\n\n'
+        "def parse_config_file(path):\n"
+        '    """Parse the configuration file into a dictionary of settings."""\n'
+        "    settings = {}\n    for line in open(path):\n"
+        "        key, value = line.split('=')\n        settings[key] = value\n"
+        "    return settings\n"
+    )
+    topics = ["bake bread in an oven", "repair a bicycle tyre", "water tomato plants"]
+    for topic in topics:
+        name = topic.split()[0]
+        (root / f"{name}.py").write_text(
+            f'def {name}_first(x):\n    """How to {topic}."""\n    return x\n\n\n'
+            f'def {name}_second(y):\n    """More on how to {topic}."""\n    return y\n'
+        )
+    return root
+
+
+def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """With one line a file, rg's -m 1 printed each file's first match: a module's
+    ``def setup_logging`` where its ``def parse_config_file`` answers the question (issue
+    35: a query's 30 lines showed constructors, not the functions asked about). The line
+    printed is now the match in the passage that answers best, rg's bytes for it, in a
+    pipe, under headings and in colour; the same command again prints the same; where rg
+    prints more than one line a match (context lines), the first lines print, as -m 1."""
+    tree = _code_tree(tmp_path / "code")
+    query = "parse the configuration file into settings"
+    pattern = r"def \w+"
+
+    def rg_lines(*flags: str) -> list[bytes]:
+        return run([rg, *flags, pattern, "config.py"], tree, env).stdout.splitlines(True)
+
+    out = run(q(query, "-n", "--limit", "3", pattern), tree, env)
+    assert out.returncode == 0, out.stderr
+    [answer] = [line for line in rg_lines("-H", "-n") if b"parse_config_file" in line]
+    assert out.stdout.splitlines(True)[0] == answer
+    assert len(out.stdout.splitlines()) == 3 and b"held back" in out.stderr
+    assert run(q(query, "-n", "--limit", "3", pattern), tree, env).stdout == out.stdout
+
+    shown = run(q(query, "--heading", "--color=always", "--limit", "3", pattern), tree, env)
+    heading, *matches = rg_lines("-H", "--heading", "--color=always")
+    [coloured] = [line for line in matches if b"parse_config_file" in line]
+    assert shown.stdout.split(b"\n\n")[0] + b"\n" == heading + coloured
+
+    context = run(q(query, "-n", "-A1", "--limit", "3", pattern), tree, env)
+    assert context.stdout.startswith(b"".join(rg_lines("-H", "-n", "-m1", "-A1")))
+
+
 def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:

@@ -1,0 +1,129 @@
+"""The order in which a file's passages answer a query: what ``rrg -q QUERY`` without a
+pattern shows of each file (``rrg.rank.entry_points``), and where a capped search's matching
+lines of a file are taken from (``Ranking.spans``, ``rrg.rg.chosen_lines``)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from rrg.index.definitions import defined_names
+from rrg.rank.paragraphs import Paragraph
+from rrg.rank.passages import ScoredPassages
+from rrg.rank.query import Query
+from rrg.rank.scoring import order_by
+
+#: One lower-case identifier (``sympify``, ``parse_args`` is a symbol query already).
+_LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")
+
+
+def preferred(scored: ScoredPassages, query: Query, paths: list[bytes]) -> list[int]:
+    """The passages, best first: by the model's cosine among those it read (the others
+    after them), else by the cheap score; a function's first passage raised to the best of
+    its later parts; a passage defining the names a symbol query (or a one-word one) asks
+    for before any other. ``paths``: the files the passages' owners index."""
+    read = ~np.isnan(scored.cosine)
+    keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
+    keys = as_their_functions(keys, scored.paragraphs, scored.owners)
+    best: list[int] = order_by(np.round(keys, 6)).tolist()
+    names = _asked_names(query)
+    if names:
+        best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
+    return best
+
+
+#: A file's first passages whose line defining an asked-for name is looked for: a share
+#: of the cap prints a line or a few, from the file's best passages.
+_DEFINING_LINE_PASSAGES = 3
+
+
+def line_spans(
+    scored: ScoredPassages, query: Query, paths: list[bytes]
+) -> list[tuple[int, int, int]]:
+    """The passages as (owner, first line, last line), best first as ``preferred`` orders
+    them; where one of a file's first passages defines a name a symbol query (or a one-word
+    one) asks for, its defining line alone comes before it: the passage opens with its
+    comments, which name it too ("// Context is the most important part of gin"), where
+    the definition answers."""
+    names = set(_asked_names(query))
+    looked: dict[int, int] = {}
+    spans: list[tuple[int, int, int]] = []
+    for k in preferred(scored, query, paths):
+        owner, passage = scored.owners[k], scored.paragraphs[k]
+        looked[owner] = looked.get(owner, 0) + 1
+        if names and looked[owner] <= _DEFINING_LINE_PASSAGES:
+            line = _defining_line(passage, names, os.fsdecode(paths[owner]))
+            if line is not None:
+                spans.append((owner, line, line))
+        spans.append((owner, passage.start, passage.end))
+    return spans
+
+
+def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None:
+    """The number of the passage's first line that defines one of ``names``."""
+    if names.isdisjoint(defined_names(passage.text, path)):
+        return None
+    for offset, text in enumerate(passage.text.split("\n")):
+        if not names.isdisjoint(defined_names(text, path)):
+            return min(passage.start + offset, passage.end)
+    return None
+
+
+def _asked_names(query: Query) -> tuple[str, ...]:
+    """The names a query asks for the definitions of: a symbol query's, or a one-word
+    query's word."""
+    form = query.form
+    return form.names if form.symbol else _one_word(query.text)
+
+
+def _one_word(query: str) -> tuple[str, ...]:
+    """A query of one lower-case word, as a name (``sympify``, ``session``): not a symbol
+    query by its form, since one plain word is as often a topic, so the files are ordered
+    as for a question; but where a passage defines that name, it is what the word asks
+    for (``def sympify`` rather than ``class CantSympify``, whose text says "sympify"
+    more often)."""
+    word = query.strip()
+    return (word,) if _LOWER_NAME.fullmatch(word) else ()
+
+
+def as_their_functions(
+    keys: np.ndarray, passages: list[Paragraph], owners: list[int]
+) -> np.ndarray:
+    """``keys`` with each function's first passage raised to the best of its later parts
+    (``Paragraph.within``: a long function's later pieces, a helper nested in it): such a
+    part answers as its function, which is then shown from its definition's first line,
+    where before a reader got the function cut in the middle of its body (issue 35). The
+    part keeps its own key: a file's next passage may still be it."""
+    starts: dict[tuple[int, str], list[int]] = {}
+    for j, passage in enumerate(passages):
+        if passage.name:
+            starts.setdefault((owners[j], passage.name), []).append(j)
+    out = keys.copy()
+    for k, passage in enumerate(passages):
+        if not passage.within:
+            continue
+        named = starts.get((owners[k], passage.within), [])
+        heads = [j for j in named if passages[j].start < passage.start]
+        if heads:
+            head = max(heads, key=lambda j: passages[j].start)  # the nearest above
+            out[head] = max(out[head], keys[k])
+    return out
+
+
+def definitions_first(
+    best: list[int], names: tuple[str, ...], passages: list[Paragraph], paths: list[bytes]
+) -> list[int]:
+    """``best`` with the passages that define one of the names first (in its order): a
+    symbol query asks for the definition, which starts at its first line (its comments and
+    decorators above it, as the passages are cut), not for the method that scored best."""
+    wanted = set(names)
+
+    def defines(k: int) -> bool:
+        found = defined_names(passages[k].text, os.fsdecode(paths[k]))
+        return not wanted.isdisjoint(found)
+
+    first = [k for k in best if defines(k)]
+    taken = set(first)
+    return first + [k for k in best if k not in taken]

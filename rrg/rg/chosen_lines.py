@@ -1,0 +1,138 @@
+"""Which of a file's matching lines print when the cap's share holds some back: those in the
+passages that answer the query best, not the file's first ones.
+
+With the cap's share (one line a file at the default --limit), rg's ``--max-count`` printed a
+file's first match: for "how are exception handlers registered for the app" with
+``-n 'def \\w+'``, fastapi's ``applications.py`` showed ``61: def __init__(`` where its
+``4704: def exception_handler(`` answers. The ranking knows which passages of a file answer
+best; this module picks the matching lines inside them and keeps rg's bytes for each: rg
+prints the file whole and only the chosen lines' output goes on.
+
+Where rg prints other than one output line a matching line (context lines, ``-o``,
+``--vimgrep``, multiline matches, ``--null-data``, ``--json``, a heading joined to its
+first line by ``--null``), the first lines print, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from rrg.rg.args import RgArgs
+
+#: Each file's passages as line spans (first, last; 1-based), the best answer first, by
+#: its path as rg prints it (a file left out prints its first lines).
+LineSpans = dict[bytes, list[tuple[int, int]]]
+#: One print run's files, each as its count of matching lines and the places among them of
+#: those it prints.
+Segments = list[tuple[int, set[int]]]
+
+#: The most matching lines, over the files the cap's share cuts, whose numbers a pass lists
+#: to choose among them (``--limit 30`` over files dense with matches: about 1,200 on sympy
+#: for ``def \w+``); past it the first lines print, read no further than rg's -m reads.
+LINES_PASS_MOST = 20_000
+
+#: Flags under which rg's output is not one line a matching line (any of them, even
+#: turned off again later: the first lines then print, as rg's -m would); and ``--stats``,
+#: whose counts would hold the lines left out.
+_KEEPS_FIRST_LINES = (
+    "--stats",
+    "--after-context",
+    "--before-context",
+    "--context",
+    "--only-matching",
+    "--vimgrep",
+    "--multiline",
+    "--null-data",
+    "--passthru",
+    "--json",
+)
+
+#: Added to the matching flags of a pass that lists each file's matching lines by number:
+#: one short line each (``--max-columns=1`` leaves out the text), the path as given.
+LINES_FLAGS = [
+    "--line-number",
+    "--with-filename",
+    "--null",
+    "--no-heading",
+    "--color=never",
+    "--no-stats",
+    "--path-separator=/",
+    "--max-columns=1",
+    "--no-max-columns-preview",
+]
+
+_NUMBERED = re.compile(rb"([^\0]*)\0(\d+)")
+
+
+def choice_applies(args: RgArgs, terminal: bool) -> bool:
+    """Whether rg prints this command's matches one output line each, so that a file's
+    chosen lines can be told in its output by their place."""
+    if any(args.has(name) for name in _KEEPS_FIRST_LINES):
+        return False
+    return not (args.heading(terminal) and args.has("--null"))
+
+
+def matching_line_numbers(output: Iterable[bytes]) -> dict[bytes, list[int]]:
+    """Each file's matching lines, by number in file order, from a pass run with
+    ``LINES_FLAGS``."""
+    found: dict[bytes, list[int]] = {}
+    for line in output:
+        numbered = _NUMBERED.match(line)
+        if numbered:
+            found.setdefault(numbered[1], []).append(int(numbered[2]))
+    return found
+
+
+def chosen(lines: list[int], spans: list[tuple[int, int]], count: int) -> list[int]:
+    """``count`` of a file's matching lines (by number, in file order), as places among
+    them: those inside its best span first, then the next span's, then the rest in file
+    order; the places in file order."""
+    picked: list[int] = []
+    taken: set[int] = set()
+    for first, last in spans:
+        for place, number in enumerate(lines):
+            if len(picked) == count:
+                return sorted(picked)
+            if first <= number <= last and place not in taken:
+                picked.append(place)
+                taken.add(place)
+    for place in range(len(lines)):
+        if len(picked) == count:
+            break
+        if place not in taken:
+            picked.append(place)
+    return sorted(picked)
+
+
+def kept_lines(chunks: Iterable[bytes], segments: Segments, heading: bool) -> Iterator[bytes]:
+    """A run's output as rg printed it over files that each print ``count`` matching lines
+    (under its heading, and after the first file a blank line, where rg prints headings),
+    less each file's matching lines not at its places."""
+    kept_at = _kept_places(segments, heading)
+    pending = b""
+    at = 0
+    for chunk in chunks:
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        kept = []
+        for line in lines:
+            if at >= len(kept_at) or kept_at[at]:
+                kept.append(line + b"\n")
+            at += 1
+        if kept:
+            yield b"".join(kept)
+    if pending and (at >= len(kept_at) or kept_at[at]):
+        yield pending
+
+
+def _kept_places(segments: Segments, heading: bool) -> list[bool]:
+    """Whether each line of the run's output is kept, in order: a file's heading and the
+    blank line before it are; its matching lines are where chosen. Lines past them (none
+    where the files did not change since they were counted) are kept."""
+    kept: list[bool] = []
+    for k, (count, places) in enumerate(segments):
+        if heading:
+            kept += [True] * (2 if k else 1)
+        kept += [place in places for place in range(count)]
+    return kept

@@ -1,0 +1,33 @@
+"""Which matching lines of a file print under the cap's share (``rrg.rg.chosen_lines``): the
+choice by the file's best passages, and rg's output of several files cut to those lines."""
+
+from __future__ import annotations
+
+from rrg.rg.chosen_lines import chosen, kept_lines, matching_line_numbers
+
+
+def test_the_lines_of_the_best_passage_come_first_then_the_next_then_the_files_first() -> None:
+    lines = [3, 10, 42, 44, 90]  # matching lines, by number
+    assert chosen(lines, [(40, 50)], 1) == [2]
+    assert chosen(lines, [(40, 50)], 3) == [0, 2, 3]  # its two, then the file's first
+    assert chosen(lines, [(80, 99), (1, 5)], 2) == [0, 4]  # in file order when printed
+    assert chosen(lines, [(42, 42), (40, 50)], 1) == [2]  # a defining line before its passage
+    assert chosen(lines, [(60, 70)], 2) == [0, 1]  # no match in it: rg's -m 2
+    assert chosen(lines, [], 1) == [0]
+
+
+def test_a_run_over_several_files_keeps_each_files_chosen_lines() -> None:
+    plain = [b"a.py:1:x\nb.py:2:y\nb.py:7:", b"z\nb.py:9:w\nc.py:4:v\n"]
+    segments = [(1, {0}), (3, {1}), (1, {0})]
+    assert b"".join(kept_lines(plain, segments, heading=False)) == (
+        b"a.py:1:x\nb.py:7:z\nc.py:4:v\n"
+    )
+    under_headings = [b"a.py\n1:x\n\nb.py\n2:y\n7:z\n9:w\n\nc.py\n4:v\n"]
+    assert b"".join(kept_lines(under_headings, segments, heading=True)) == (
+        b"a.py\n1:x\n\nb.py\n7:z\n\nc.py\n4:v\n"
+    )
+
+
+def test_matching_lines_are_read_by_path_and_number() -> None:
+    output = [b"src/a b.py\x0012:[Omitted long matching line]\n", b"c:d.py\x003:x\n", b"junk\n"]
+    assert matching_line_numbers(output) == {b"src/a b.py": [12], b"c:d.py": [3]}
