@@ -244,7 +244,15 @@ class Project:
         with _rg_messages(notices):
             candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
             files = searched_files(plan.rg, plan.args, ranking)
-            run = OrderedRun(plan, files, query, ranking.served, with_filename=True)
+            run = OrderedRun(
+                plan,
+                files,
+                query,
+                ranking.served,
+                with_filename=True,
+                spans=ranking.spans,
+                matches_only=True,
+            )
             result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]
         return SearchResult(matches, [*notices, *result.facts])

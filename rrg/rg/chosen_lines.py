@@ -9,8 +9,10 @@ best; this module picks the matching lines inside them and keeps rg's bytes for 
 prints the file whole and only the chosen lines' output goes on.
 
 Where rg prints other than one output line a matching line (context lines, ``-o``,
-``--vimgrep``, multiline matches, ``--null-data``, ``--json``, a heading joined to its
-first line by ``--null``), the first lines print, as before.
+``--vimgrep``, multiline matches, ``--null-data``, a heading joined to its first line by
+``--null``), or where its statistics would count the lines left out (``--stats``, and the
+end messages of ``--json``, unless the caller reads its match messages alone, as the
+library does), the first lines print, as rg's ``-m`` prints them.
 """
 
 from __future__ import annotations
@@ -45,7 +47,6 @@ _KEEPS_FIRST_LINES = (
     "--multiline",
     "--null-data",
     "--passthru",
-    "--json",
 )
 
 #: Added to the matching flags of a pass that lists each file's matching lines by number:
@@ -60,16 +61,20 @@ LINES_FLAGS = [
     "--path-separator=/",
     "--max-columns=1",
     "--no-max-columns-preview",
+    "--no-json",
 ]
 
 _NUMBERED = re.compile(rb"([^\0]*)\0(\d+)")
 
 
-def choice_applies(args: RgArgs, terminal: bool) -> bool:
-    """Whether rg prints this command's matches one output line each, so that a file's
-    chosen lines can be told in its output by their place."""
+def choice_applies(args: RgArgs, terminal: bool, matches_only: bool = False) -> bool:
+    """Whether a file's chosen lines can be told in this command's output by their place:
+    rg prints each matching line as one output line, or as one ``--json`` match message
+    where only those are read (``matches_only``)."""
     if any(args.has(name) for name in _KEEPS_FIRST_LINES):
         return False
+    if args.output_mode == "--json":
+        return matches_only
     return not (args.heading(terminal) and args.has("--null"))
 
 
@@ -124,6 +129,20 @@ def kept_lines(chunks: Iterable[bytes], segments: Segments, heading: bool) -> It
             yield b"".join(kept)
     if pending and (at >= len(kept_at) or kept_at[at]):
         yield pending
+
+
+def kept_messages(lines: Iterable[bytes], segments: Segments) -> Iterator[bytes]:
+    """A ``--json`` run's messages, less each file's match messages not at its places
+    (a file's messages start with its ``begin``)."""
+    file, place = -1, 0
+    for line in lines:
+        if line.startswith(b'{"type":"begin"'):
+            file, place = file + 1, 0
+        elif line.startswith(b'{"type":"match"'):
+            place += 1
+            if file < len(segments) and place - 1 not in segments[file][1]:
+                continue
+        yield line
 
 
 def _kept_places(segments: Segments, heading: bool) -> list[bool]:

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from rrg.rg.chosen_lines import (
     choice_applies,
     chosen,
     kept_lines,
+    kept_messages,
     matching_line_numbers,
 )
 from rrg.rg.replies import StderrFilter, count_records
@@ -117,6 +118,9 @@ class StreamSettings:
     # Where in each file the query is answered best: a file the cap's share cuts prints
     # its matching lines there (``rrg.rg.chosen_lines``); a file without: its first lines.
     spans: LineSpans | None = None
+    # The caller reads rg's --json match messages alone (the library): lines are chosen
+    # there too, though the end messages' statistics then count the lines left out.
+    matches_only: bool = False
 
 
 class OrderedSearch:
@@ -132,7 +136,8 @@ class OrderedSearch:
         self.walk_paths = settings.walk_paths
         self.early_walk = settings.early_walk if settings.walk_paths is not None else None
         self.excerpt = settings.excerpt
-        self.spans = settings.spans if choice_applies(args, settings.terminal) else None
+        applies = choice_applies(args, settings.terminal, settings.matches_only)
+        self.spans = settings.spans if applies else None
         self.lines_cut = 0
         self.summary: Json | None = None
         self.args = args
@@ -316,7 +321,7 @@ class OrderedSearch:
         )
         messages = StderrFilter(proc, set(files))
         if json_mode:
-            self._relay_json(proc)
+            self._relay_json(proc, segments)
         elif self.excerpt:
             self._relay_excerpted(proc, segments)
         elif piped:
@@ -505,9 +510,12 @@ class OrderedSearch:
             out.append(plain(b"\n".join(lines[at:])))
             self.write(b"".join(out))
 
-    def _relay_json(self, proc: subprocess.Popen[bytes]) -> None:
+    def _relay_json(self, proc: subprocess.Popen[bytes], segments: Segments | None = None) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        lines: Iterable[bytes] = proc.stdout
+        if segments is not None:
+            lines = kept_messages(lines, segments)
+        for line in lines:
             if line.startswith(b'{"data":{"elapsed_total"') or b'"type":"summary"' in line[-40:]:
                 self.summary = _merge_summary(self.summary, json.loads(line))
                 continue

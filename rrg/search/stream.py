@@ -26,6 +26,7 @@ def search_in_order(
         args.paths if run.all_listed else None,
         run.early_walk,
         run.spans,
+        run.matches_only,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

@@ -224,3 +224,35 @@ def test_a_project_whose_folder_is_gone(
     for call in calls:
         with pytest.raises(api.RrgError, match="the project's folder is gone"):
             call()
+
+
+def test_a_capped_search_gives_the_lines_of_the_best_passages_as_the_command_line(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library reads rg's JSON, whose files print their first lines under the cap's
+    share (its end messages would count the lines left out): it asks for its match
+    messages alone, so a file cut by the share gives the lines of its best passage, the
+    same lines the command line prints."""
+    root = tmp_path / "code"
+    root.mkdir()
+    (root / "config.py").write_text(
+        'def setup_logging(level):\n    """Set up the log handlers."""\n    return level\n\n\n'
+        "def parse_config_file(path):\n"
+        '    """Parse the configuration file into a dictionary of settings."""\n'
+        "    return dict(line.split('=') for line in open(path))\n"
+    )
+    for topic in ("bake bread in an oven", "repair a bicycle tyre"):
+        name = topic.split()[0]
+        (root / f"{name}.py").write_text(
+            f'def {name}_first(x):\n    """How to {topic}."""\n    return x\n\n\n'
+            f'def {name}_second(y):\n    """More on how to {topic}."""\n    return y\n'
+        )
+    for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
+        monkeypatch.setenv(name, env[name])
+    query, pattern = "parse the configuration file into settings", r"def \w+"
+    result = api.open_project(root).search(query, pattern, limit=2)
+    cli = run([*rrg_cmd(), "-q", query, "--limit", "2", "-n", "-H", pattern], root, env)
+    assert cli.returncode == 0, cli.stderr
+    expected = [tuple(line.split(":", 2)) for line in cli.stdout.decode().splitlines()]
+    assert [(m.path, str(m.line_number), m.text) for m in result.matches] == expected
+    assert result.matches[0].text == "def parse_config_file(path):"

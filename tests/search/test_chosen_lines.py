@@ -3,7 +3,7 @@ choice by the file's best passages, and rg's output of several files cut to thos
 
 from __future__ import annotations
 
-from rrg.rg.chosen_lines import chosen, kept_lines, matching_line_numbers
+from rrg.rg.chosen_lines import chosen, kept_lines, kept_messages, matching_line_numbers
 
 
 def test_the_lines_of_the_best_passage_come_first_then_the_next_then_the_files_first() -> None:
@@ -31,3 +31,17 @@ def test_a_run_over_several_files_keeps_each_files_chosen_lines() -> None:
 def test_matching_lines_are_read_by_path_and_number() -> None:
     output = [b"src/a b.py\x0012:[Omitted long matching line]\n", b"c:d.py\x003:x\n", b"junk\n"]
     assert matching_line_numbers(output) == {b"src/a b.py": [12], b"c:d.py": [3]}
+
+
+def test_a_json_run_keeps_each_files_chosen_match_messages() -> None:
+    messages = [
+        b'{"type":"begin","data":{"path":{"text":"a.py"}}}\n',
+        b'{"type":"match","data":{"line_number":1}}\n',
+        b'{"type":"match","data":{"line_number":5}}\n',
+        b'{"type":"end","data":{}}\n',
+        b'{"type":"begin","data":{"path":{"text":"b.py"}}}\n',
+        b'{"type":"match","data":{"line_number":2}}\n',
+        b'{"type":"end","data":{}}\n',
+    ]
+    kept = list(kept_messages(messages, [(2, {1}), (1, {0})]))
+    assert kept == messages[:1] + messages[2:]
