@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -29,13 +29,14 @@ from rrg.paths import relative_to
 from rrg.progress import draws
 from rrg.rank.cheap import cheap_order
 from rrg.rank.code_order import skips_stage
-from rrg.rank.embedding import embedded_parts
+from rrg.rank.embedding import embedded_parts, held_cosines, held_vectors
+from rrg.rank.head_passages import stage_scorer
 from rrg.rank.kept_orders import Spans, find_order, keep_order, order_key
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
-from rrg.rank.passages import ScoredPassages
+from rrg.rank.passages import Passages, ScoredPassages, kept_query_vector, passage_name
 from rrg.rank.query import Query
-from rrg.rank.root_cache import query_seen
+from rrg.rank.root_cache import passage_tag, query_seen
 from rrg.rank.scoring import order_by
 from rrg.rank.stage import Staged, staged_order
 from rrg.rank.tuning import TUNING, Tuning
@@ -312,8 +313,46 @@ def _ordered(
                 query, served, view, cand_rows, by_score, cheap.pieces, tuning
             )
         if settings.order_only:
+            if stage is None and not fast:
+                scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)
             spans = _spans_of(query, view, cand_rows, head, scored, spans)
     return by_score, stage, fast, spans
+
+
+def _read_where_held(
+    query: Query,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    files: np.ndarray,
+    scored: ScoredPassages,
+    tuning: Tuning,
+) -> ScoredPassages:
+    """The tier's passages with the model's cosine of those whose vectors are at hand, on an
+    embedded root: there the stage scores files by their stored passages and keeps no
+    reading of them, so a file's lines would be chosen by the cheap scores alone. A vector
+    is read from the embedding index, else from the root's vector cache (the stage's
+    reading of files not embedded yet); no model is run (the query's vector is the one the
+    stage kept)."""
+    held = held_vectors(served)
+    if held is None:
+        return scored
+    query_vec = kept_query_vector(query, stage_scorer(served, view.piece_idf, 0, tuning))
+    if query_vec is None:
+        return scored
+    names = [passage_name(served.root, view.path(int(cand_rows[k]))) for k in files.tolist()]
+    keys = Passages(scored.owners, scored.paragraphs, names).keys()
+    cosine = held_cosines(held, keys, query_vec)
+    missing = [keys[k] for k in np.flatnonzero(np.isnan(cosine)).tolist()]
+    if missing:
+        try:
+            kept, _ = served.vectors.read(passage_tag("passage", served.spec, tuning), missing)
+        except (OSError, sqlite3.Error, RrgError):
+            kept = {}
+        for k in np.flatnonzero(np.isnan(cosine)).tolist():
+            if keys[k] in kept:
+                cosine[k] = float(kept[keys[k]] @ query_vec)
+    return replace(scored, cosine=np.round(cosine, 6))
 
 
 def model_ready(spec: ModelSpec) -> bool:

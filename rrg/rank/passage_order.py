@@ -43,14 +43,14 @@ def line_spans(
     scored: ScoredPassages, query: Query, paths: list[bytes]
 ) -> list[tuple[int, int, int]]:
     """The passages as (owner, first line, last line), best first as ``preferred`` orders
-    them; where one of a file's first passages defines a name a symbol query (or a one-word
-    one) asks for, its defining line alone comes before it: the passage opens with its
-    comments, which name it too ("// Context is the most important part of gin"), where
-    the definition answers."""
+    them, each file by its own reading (``_by_each_files_reading``); where one of a file's
+    first passages defines a name a symbol query (or a one-word one) asks for, its defining
+    line alone comes before it: the passage opens with its comments, which name it too
+    ("// Context is the most important part of gin"), where the definition answers."""
     names = set(_asked_names(query))
     looked: dict[int, int] = {}
     spans: list[tuple[int, int, int]] = []
-    for k in preferred(scored, query, paths):
+    for k in _by_each_files_reading(scored, query, paths):
         owner, passage = scored.owners[k], scored.paragraphs[k]
         looked[owner] = looked.get(owner, 0) + 1
         if names and looked[owner] <= _DEFINING_LINE_PASSAGES:
@@ -59,6 +59,24 @@ def line_spans(
                 spans.append((owner, line, line))
         spans.append((owner, passage.start, passage.end))
     return spans
+
+
+def _by_each_files_reading(scored: ScoredPassages, query: Query, paths: list[bytes]) -> list[int]:
+    """``preferred``'s order, each file by its own reading: a file the model read, by the
+    cosine of the passages it read (its others after them, by the cheap score); a file it
+    read none of (an embedded root's passages it holds no vector of), by the cheap score."""
+    read = ~np.isnan(scored.cosine)
+    owners = np.asarray(scored.owners, np.int64)
+    by_model = np.zeros(int(owners.max()) + 1 if len(owners) else 0, bool)
+    by_model[owners[read]] = True
+    cheap = np.asarray(scored.cheap, np.float64)
+    keys = np.where(by_model[owners], np.where(read, scored.cosine, -np.inf), cheap)
+    keys = as_their_functions(keys, scored.paragraphs, scored.owners)
+    best: list[int] = np.lexsort((-cheap, -np.round(keys, 6))).tolist()
+    names = _asked_names(query)
+    if names:
+        best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
+    return best
 
 
 def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None:

@@ -1115,6 +1115,14 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     context = run(q(query, "-n", "-A1", "--limit", "3", pattern), tree, env)
     assert context.stdout.startswith(b"".join(rg_lines("-H", "-n", "-m1", "-A1")))
 
+    # An embedded root: the stage reads no passage there (files are scored by their stored
+    # ones); the lines come from the passages whose stored vectors answer best.
+    embedded = {**env, "RRG_CACHE_DIR": str(tmp_path / "embedded-cache")}
+    assert run([*rrg_cmd(), "--index", "--embed", "."], tree, embedded).returncode == 0
+    out = run(q(query, "-n", "--limit", "3", pattern), tree, embedded)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines(True)[0] == answer
+
 
 def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
     tmp_path: Path, rg: str, env: dict[str, str]
