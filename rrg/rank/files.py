@@ -303,7 +303,8 @@ def _ordered(
     spans: Spans = []
     # Only a search with a pattern prints lines from them (the others print passages).
     if stage is not None and settings.order_only:
-        spans = _spans_of(query, view, cand_rows, stage.paths_at, stage.scored, spans)
+        with timings.phase("line spans"):
+            spans = _spans_of(query, view, cand_rows, stage.paths_at, stage.scored, spans)
     # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
     # scifact -.057, nfcorpus -.020, cranfield -.020, hotpotqa +.007; docs/benchmarks.md).
     if cheap.among_code and tuning.passage_tier_weight:
@@ -313,9 +314,10 @@ def _ordered(
                 query, served, view, cand_rows, by_score, cheap.pieces, tuning
             )
         if settings.order_only:
-            if stage is None and not fast:
-                scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)
-            spans = _spans_of(query, view, cand_rows, head, scored, spans)
+            with timings.phase("line spans"):
+                if stage is None and not fast:
+                    scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)
+                spans = _spans_of(query, view, cand_rows, head, scored, spans)
     return by_score, stage, fast, spans
 
 
