@@ -170,7 +170,7 @@ def _kept_or_ordered(
     settings: RankSettings,
     report: RefreshReport | None,
 ) -> tuple[np.ndarray, Staged | None, bool, Spans]:
-    """``_ordered``'s answer and the spans of the passages the stage read, read back where
+    """``_ordered``'s answer and the spans of the passages it scored, read back where
     this query over these files was ranked before and only the order is wanted; kept for
     next time where it is settled (a whole index, a stage that did not fail)."""
     if not settings.order_only or (report is not None and report.left):

@@ -37,8 +37,9 @@ from rrg.rank.tuning import Tuning
 #: Written into every key: a change to how an order is packed misses every kept one.
 _FORMAT = "order-v2"
 
-#: Where the passages of the files the stage read answer best, in the order they do: each
-#: as (the file as an index into the candidates, first line, last line).
+#: The passages of the files the stage and the passage tier scored, each file's in the
+#: order they answer: each as (the file as an index into the candidates, first line, last
+#: line). A capped search prints its lines of those files from them.
 Spans = list[tuple[int, int, int]]
 
 
