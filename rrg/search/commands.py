@@ -127,6 +127,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         files = ranking.ordered[:limit] if limit else ranking.ordered
         sep = args.path_separator
         shown = [as_printed(path, sep) for path in files]
+        if plan.palette is not None:  # rg colours the paths it lists, as a match's path
+            shown = [plan.palette.path(path) for path in shown]
         if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
             reports.file_list(shown, end)
         if len(files) < len(ranking.ordered):

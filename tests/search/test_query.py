@@ -880,6 +880,25 @@ def test_a_terminal_that_takes_no_colour_gets_none(
     assert coloured == [True, False, False, False]
 
 
+def test_a_ranked_file_list_is_coloured_as_rgs(corpus: Path, rg: str, env: dict[str, str]) -> None:
+    """``rg --files`` colours its paths on a terminal (and with ``--color=always``, in the
+    user's ``--colors``, separator and ``--null``); ``rrg -q Q --files`` printed them plain."""
+    order = run(q("detective luck", "--files"), corpus, env).stdout.splitlines()
+    assert len(order) > 2
+
+    def rgs(*flags: str) -> bytes:
+        return b"".join(
+            run([rg, "--files", *flags, "--", path], corpus, env).stdout for path in order
+        )
+
+    code, shown = on_a_terminal(q("detective luck", "--files"), corpus, env)
+    assert code == 0 and b"\x1b[" in shown
+    assert shown.replace(b"\r\n", b"\n") == rgs("--color=always")
+    flags = ["--color=always", "--colors=path:fg:blue", "--null", "--path-separator=\\"]
+    assert run(q("detective luck", "--files", *flags), corpus, env).stdout == rgs(*flags)
+    assert run(q("detective luck", "--files"), corpus, env).stdout == rgs()
+
+
 def test_recall_writes_numbered_scopes_with_their_query(topical: Path, env: dict[str, str]) -> None:
     out = run(
         [*rrg_cmd(), "--recall", "database connection timeout", "--paragraphs", "0"], topical, env
