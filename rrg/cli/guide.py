@@ -42,8 +42,8 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 
 ## Tips
 - Quote the question; keep patterns short alternations of distinctive words.
-- -l lists matching files in relevance order; --files lists all candidates ranked.
-- rrg -q "QUESTION" with no pattern prints the most relevant paragraphs directly.
+- Each file first shows one line, the match in its passage that answers best (-m N: its
+  first N); -l and --files list files best first; with no pattern, the best paragraphs.
 - A new question costs up to a second (the model reads 32 passages; less once the job
   below is done and rrg's resident process is up); add --fast for a cheaper order (BM25
   and static vectors only) when many quick searches matter more.

@@ -38,7 +38,8 @@ MAX_FILES = 2_000
 SEARCH_HELP = (
     "Search the project in relevance order: the files most relevant to QUERY first, rg's "
     "matching lines of PATTERN (a Rust regex, as rg takes it) in them as path:line:text, "
-    f"stopped after LIMIT lines (default {SEARCH_LINES}). Without a pattern: the passages "
+    f"stopped after LIMIT lines (default {SEARCH_LINES}), each file first giving one: its "
+    "match in the passage that answers best. Without a pattern: the passages "
     "most relevant to the query, as path and line range then the text. Use it for a "
     "question you can also name words for ('retry on timeout' with pattern "
     "'retry|backoff'). Notices in [rrg: ...] lines say what was capped or cut; narrow "
