@@ -21,6 +21,15 @@ class PassageStyle:
     numbers: bool
     palette: Palette | None
     null: bool = False
+    #: Each path as ``rg --files`` prints it in colour (its link too, where the user set a
+    #: ``--hyperlink-format``); a path not in it is painted in the palette's colour.
+    painted: dict[bytes, bytes] | None = None
+
+    def path(self, path: bytes) -> bytes:
+        """The path as printed: as rg paints it where colour is on."""
+        if self.painted is not None and path in self.painted:
+            return self.painted[path]
+        return self.palette.path(path) if self.palette else path
 
 
 def _text(passage: Paragraph) -> bytes:
@@ -48,8 +57,7 @@ def passage_blocks(found: list[tuple[bytes, Paragraph]], style: PassageStyle) ->
         else:
             if previous is not None:
                 out.append(b"\n")
-            shown = style.palette.path(path) if style.palette else path
-            out.append(shown + (b"\0" if style.null else b"\n"))
+            out.append(style.path(path) + (b"\0" if style.null else b"\n"))
         previous = path
         out.append(_numbered(passage, style))
     return b"".join(out)
@@ -65,8 +73,8 @@ def _flat_title(path: bytes, passage: Paragraph, style: PassageStyle) -> bytes:
     lines = f"{passage.start}-{passage.end}".encode()
     after = b"\0" if style.null else b":"
     if style.palette:
-        path, lines = style.palette.path(path), style.palette.line(lines)
-    return path + after + lines + b":\n"
+        lines = style.palette.line(lines)
+    return style.path(path) + after + lines + b":\n"
 
 
 def _numbered(passage: Paragraph, style: PassageStyle) -> bytes:

@@ -128,7 +128,9 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         sep = args.path_separator
         shown = [as_printed(path, sep) for path in files]
         if plan.palette is not None:  # rg colours the paths it lists, as a match's path
-            shown = [plan.palette.path(path) for path in shown]
+            from rrg.rg.palette import painted_paths
+
+            shown = painted_paths(plan.rg, args, files, plan.palette)
         if not args.has("--quiet"):  # rg lists nothing then, and exits as if it had
             reports.file_list(shown, end)
         if len(files) < len(ranking.ordered):
@@ -143,16 +145,23 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         with timings.phase("passages"):
             # One more than printed: whether the cap held any back.
             found = best_paragraphs(ranking, limit + 1 if limit else ALL)
+            best = found[:limit] if limit else found
+            sep = args.path_separator
+            painted = None
+            if plan.palette is not None:  # each path as rg prints it: its colour, its link
+                from rrg.rg.palette import painted_paths
+
+                files = list(dict.fromkeys(path for path, _ in best))
+                listed = painted_paths(plan.rg, args, files, plan.palette)
+                painted = dict(zip([as_printed(p, sep) for p in files], listed, strict=True))
             style = PassageStyle(
                 args.heading(plan.terminal),
                 args.line_numbers(plan.terminal),
                 plan.palette,
                 null=args.has("--null"),
+                painted=painted,
             )
-            sep = args.path_separator
-            printed = [
-                (as_printed(path, sep), p) for path, p in (found[:limit] if limit else found)
-            ]
+            printed = [(as_printed(path, sep), p) for path, p in best]
             reports.passed_on(passage_blocks(printed, style))
         if limit and len(found) > limit:
             report_facts(

@@ -899,6 +899,35 @@ def test_a_ranked_file_list_is_coloured_as_rgs(corpus: Path, rg: str, env: dict[
     assert run(q("detective luck", "--files"), corpus, env).stdout == rgs()
 
 
+def test_a_hyperlink_format_links_the_paths_rrg_prints(
+    corpus: Path, rg: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """rg links each path it prints where a ``--hyperlink-format`` is set (with colour); the
+    paths rrg prints itself (the ranked file list, the passages' headings and titles) had
+    none. They are now rg's own bytes, link and all, from the command line or rg's config
+    file (its aliases, host and percent-encoding are rg's to write)."""
+    order = run(q("detective luck", "--files"), corpus, env).stdout.splitlines()
+
+    def listed(path: bytes, *flags: str) -> bytes:
+        return run([rg, "--files", "--color=always", *flags, "--", path], corpus, env).stdout
+
+    linked = ["--color=always", "--hyperlink-format=vscode"]
+    out = run(q("detective luck", "--files", *linked), corpus, env)
+    assert out.stdout == b"".join(listed(path, "--hyperlink-format=vscode") for path in order)
+    assert b"\x1b]8;;vscode://file/" in out.stdout
+
+    config = tmp_path / "ripgreprc"
+    config.write_text("--hyperlink-format=default\n")
+    configured = {**env, "RIPGREP_CONFIG_PATH": str(config)}
+    shown = run(
+        q("detective luck", "--limit", "2", "--heading", "--color=always"), corpus, configured
+    )
+    heading = shown.stdout.split(b"\n")[0]
+    path = re.sub(rb"\x1b\]8;;[^\x1b]*\x1b\\|\x1b\[[0-9;]*m", b"", heading)
+    assert heading + b"\n" == listed(path, "--hyperlink-format=default")
+    assert heading.startswith(b"\x1b]8;;file://")
+
+
 def test_recall_writes_numbered_scopes_with_their_query(topical: Path, env: dict[str, str]) -> None:
     out = run(
         [*rrg_cmd(), "--recall", "database connection timeout", "--paragraphs", "0"], topical, env
