@@ -1,6 +1,7 @@
 """The bytes rg colours each part of a line with, for the lines rrg prints itself (passages,
-``--rerank``'s lines): rg's defaults, or, where ``--colors`` is given (on the command line or
-in rg's config file), what rg itself prints for those specs, asked of rg once.
+``--rerank``'s lines, the ranked file list): rg's defaults, or, where ``--colors`` is given
+(on the command line or in rg's config file), what rg itself prints for those specs, asked
+of rg once; and a path as ``rg --files`` paints it, its ``--hyperlink-format`` link too.
 
 rg's colour specs have names, 256-colour numbers, RGB triples, styles and intensities, and
 "none", each written its own way; asking rg keeps its bytes exactly, for any version of it.
