@@ -227,8 +227,9 @@ class Project:
     ) -> SearchResult:
         """The lines matching ``pattern`` (a regex as rg reads it) in the files best for
         ``query``, in that order, stopped at ``limit`` lines (0: every line), each file
-        first given its share of the cap as the command line gives it; with ``rerank``,
-        up to --pool matches collected and the ``limit`` best by the model."""
+        first given its share of the cap as the command line gives it (the lines of its
+        passage that answers best); with ``rerank``, up to --pool matches collected and
+        the ``limit`` best by the model."""
         _check_limit(limit, "limit")
         if not pattern:
             raise RrgError("the pattern is empty: give a regex")
