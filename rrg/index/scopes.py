@@ -11,7 +11,7 @@ import fcntl
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rrg.atomic import atomic_write_bytes, write_failure
@@ -28,6 +28,9 @@ class Scope:
     query: str | None
     cwd: str | None
     paths: list[bytes]
+    #: Where each file answers the query best (line spans, the best first), as the recall
+    #: that wrote the scope ranked them: a capped search of the scope prints those lines.
+    spans: dict[bytes, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def scope_folder() -> Path:
@@ -67,8 +70,11 @@ def prune_scopes(keep: int = MAX_SCOPES) -> None:
         os.close(fd)
 
 
-def write_scope(query: str, paths: list[bytes]) -> Path:
-    """Write paths to the next free scope-N.txt (and its sidecar); return its path."""
+def write_scope(
+    query: str, paths: list[bytes], spans: dict[bytes, list[tuple[int, int]]] | None = None
+) -> Path:
+    """Write paths to the next free scope-N.txt (and its sidecar, with ``spans``: where each
+    of its files answers the query best, as line spans, the best first); return its path."""
     folder = scope_folder()
     number = 1 + max((n for n, _ in _numbered(folder)), default=0)
     claimed = None
@@ -85,6 +91,12 @@ def write_scope(query: str, paths: list[bytes]) -> Path:
             claimed = target
             break
         sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
+        held = set(paths)
+        sidecar["spans"] = {
+            os.fsdecode(path): [list(span) for span in found]
+            for path, found in (spans or {}).items()
+            if path in held
+        }
         atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
         atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
         prune_scopes()
@@ -108,15 +120,36 @@ def read_scope(file: str) -> Scope:
     if b"\0" in data:
         raise RrgError(f"{file} is not a scope file: it holds binary data, not one path a line")
     query = cwd = None
+    spans: dict[bytes, list[tuple[int, int]]] = {}
     sidecar = path.with_suffix(".json")
     if sidecar.is_file():
         try:
             meta = json.loads(sidecar.read_text())
             query, cwd = meta.get("query"), meta.get("cwd")
+            spans = _spans(meta.get("spans"))
         except (OSError, ValueError):
             pass  # a scope without its query still orders a search
     paths = [line for line in data.split(b"\n") if line]
     if cwd and cwd != os.getcwd():
         base = os.fsencode(cwd)
-        paths = [p if p.startswith(b"/") else os.path.join(base, p) for p in paths]
-    return Scope(path, query, cwd, paths)
+
+        def placed(p: bytes) -> bytes:
+            return p if p.startswith(b"/") else os.path.join(base, p)
+
+        paths = [placed(p) for p in paths]
+        spans = {placed(p): found for p, found in spans.items()}
+    return Scope(path, query, cwd, paths, spans)
+
+
+def _spans(kept: object) -> dict[bytes, list[tuple[int, int]]]:
+    """The spans a sidecar keeps, by path; none where they are not as written."""
+    if not isinstance(kept, dict):
+        return {}
+    spans: dict[bytes, list[tuple[int, int]]] = {}
+    for name, found in kept.items():
+        if isinstance(found, list) and all(
+            isinstance(span, list) and len(span) == 2 and all(type(n) is int for n in span)
+            for span in found
+        ):
+            spans[os.fsencode(name)] = [(span[0], span[1]) for span in found]
+    return spans

@@ -93,6 +93,10 @@ class RankSettings:
     #: The order alone is wanted (not the passages the stage read): the same query over the
     #: same files reads back the order it kept (``rrg.rank.kept_orders``).
     order_only: bool = False
+    #: The caller prints lines of the files from their best passages (a search with a
+    #: pattern, and the scope a recall writes): ``Ranking.spans`` is filled. A search of the
+    #: order alone fills them too, as its kept order serves the searches after it.
+    line_spans: bool = False
 
 
 def rank_files(
@@ -302,7 +306,8 @@ def _ordered(
     by_score = order_by(fused)
     spans: Spans = []
     # Only a search with a pattern prints lines from them (the others print passages).
-    if stage is not None and settings.order_only:
+    wants_spans = settings.order_only or settings.line_spans
+    if stage is not None and wants_spans:
         with timings.phase("line spans"):
             spans = _spans_of(query, view, cand_rows, stage.paths_at, stage.scored, spans)
     # The tier runs in a repository of code: on the prose sets' dev halves it lost (--fast:
@@ -313,7 +318,7 @@ def _ordered(
             by_score, head, scored = tier_fused_order(
                 query, served, view, cand_rows, by_score, cheap.pieces, tuning
             )
-        if settings.order_only:
+        if wants_spans:
             with timings.phase("line spans"):
                 if stage is None and not fast:
                     scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)

@@ -30,12 +30,17 @@ class NothingMatches(Exception):
 
 
 def rank_candidates(
-    plan: QueryPlan, warn: Warn, walk: CountWalk | None = None, order_only: bool = False
+    plan: QueryPlan,
+    warn: Warn,
+    walk: CountWalk | None = None,
+    order_only: bool = False,
+    line_spans: bool = False,
 ) -> tuple[Candidates, Ranking]:
     """The files rg would search for these arguments, ranked against the plan's query. With a
     walk counting matches meanwhile: NothingMatches as soon as it found none. ``order_only``:
     the caller reads the order alone, not the passages the stage read (a repeated query may
-    then read back the order it kept)."""
+    then read back the order it kept); ``line_spans``: the caller keeps where each file
+    answers best (``Ranking.spans``) for a later search (a recall's scope)."""
     from rrg.rank.files import RankSettings, rank_files
 
     def check_walk() -> None:
@@ -53,6 +58,7 @@ def rank_candidates(
         checkpoint=check_walk,
         index_wait=index_wait_s(),
         order_only=order_only,
+        line_spans=line_spans,
     )
     ranking = rank_files(request.query, served, candidates.paths, settings, listing)
     report = ranking.report

@@ -211,14 +211,14 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
         return EXIT_ERROR  # nothing to rank, and no scope written
     args = args.with_paths([p for p in args.paths if p not in missing])
     plan = QueryPlan.make(rg, rg_args, args, request)
-    candidates, ranking = rank_candidates(plan, warn)
+    candidates, ranking = rank_candidates(plan, warn, line_spans=True)
     # The scope holds what -q would search: a --scope-file search reads its files by name,
     # where rg would print "binary file matches" for the ones it skips while walking.
     best = searched_files(rg, args, ranking)[: request.scope_size]
     # A scope file holds one path a line: a path holding a newline cannot stand in it (read
     # back, it would be two paths that do not exist).
     scope = [p for p in best if b"\n" not in p]
-    target = write_scope(query, scope)
+    target = write_scope(query, scope, ranking.spans)
     reports.scope_written(query, target, len(scope))
     if len(scope) < len(best):
         left = len(best) - len(scope)
@@ -256,7 +256,11 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     if refused is not None:
         streams.err(refused.messages)
         return refused.code
-    result = search_in_order(OrderedRun(plan, files, query, served, with_filename=True))
+    # Where each file answers the recall's question best, kept with the scope (a query of
+    # its own, -q, asks another question: its files' first lines print).
+    spans = scope.spans if query == scope.query else None
+    run = OrderedRun(plan, files, query, served, with_filename=True, spans=spans)
+    result = search_in_order(run)
     if len(files) < len(scope.paths):
         result.facts.insert(
             0,

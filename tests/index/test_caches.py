@@ -4,6 +4,7 @@ never deleted for a passing fault."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -624,3 +625,26 @@ def test_clear_stops_the_background_job_embedding_it(tmp_path: Path, env: dict[s
     assert out.returncode == 0, out.stderr
     assert b"stopped the background job that was embedding it" in out.stdout
     assert not index.exists()
+
+
+def test_a_scope_keeps_where_its_files_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall's scope keeps each file's best spans beside its paths, a path that is not
+    UTF-8 included; a sidecar whose spans are not as written keeps the paths and the query,
+    and no spans (its searches print first lines)."""
+    from rrg.index.scopes import read_scope, write_scope
+
+    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    odd = b"caf\xe9.py"
+    target = write_scope("q", [b"a.py", odd], {b"a.py": [(11, 17), (1, 3)], odd: [(2, 2)]})
+    scope = read_scope(str(target))
+    assert scope.paths == [b"a.py", odd] and scope.query == "q"
+    assert scope.spans == {b"a.py": [(11, 17), (1, 3)], odd: [(2, 2)]}
+    sidecar = target.with_suffix(".json")
+    meta = json.loads(sidecar.read_text())
+    meta["spans"] = {"a.py": [[1, "x"]], "b.py": "no"}
+    sidecar.write_text(json.dumps(meta))
+    tampered = read_scope(str(target))
+    assert tampered.spans == {} and tampered.query == "q" and tampered.paths == scope.paths

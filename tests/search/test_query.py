@@ -1163,6 +1163,22 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     context = run(q(query, "-n", "-A1", "--limit", "3", pattern), tree, env)
     assert context.stdout.startswith(b"".join(rg_lines("-H", "-n", "-m1", "-A1")))
 
+    # The agent's protocol: a recall, then searches of its scope; the scope keeps where each
+    # of its files answers the recall's question, so they print the same line; a question
+    # of their own (-q) asks another thing, so the files' first lines print.
+    recalled = run([*rrg_cmd(), "--recall", query, "--paragraphs", "0"], tree, env)
+    assert recalled.returncode == 0, recalled.stderr
+    scope = recalled.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    scoped = run([*rrg_cmd(), "--scope-file", scope, "-n", "--limit", "3", pattern], tree, env)
+    assert scoped.returncode == 0, scoped.stderr
+    assert scoped.stdout.splitlines(True)[0] == answer
+    other = run(
+        [*rrg_cmd(), "--scope-file", scope, "-q", "bicycle", "-n", "--limit", "3", pattern],
+        tree,
+        env,
+    )
+    assert other.stdout.splitlines(True)[0] == rg_lines("-H", "-n")[0]
+
     # An embedded root: the stage reads no passage there (files are scored by their stored
     # ones); the lines come from the passages whose stored vectors answer best.
     embedded = {**env, "RRG_CACHE_DIR": str(tmp_path / "embedded-cache")}

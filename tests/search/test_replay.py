@@ -3,6 +3,7 @@ sees at least as much gold evidence as the same script with plain rg, in no more
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -18,11 +19,17 @@ SHARED = ROOT.parent / "shared" / "data"
     reason="../shared/data is not beside this checkout",
 )
 def test_replay_rrg_sees_at_least_what_rg_sees(env: dict[str, str]) -> None:
+    # The benchmarks set their defaults in os.environ as they are imported (no passages
+    # computed ahead, no resident process): left there, every later test's environment
+    # had them (the tests of the job ahead failed after this one).
+    before = dict(os.environ)
     sys.path.insert(0, str(BENCHMARKS))
     try:
         from replay import replay
     finally:
         sys.path.remove(str(BENCHMARKS))
+        os.environ.clear()
+        os.environ.update(before)
     rows = replay(8, env)
     assert sum(r["rrg_seen"] for r in rows) >= sum(r["rg_seen"] for r in rows)
     assert sum(r["rrg_cmds"] for r in rows) <= sum(r["rg_cmds"] for r in rows)
