@@ -14,7 +14,8 @@ import subprocess
 from dataclasses import dataclass
 
 from rrg.errors import RrgError
-from rrg.rg.args import RgArgs
+from rrg.rg.args import RgArgs, as_printed
+from rrg.rg.ordered import batches
 
 _RESET = b"\x1b[0m"
 
@@ -108,8 +109,6 @@ def _escapes_by_place(shown: bytes) -> dict[int, bytes] | None:
 _LISTING_FLAGS = frozenset(
     {"--colors", "--hyperlink-format", "--hostname-bin", "--path-separator", "--null"}
 )
-#: Bytes of paths a listing run is given at most (well under any ARG_MAX).
-_LISTING_BYTES = 64 * 1024
 
 
 def painted_paths(rg: str, args: RgArgs, paths: list[bytes], palette: Palette) -> list[bytes]:
@@ -117,29 +116,20 @@ def painted_paths(rg: str, args: RgArgs, paths: list[bytes], palette: Palette) -
     colour, with the command's path separator; and where a ``--hyperlink-format`` is set
     (on the command line or in rg's config file), with rg's own link around it, asked of
     rg: its aliases, host, WSL prefix and percent-encoding are rg's to write."""
-    separator = args.path_separator
-    plain = [palette.path(path.replace(b"/", separator) if separator else path) for path in paths]
+    plain = [palette.path(as_printed(path, args.path_separator)) for path in paths]
     if not args.has("--hyperlink-format"):
         return plain
     flags = args.typed_args(lambda name: name in _LISTING_FLAGS)
     end = b"\0" if args.has("--null") else b"\n"
     out: list[bytes] = []
-    at = 0
-    while at < len(paths):
-        batch: list[bytes] = []
-        used = 0
-        while at < len(paths) and (not batch or used + len(paths[at]) < _LISTING_BYTES):
-            batch.append(paths[at])
-            used += len(paths[at]) + 1
-            at += 1
+    for batch in batches(paths):
         cmd: list[str | bytes] = [rg, "--files", "--color=always", "-j1", *flags, "--", *batch]
         try:
             done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
             listed = done.stdout.split(end)[:-1]
         except (OSError, subprocess.TimeoutExpired):
             listed = []
-        if len(listed) == len(batch):
-            out += listed
-        else:  # a path rg would not list (gone meanwhile, a newline in it): its colour alone
-            out += plain[len(out) : len(out) + len(batch)]
+        if len(listed) != len(batch):  # a path rg would not list (gone meanwhile, a newline
+            listed = plain[len(out) : len(out) + len(batch)]  # in it): its colour alone
+        out += listed
     return out
