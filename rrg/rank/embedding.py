@@ -285,17 +285,6 @@ def dense_file_scores(
     return held.best_cosines((key for key, _ in keyed_files(view, cand_rows.tolist())), query)
 
 
-def held_cosines(held: Embedded, keys: list[str], query: np.ndarray) -> np.ndarray:
-    """The model's cosine with ``query`` of each passage (by its content hash) whose vector
-    the embedding index holds, NaN for the others: no model run."""
-    cosine = np.full(len(keys), np.nan)
-    for k, key in enumerate(keys):
-        at = held.passages.get(int(key, 16))
-        if at is not None:
-            cosine[k] = float(held.vector(*at) @ query)
-    return cosine
-
-
 def reading_embedded(held: Embedded, vectors_for: VectorsFor) -> VectorsFor:
     """The stage's vectors read from the embedding index first (passages of embedded files:
     no model run), the rest as ``vectors_for`` gives them."""

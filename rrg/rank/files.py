@@ -29,12 +29,11 @@ from rrg.paths import relative_to
 from rrg.progress import draws
 from rrg.rank.cheap import cheap_order
 from rrg.rank.code_order import skips_stage
-from rrg.rank.embedding import embedded_parts, held_cosines, held_vectors
-from rrg.rank.head_passages import stage_scorer
+from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
 from rrg.rank.kept_orders import Spans, find_order, keep_order, order_key
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
-from rrg.rank.passages import Passages, ScoredPassages, kept_query_vector, passage_name
+from rrg.rank.passages import Encode, Passages, ScoredPassages, passage_name, query_key
 from rrg.rank.query import Query
 from rrg.rank.root_cache import passage_tag, query_seen
 from rrg.rank.scoring import order_by
@@ -339,27 +338,31 @@ def _read_where_held(
     embedded root: there the stage scores files by their stored passages and keeps no
     reading of them, so a file's lines would be chosen by the cheap scores alone. A vector
     is read from the embedding index, else from the root's vector cache (the stage's
-    reading of files not embedded yet); no model is run (the query's vector is the one the
-    stage kept)."""
+    reading of files not embedded yet, and the query's own vector); no model is run."""
     held = held_vectors(served)
     if held is None:
         return scored
-    query_vec = kept_query_vector(query, stage_scorer(served, view.piece_idf, 0, tuning))
-    if query_vec is None:
-        return scored
+    tag = passage_tag("passage", served.spec, tuning)
+
+    def kept(kind: str, keys: list[str], encode: Encode) -> dict[str, np.ndarray]:
+        try:
+            return served.vectors.read(tag, keys)[0]
+        except (OSError, sqlite3.Error, RrgError):
+            return {}
+
     names = [passage_name(served.root, view.path(int(cand_rows[k]))) for k in files.tolist()]
     keys = Passages(scored.owners, scored.paragraphs, names).keys()
-    cosine = held_cosines(held, keys, query_vec)
-    missing = [keys[k] for k in np.flatnonzero(np.isnan(cosine)).tolist()]
-    if missing:
-        try:
-            kept, _ = served.vectors.read(passage_tag("passage", served.spec, tuning), missing)
-        except (OSError, sqlite3.Error, RrgError):
-            kept = {}
-        for k in np.flatnonzero(np.isnan(cosine)).tolist():
-            if keys[k] in kept:
-                cosine[k] = float(kept[keys[k]] @ query_vec)
-    return replace(scored, cosine=np.round(cosine, 6))
+    asked = query_key(served.spec, query.text)
+    vectors = reading_embedded(held, kept)("passage", [asked, *keys], _nothing_encoded)
+    if asked not in vectors:
+        return scored
+    cosine = [float(vectors[key] @ vectors[asked]) if key in vectors else np.nan for key in keys]
+    return replace(scored, cosine=np.round(np.asarray(cosine, np.float64), 6))
+
+
+def _nothing_encoded(missing: list[str]) -> np.ndarray:
+    """No model runs where only kept vectors are read (``_read_where_held``)."""
+    raise AssertionError("kept vectors alone are read")
 
 
 def model_ready(spec: ModelSpec) -> bool:

@@ -118,24 +118,6 @@ def query_vector(query: Query, scorer: PassageScorer) -> np.ndarray:
     return scorer.vectors_for("passage", [key], encode)[key]
 
 
-class _NotKept(Exception):
-    """The vector asked for is not kept: no model is run to make it."""
-
-
-def kept_query_vector(query: Query, scorer: PassageScorer) -> np.ndarray | None:
-    """The model's vector of the query where the scorer's cache keeps it (the stage made
-    it), else None: no model is loaded for it."""
-    key = query_key(scorer.encoder.spec, query.text)
-
-    def refuse(missing: list[str]) -> np.ndarray:
-        raise _NotKept
-
-    try:
-        return scorer.vectors_for("passage", [key], refuse)[key]
-    except _NotKept:
-        return None
-
-
 #: The query terms' counts in the passages one query has read, by content hash: the stage and
 #: the passage tier read many of the same passages (a query's, then cleared for the next).
 #: One a thread: the library and the MCP server answer queries at once on threads, and a
