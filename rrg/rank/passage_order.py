@@ -26,12 +26,7 @@ def preferred(scored: ScoredPassages, query: Query, paths: list[bytes]) -> list[
     for before any other. ``paths``: the files the passages' owners index."""
     read = ~np.isnan(scored.cosine)
     keys = np.where(read, scored.cosine, -np.inf) if read.any() else scored.cheap
-    keys = as_their_functions(keys, scored.paragraphs, scored.owners)
-    best: list[int] = order_by(np.round(keys, 6)).tolist()
-    names = _asked_names(query)
-    if names:
-        best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
-    return best
+    return _best_first(keys, scored, query, paths)
 
 
 #: A file's first passages whose line defining an asked-for name is looked for: a share
@@ -71,8 +66,22 @@ def _by_each_files_reading(scored: ScoredPassages, query: Query, paths: list[byt
     by_model[owners[read]] = True
     cheap = np.asarray(scored.cheap, np.float64)
     keys = np.where(by_model[owners], np.where(read, scored.cosine, -np.inf), cheap)
-    keys = as_their_functions(keys, scored.paragraphs, scored.owners)
-    best: list[int] = np.lexsort((-cheap, -np.round(keys, 6))).tolist()
+    return _best_first(keys, scored, query, paths, ties=cheap)
+
+
+def _best_first(
+    keys: np.ndarray,
+    scored: ScoredPassages,
+    query: Query,
+    paths: list[bytes],
+    ties: np.ndarray | None = None,
+) -> list[int]:
+    """The passages by ``keys``, each function's first passage raised to its later parts'
+    best (``as_their_functions``), equal keys by ``ties`` (else in order), then the
+    definitions of the names the query asks for first (``definitions_first``)."""
+    keys = np.round(as_their_functions(keys, scored.paragraphs, scored.owners), 6)
+    order = order_by(keys) if ties is None else np.lexsort((-ties, -keys))
+    best: list[int] = order.tolist()
     names = _asked_names(query)
     if names:
         best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
