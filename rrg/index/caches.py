@@ -313,12 +313,9 @@ def bytes_on_disk(path: Path) -> int:
         with suppress(FileNotFoundError):
             return path.stat().st_size
         return 0
-    total = 0
-    with suppress(FileNotFoundError):
-        for f in path.rglob("*"):
-            with suppress(FileNotFoundError):
-                total += f.stat().st_size if f.is_file() else 0
-    return total
+    with suppress(FileNotFoundError), os.scandir(path) as entries:
+        return sum(_entry_bytes(entry) for entry in entries)
+    return 0
 
 
 def _size(path: Path) -> str:
