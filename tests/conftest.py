@@ -198,6 +198,29 @@ def make_tree(root: Path, files: int) -> Path:
     return root
 
 
+def make_code_tree(root: Path) -> Path:
+    """A module whose third function answers "parse the configuration file", beside
+    modules about other things; every function a ``def`` line."""
+    root.mkdir()
+    (root / "config.py").write_text(
+        'def setup_logging(level):\n    """Set up the log handlers."""\n    return level\n\n\n'
+        'def render_template(name):\n    """Render an HTML page."""\n    return name\n\n\n'
+        "def parse_config_file(path):\n"
+        '    """Parse the configuration file into a dictionary of settings."""\n'
+        "    settings = {}\n    for line in open(path):\n"
+        "        key, value = line.split('=')\n        settings[key] = value\n"
+        "    return settings\n"
+    )
+    topics = ["bake bread in an oven", "repair a bicycle tyre", "water tomato plants"]
+    for topic in topics:
+        name = topic.split()[0]
+        (root / f"{name}.py").write_text(
+            f'def {name}_first(x):\n    """How to {topic}."""\n    return x\n\n\n'
+            f'def {name}_second(y):\n    """More on how to {topic}."""\n    return y\n'
+        )
+    return root
+
+
 def without_root_powers() -> list[str] | None:
     """A command prefix under which even root obeys file permissions (all capabilities
     dropped), so a mode-000 file is unreadable; None where that cannot be had."""

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT
 from rrg import api
-from tests.conftest import rrg_cmd, run, without_root_powers
+from tests.conftest import make_code_tree, rrg_cmd, run, without_root_powers
 
 QUERY = "retry a failed call with backoff"
 
@@ -233,20 +233,7 @@ def test_a_capped_search_gives_the_lines_of_the_best_passages_as_the_command_lin
     share (its end messages would count the lines left out): it asks for its match
     messages alone, so a file cut by the share gives the lines of its best passage, the
     same lines the command line prints."""
-    root = tmp_path / "code"
-    root.mkdir()
-    (root / "config.py").write_text(
-        'def setup_logging(level):\n    """Set up the log handlers."""\n    return level\n\n\n'
-        "def parse_config_file(path):\n"
-        '    """Parse the configuration file into a dictionary of settings."""\n'
-        "    return dict(line.split('=') for line in open(path))\n"
-    )
-    for topic in ("bake bread in an oven", "repair a bicycle tyre"):
-        name = topic.split()[0]
-        (root / f"{name}.py").write_text(
-            f'def {name}_first(x):\n    """How to {topic}."""\n    return x\n\n\n'
-            f'def {name}_second(y):\n    """More on how to {topic}."""\n    return y\n'
-        )
+    root = make_code_tree(tmp_path / "code")
     for name in ("RRG_CACHE_DIR", "RRG_INDEX_WAIT_S"):
         monkeypatch.setenv(name, env[name])
     query, pattern = "parse the configuration file into settings", r"def \w+"

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import on_a_terminal, opening_logger, openings, rrg_cmd, run, without_timings
+from conftest import (
+    make_code_tree,
+    on_a_terminal,
+    opening_logger,
+    openings,
+    rrg_cmd,
+    run,
+    without_timings,
+)
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -1109,29 +1117,6 @@ def test_the_cap_is_shared_between_files_and_every_line_is_rgs(
     assert b"held back" not in own.stderr
 
 
-def _code_tree(root: Path) -> Path:
-    """A module whose third function answers "parse the configuration file", beside
-    modules about other things; every function a ``def`` line."""
-    root.mkdir()
-    (root / "config.py").write_text(
-        'def setup_logging(level):\n    """Set up the log handlers."""\n    return level\n\n\n'
-        'def render_template(name):\n    """Render an HTML page."""\n    return name\n\n\n'
-        "def parse_config_file(path):\n"
-        '    """Parse the configuration file into a dictionary of settings."""\n'
-        "    settings = {}\n    for line in open(path):\n"
-        "        key, value = line.split('=')\n        settings[key] = value\n"
-        "    return settings\n"
-    )
-    topics = ["bake bread in an oven", "repair a bicycle tyre", "water tomato plants"]
-    for topic in topics:
-        name = topic.split()[0]
-        (root / f"{name}.py").write_text(
-            f'def {name}_first(x):\n    """How to {topic}."""\n    return x\n\n\n'
-            f'def {name}_second(y):\n    """More on how to {topic}."""\n    return y\n'
-        )
-    return root
-
-
 def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
@@ -1141,7 +1126,7 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     printed is now the match in the passage that answers best, rg's bytes for it, in a
     pipe, under headings and in colour; the same command again prints the same; where rg
     prints more than one line a match (context lines), the first lines print, as -m 1."""
-    tree = _code_tree(tmp_path / "code")
+    tree = make_code_tree(tmp_path / "code")
     query = "parse the configuration file into settings"
     pattern = r"def \w+"
 
