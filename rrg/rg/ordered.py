@@ -67,14 +67,23 @@ _PRINT_GROUP = 4096
 FILE_SHARE = 1 / 30
 
 
+@dataclass(frozen=True)
+class HeldBack:
+    """What the per-file share of the cap left unprinted."""
+
+    lines: int  # matching lines not printed
+    files: int  # in how many files
+    share: int  # the lines each file printed first
+    rest_to_best: bool  # the shares left room in the cap, given to the best files
+
+
 @dataclass
 class StreamResult:
     printed: int = 0  # matching lines (or records) printed
     matched: bool = False
     error: bool = False
     capped: bool = False  # the cap stopped the search with matches left
-    # Matching lines left unprinted by the per-file share, in how many files, and the share.
-    held: tuple[int, int, int] | None = None
+    held: HeldBack | None = None
     facts: list[str] = field(default_factory=list)
 
     @property
@@ -282,6 +291,7 @@ class OrderedSearch:
         if shown > self.cap:
             lines[-1] -= shown - self.cap
         left = self.cap - sum(lines)
+        rest_to_best = left > 0
         for k, (_, count) in enumerate(found):
             extra = min(count - lines[k], left)
             lines[k] += extra
@@ -289,7 +299,7 @@ class OrderedSearch:
         held = [count - n for (_, count), n in zip(found, lines, strict=True) if count > n]
         if held:  # matches left unprinted: the cap stopped the search
             result.capped = True
-            result.held = (sum(held), len(held), share)
+            result.held = HeldBack(sum(held), len(held), share, rest_to_best)
         result.printed = sum(lines)
         for (path, count), n in zip(found, lines, strict=True):
             yield path, count, None if n >= count else n

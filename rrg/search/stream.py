@@ -43,12 +43,20 @@ def search_in_order(
     search.write_stats()
     if result.capped:
         spread = ""
-        if result.held is not None:
-            lines, files, share = result.held
+        held = result.held
+        if held is not None:
+            # Where the shares left room, the best files printed more than their share: the
+            # notice says so rather than "at most 1 line a file" above a file's 6 lines.
+            each = f"{held.share} line{'s' * (held.share > 1)} a file"
+            how = (
+                f"{each} first so that more files show, then the rest to the best files"
+                if held.rest_to_best
+                else f"at most {each} so that more files show"
+            )
             spread = (
-                f", at most {share} line{'s' * (share > 1)} a file so that more files show "
-                f"({lines} matching line{'s' * (lines > 1)} held back in {files} "
-                f"file{'s' * (files > 1)}; -m N sets your own "
+                f", {how} "
+                f"({held.lines} matching line{'s' * (held.lines > 1)} held back in {held.files} "
+                f"file{'s' * (held.files > 1)}; -m N sets your own "
                 "count a file)"
             )
         result.facts.append(
