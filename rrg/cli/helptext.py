@@ -7,7 +7,7 @@ from rrg.cli.options import OPTIONS
 
 USAGE = """\
 Usage: rrg -q QUERY [RG OPTIONS] PATTERN [PATH...]   search, most relevant files first
-       rrg -q QUERY [PATH...]                        most relevant paragraphs
+       rrg -q QUERY [-g GLOB...]                     most relevant paragraphs of the files here
        rrg -q QUERY --files [PATH...]                files, most relevant first
        rrg [RG ARGS...]                              exactly rg (no rrg option given)
 """

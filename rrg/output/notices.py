@@ -4,6 +4,8 @@ knows what rrg did to rg's output."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 
 from rrg import streams
 
@@ -27,3 +29,20 @@ def files_printed(shown: int, total: int, ranked: int) -> str:
     if not ranked:
         return f"printed the first {shown} of {total} files, in rg's order"
     return f"printed {shown} of {total} files: the {ranked} ranked, then rg's order"
+
+
+def pattern_names_a_path(query: str, pattern: str, is_dir: bool) -> str:
+    """The notice of a search that found nothing for a PATTERN that names a path: rg reads
+    the first word after the options as the pattern, and the way to the path's passages
+    (a glob where the path is under the working folder, else a search run from it)."""
+    what = "a folder" if is_dir else "a file"
+    glob = os.path.normpath(pattern)
+    if os.path.isabs(glob) or glob == ".." or glob.startswith("../"):
+        way = f"run rrg -q {shlex.quote(query)} in {'it' if is_dir else 'its folder'}"
+    else:
+        where = f"{glob}/**" if is_dir and glob != "." else glob
+        way = f"rrg -q {shlex.quote(query)} -g {shlex.quote(where)}"
+    return (
+        f"nothing matched the PATTERN {shlex.quote(pattern)}, which names {what} (rg reads "
+        f"the first word after the options as the PATTERN); for its most relevant passages: {way}"
+    )

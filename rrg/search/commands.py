@@ -15,7 +15,7 @@ from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH, RrgError
 from rrg.model.registry import installed_models, resolve_model
 from rrg.output import reports
-from rrg.output.notices import files_printed, report_facts
+from rrg.output.notices import files_printed, pattern_names_a_path, report_facts
 from rrg.paths import search_root
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
@@ -86,8 +86,6 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
         walk = start_query_walk(plan.rg, args, plan.request.rerank, plan.request.line_cap)
     try:
         code = _ordered_query(plan, warn, walk)
-        # rg's exit code where a PATH was missing: 2, unless --quiet found a match.
-        return EXIT_ERROR if missing and not (code == EXIT_MATCH and args.has("--quiet")) else code
     except NothingMatches:
         if missing:
             return EXIT_ERROR
@@ -95,10 +93,26 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
             reports.passed_on(summary_message(None))
         elif args.stats_block:
             reports.passed_on(StatsTally().block())
-        return EXIT_NO_MATCH
+        code = EXIT_NO_MATCH
     finally:
         if walk is not None:
             walk.stop()
+    # rg's exit code where a PATH was missing: 2, unless --quiet found a match.
+    if missing and not (code == EXIT_MATCH and args.has("--quiet")):
+        return EXIT_ERROR
+    if code == EXIT_NO_MATCH and not args.has("--quiet"):
+        report_facts(_pattern_as_path(plan.request.query, args), json_mode=False)
+    return code
+
+
+def _pattern_as_path(query: str, args: RgArgs) -> list[str]:
+    """Where nothing matched a PATTERN that names a file or folder, how to get that path's
+    passages: other search tools take ``QUERY PATH``, and rg (so rrg) reads the first word
+    after the options as the pattern, so ``rrg -q QUERY src/`` searched for "src/"."""
+    pattern = args.pattern
+    if pattern is None or args.files_mode or not os.path.lexists(pattern):
+        return []
+    return [pattern_names_a_path(query, pattern, os.path.isdir(pattern))]
 
 
 def _rg_itself(plan: QueryPlan) -> int:

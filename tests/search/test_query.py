@@ -79,6 +79,39 @@ def test_relevant_file_comes_first(topical: Path, env: dict[str, str]) -> None:
     assert out.stdout.split(b"\n")[0].startswith(b"zz_db.txt:"), out.stdout[:200]
 
 
+def test_a_pattern_that_names_a_path_says_how_to_get_its_passages(
+    topical: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Other search tools take ``QUERY PATH``; rg reads the first word after the options as
+    the PATTERN, and so does rrg. ``rrg -q Q sub`` searched for "sub" and exited 1 in
+    silence; where nothing matched a pattern that names a path, a notice says how to get
+    that path's passages, and the way it gives works. rg's reading stays: a pattern that
+    matches prints its lines, and --quiet and a pattern that names nothing stay silent."""
+    sub = topical / "sub"
+    sub.mkdir()
+    (sub / "pump.txt").write_text("The water pump needs a new seal.\n")
+    query = "water pump seal"
+    out = run(q(query, "sub"), topical, env)
+    theirs = run([rg, "sub"], topical, env)
+    assert out.returncode == theirs.returncode == 1 and out.stdout == theirs.stdout == b""
+    notice = out.stderr.decode()
+    assert notice.count("\n") == 1 and "names a folder" in notice, notice
+    way = notice.split("passages: ")[1].rstrip("]\n")
+    assert way == "rrg -q 'water pump seal' -g 'sub/**'", way
+    passages = run(q(query, "-g", "sub/**"), topical, env)
+    assert passages.returncode == 0, passages.stderr
+    assert passages.stdout.startswith(b"sub/pump.txt:1-1:\nThe water pump"), passages.stdout
+    a_file = run(q(query, "./sub/pump.txt"), topical, env).stderr.decode()
+    assert a_file.endswith(
+        "names a file (rg reads the first word after the options as the "
+        "PATTERN); for its most relevant passages: rrg -q 'water pump seal' "
+        "-g sub/pump.txt]\n"
+    ), a_file
+    for quiet in (q(query, "--quiet", "sub"), q(query, "nowhere"), q(query, "-e", "sub", ".")):
+        silent = run(quiet, topical, env)
+        assert silent.returncode == 1 and silent.stderr == b"", (quiet, silent.stderr)
+
+
 def test_files_mode_ranks_all_candidates(topical: Path, rg: str, env: dict[str, str]) -> None:
     out = run(q("database connection timeout", "--files"), topical, env)
     assert out.returncode == 0
