@@ -252,7 +252,6 @@ class Project:
                 ranking.served,
                 with_filename=True,
                 spans=ranking.spans,
-                matches_only=True,
             )
             result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]

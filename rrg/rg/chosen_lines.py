@@ -10,15 +10,16 @@ prints the file whole and only the chosen lines' output goes on.
 
 Where rg prints other than one output line a matching line (context lines, ``-o``,
 ``--vimgrep``, multiline matches, ``--null-data``, a heading joined to its first line by
-``--null``), or where its statistics would count the lines left out (``--stats``, and the
-end messages of ``--json``, unless the caller reads its match messages alone, as the
-library does), the first lines print, as rg's ``-m`` prints them.
+``--null``), or where its statistics would count the lines left out (``--stats``), the first
+lines print, as rg's ``-m`` prints them. Under ``--json`` a file's end message and the run's
+summary count the lines it printed, as ``-m`` makes rg count them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from rrg.rg.args import RgArgs
 
@@ -67,14 +68,13 @@ LINES_FLAGS = [
 _NUMBERED = re.compile(rb"([^\0]*)\0(\d+)")
 
 
-def choice_applies(args: RgArgs, terminal: bool, matches_only: bool = False) -> bool:
+def choice_applies(args: RgArgs, terminal: bool) -> bool:
     """Whether a file's chosen lines can be told in this command's output by their place:
-    rg prints each matching line as one output line, or as one ``--json`` match message
-    where only those are read (``matches_only``)."""
+    rg prints each matching line as one output line, or as one ``--json`` match message."""
     if any(args.has(name) for name in _KEEPS_FIRST_LINES):
         return False
     if args.output_mode == "--json":
-        return matches_only
+        return True
     return not (args.heading(terminal) and args.has("--null"))
 
 
@@ -131,17 +131,61 @@ def kept_lines(chunks: Iterable[bytes], segments: Segments, heading: bool) -> It
         yield pending
 
 
-def kept_messages(lines: Iterable[bytes], segments: Segments) -> Iterator[bytes]:
-    """A ``--json`` run's messages, less each file's match messages not at its places
-    (a file's messages start with its ``begin``)."""
+@dataclass
+class LeftOut:
+    """What a ``--json`` run's match messages left out count in rg's statistics, so that a
+    file's end message and the run's summary count what printed."""
+
+    matched_lines: int = 0
+    matches: int = 0
+    bytes_printed: int = 0
+
+    def add(self, message: bytes) -> None:
+        self.matched_lines += 1
+        # Each submatch is one ``{"match":{`` outside the JSON strings, whose quotes rg
+        # escapes: the count needs no parse.
+        self.matches += message.count(b'{"match":{')
+        self.bytes_printed += len(message)
+
+    def taken_from(self, message: bytes) -> bytes:
+        """An end or summary message with these taken off its statistics, every other byte
+        as rg wrote it."""
+
+        def less(found: re.Match[bytes]) -> bytes:
+            name = found[1].decode()
+            return b'"%s":%d' % (found[1], int(found[2]) - getattr(self, name))
+
+        return _COUNTED.sub(less, message)
+
+    def plus(self, other: LeftOut) -> None:
+        self.matched_lines += other.matched_lines
+        self.matches += other.matches
+        self.bytes_printed += other.bytes_printed
+
+
+_COUNTED = re.compile(rb'"(matched_lines|matches|bytes_printed)":(\d+)')
+
+
+def kept_messages(
+    lines: Iterable[bytes], segments: Segments, run_left_out: LeftOut
+) -> Iterator[bytes]:
+    """A ``--json`` run's messages, less each file's match messages not at its places (a
+    file's messages start with its ``begin``), its end message counting what it printed;
+    ``run_left_out`` adds up what the run left out, for its summary."""
     file, place = -1, 0
+    left_out = LeftOut()
     for line in lines:
         if line.startswith(b'{"type":"begin"'):
-            file, place = file + 1, 0
+            file, place, left_out = file + 1, 0, LeftOut()
         elif line.startswith(b'{"type":"match"'):
             place += 1
             if file < len(segments) and place - 1 not in segments[file][1]:
+                left_out.add(line)
                 continue
+        elif line.startswith(b'{"type":"end"') and left_out.matched_lines:
+            line = left_out.taken_from(line)
+            run_left_out.plus(left_out)
+            left_out = LeftOut()
         yield line
 
 

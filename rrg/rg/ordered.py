@@ -24,6 +24,7 @@ from rrg.rg.args import RgArgs, unescape
 from rrg.rg.chosen_lines import (
     LINES_FLAGS,
     LINES_PASS_MOST,
+    LeftOut,
     LineSpans,
     Segments,
     choice_applies,
@@ -127,9 +128,6 @@ class StreamSettings:
     # Where in each file the query is answered best: a file the cap's share cuts prints
     # its matching lines there (``rrg.rg.chosen_lines``); a file without: its first lines.
     spans: LineSpans | None = None
-    # The caller reads rg's --json match messages alone (the library): lines are chosen
-    # there too, though the end messages' statistics then count the lines left out.
-    matches_only: bool = False
 
 
 class OrderedSearch:
@@ -145,7 +143,7 @@ class OrderedSearch:
         self.walk_paths = settings.walk_paths
         self.early_walk = settings.early_walk if settings.walk_paths is not None else None
         self.excerpt = settings.excerpt
-        applies = choice_applies(args, settings.terminal, settings.matches_only)
+        applies = choice_applies(args, settings.terminal)
         self.spans = settings.spans if applies else None
         self.lines_cut = 0
         self.summary: Json | None = None
@@ -523,11 +521,13 @@ class OrderedSearch:
     def _relay_json(self, proc: subprocess.Popen[bytes], segments: Segments | None = None) -> None:
         assert proc.stdout is not None
         lines: Iterable[bytes] = proc.stdout
+        left_out = LeftOut()
         if segments is not None:
-            lines = kept_messages(lines, segments)
+            lines = kept_messages(lines, segments, left_out)
         for line in lines:
             if line.startswith(b'{"data":{"elapsed_total"') or b'"type":"summary"' in line[-40:]:
-                self.summary = _merge_summary(self.summary, json.loads(line))
+                summary = left_out.taken_from(line)
+                self.summary = _merge_summary(self.summary, json.loads(summary))
                 continue
             self.write(line)
 

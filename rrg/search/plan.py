@@ -135,4 +135,3 @@ class OrderedRun:
     all_listed: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
     spans: LineSpans | None = None  # where each file answers best (``Ranking.spans``)
-    matches_only: bool = False  # rg's --json match messages are all the caller reads

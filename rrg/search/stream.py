@@ -26,7 +26,6 @@ def search_in_order(
         args.paths if run.all_listed else None,
         run.early_walk,
         run.spans,
-        run.matches_only,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

@@ -1206,6 +1206,57 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     assert out.stdout.splitlines(True)[0] == answer
 
 
+def test_json_prints_the_chosen_lines_and_counts_what_it_printed(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """``--json`` printed each cut file's first lines while the text output printed the
+    lines that answer (its end statistics would have counted the lines left out). It now
+    prints the same lines, and each file's end message and the summary count what printed,
+    as rg's ``-m`` makes them count."""
+    tree = make_code_tree(tmp_path / "code")
+    query, pattern = "parse the configuration file into settings", r"def \w+"
+    text = run(q(query, "-n", "--no-heading", "--limit", "3", pattern), tree, env)
+    as_json = run(q(query, "--json", "--limit", "3", pattern), tree, env)
+    assert as_json.returncode == text.returncode == 0, as_json.stderr
+    messages = as_json.stdout.splitlines(True)
+    parsed = [json.loads(m) for m in messages]
+    matched = [
+        f"{m['data']['path']['text']}:{m['data']['line_number']}:{m['data']['lines']['text']}"
+        for m in parsed
+        if m["type"] == "match"
+    ]
+    assert "".join(matched).encode() == text.stdout and b"parse_config_file" in text.stdout
+    per_file: dict[str, list[int]] = {}
+    for raw, message in zip(messages, parsed, strict=True):
+        data = message["data"]
+        if message["type"] == "begin":
+            counts = per_file.setdefault(data["path"]["text"], [0, 0, len(raw)])
+        elif message["type"] == "match":
+            counts[0] += 1
+            counts[1] += len(data["submatches"])
+            counts[2] += len(raw)
+        elif message["type"] == "end":
+            stats = data["stats"]
+            want = [stats["matched_lines"], stats["matches"], stats["bytes_printed"]]
+            assert want == per_file[data["path"]["text"]], (data, per_file)
+    [summary] = [m["data"]["stats"] for m in parsed if m["type"] == "summary"]
+    totals = [sum(c[k] for c in per_file.values()) for k in range(3)]
+    assert [summary["matched_lines"], summary["matches"], summary["bytes_printed"]] == totals
+    # A file whose chosen line is its first: every message rg's -m 1 writes, but the time
+    # and the bytes searched (rrg's run read the whole file; -m 1 stops at its first match).
+    first = [f for f in per_file if f != "config.py"][0]
+    theirs = run([rg, "--json", "-m", "1", pattern, first], tree, env).stdout.splitlines()
+    ours = [
+        m
+        for m, p in zip(messages, parsed, strict=True)
+        if p["data"].get("path", {}).get("text") == first
+    ]
+    unsaid = re.compile(rb'"elapsed":\{[^}]*\}|"bytes_searched":\d+')
+    assert [unsaid.sub(b"", m.rstrip(b"\n")) for m in ours] == [
+        unsaid.sub(b"", m) for m in theirs[:3]
+    ]
+
+
 def test_a_cap_the_shares_do_not_fill_goes_to_the_best_files(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
