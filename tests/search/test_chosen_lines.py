@@ -3,7 +3,13 @@ choice by the file's best passages, and rg's output of several files cut to thos
 
 from __future__ import annotations
 
-from rrg.rg.chosen_lines import chosen, kept_lines, kept_messages, matching_line_numbers
+from rrg.rg.chosen_lines import (
+    LeftOut,
+    chosen,
+    kept_lines,
+    kept_messages,
+    matching_line_numbers,
+)
 
 
 def test_the_lines_of_the_best_passage_come_first_then_the_next_then_the_files_first() -> None:
@@ -34,14 +40,29 @@ def test_matching_lines_are_read_by_path_and_number() -> None:
 
 
 def test_a_json_run_keeps_each_files_chosen_match_messages() -> None:
+    """The match messages not chosen go; the file's end message, and the run's total for
+    its summary, count only those kept (one submatch each here, two in the one left out)."""
+    stats = b'"stats":{"bytes_printed":%d,"matched_lines":%d,"matches":%d}}}\n'
+    left = b'{"type":"match","data":{"line_number":1,"submatches":[{"match":{},{"match":{}]}}\n'
+    kept_one = b'{"type":"match","data":{"line_number":5,"submatches":[{"match":{}]}}\n'
+    begin = b'{"type":"begin","data":{"path":{"text":"a.py"}}}\n'
+    whole = len(begin) + len(left) + len(kept_one)
     messages = [
-        b'{"type":"begin","data":{"path":{"text":"a.py"}}}\n',
-        b'{"type":"match","data":{"line_number":1}}\n',
-        b'{"type":"match","data":{"line_number":5}}\n',
-        b'{"type":"end","data":{}}\n',
+        begin,
+        left,
+        kept_one,
+        b'{"type":"end","data":{' + stats % (whole, 2, 3),
         b'{"type":"begin","data":{"path":{"text":"b.py"}}}\n',
-        b'{"type":"match","data":{"line_number":2}}\n',
-        b'{"type":"end","data":{}}\n',
+        b'{"type":"match","data":{"line_number":2,"submatches":[{"match":{}]}}\n',
+        b'{"type":"end","data":{' + stats % (70, 1, 1),
     ]
-    kept = list(kept_messages(messages, [(2, {1}), (1, {0})]))
-    assert kept == messages[:1] + messages[2:]
+    run_left_out = LeftOut()
+    kept = list(kept_messages(messages, [(2, {1}), (1, {0})], run_left_out))
+    assert kept == [
+        begin,
+        kept_one,
+        b'{"type":"end","data":{' + stats % (whole - len(left), 1, 1),
+        *messages[4:],
+    ]
+    assert (run_left_out.matched_lines, run_left_out.matches) == (1, 2)
+    assert run_left_out.bytes_printed == len(left)
