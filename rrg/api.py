@@ -18,6 +18,7 @@ call.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from rrg import defaults, streams
 from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
 from rrg.output.notices import files_printed
+from rrg.rank.cheap_spans import cheap_line_spans
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
@@ -252,6 +254,7 @@ class Project:
                 ranking.served,
                 with_filename=True,
                 spans=ranking.spans,
+                more_spans=functools.partial(cheap_line_spans, ranking),
             )
             result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]

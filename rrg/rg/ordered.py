@@ -128,6 +128,9 @@ class StreamSettings:
     # Where in each file the query is answered best: a file the cap's share cuts prints
     # its matching lines there (``rrg.rg.chosen_lines``); a file without: its first lines.
     spans: LineSpans | None = None
+    # The spans of cut files that ``spans`` lacks (files below the order's head), asked
+    # once the count pass has found them.
+    more_spans: Callable[[list[bytes]], LineSpans] | None = None
 
 
 class OrderedSearch:
@@ -145,6 +148,7 @@ class OrderedSearch:
         self.excerpt = settings.excerpt
         applies = choice_applies(args, settings.terminal)
         self.spans = settings.spans if applies else None
+        self.more_spans = settings.more_spans if applies else None
         self.lines_cut = 0
         self.summary: Json | None = None
         self.args = args
@@ -236,6 +240,10 @@ class OrderedSearch:
         if sum(count for count, _ in cut_files.values()) > LINES_PASS_MOST:
             return {}
         spans = self.spans
+        lacking = [path for path in cut_files if path not in spans]
+        if lacking and self.more_spans is not None:
+            with timings.phase("more line spans"):
+                spans = {**spans, **self.more_spans(lacking)}
         if not any(path in spans for path in cut_files):
             return {}
         with timings.phase("matching lines"):

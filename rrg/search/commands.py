@@ -17,6 +17,7 @@ from rrg.model.registry import installed_models, resolve_model
 from rrg.output import reports
 from rrg.output.notices import files_printed, pattern_names_a_path, report_facts
 from rrg.paths import search_root
+from rrg.rank.cheap_spans import cheap_line_spans
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
@@ -199,6 +200,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         True,
         walk,
         ranking.spans,
+        functools.partial(cheap_line_spans, ranking),
     )
     with timings.phase("search"):
         result = search_in_order(run)

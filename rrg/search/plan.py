@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from rrg.rg.args import RgArgs
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rrg.index.served import ServedRoot
     from rrg.model.registry import ModelSpec
     from rrg.rg.chosen_lines import LineSpans
@@ -135,3 +137,4 @@ class OrderedRun:
     all_listed: bool = False  # the files are exactly rg's listing under the user's PATHs
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
     spans: LineSpans | None = None  # where each file answers best (``Ranking.spans``)
+    more_spans: Callable[[list[bytes]], LineSpans] | None = None  # of files spans lacks

@@ -26,6 +26,7 @@ def search_in_order(
         args.paths if run.all_listed else None,
         run.early_walk,
         run.spans,
+        run.more_spans,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

@@ -1206,6 +1206,37 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     assert out.stdout.splitlines(True)[0] == answer
 
 
+def test_files_below_the_head_print_the_lines_of_their_best_passage(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """The ranking scores the passages of its 20-25 best files; a file below them printed
+    its first match, on real trees most often an import (a third of the lines at places
+    26-30). Now every file the cap's share cuts prints the match in its best passage by
+    the cheap scores: here each of 40 modules imports the word first and answers later."""
+    tree = tmp_path / "modules"
+    tree.mkdir()
+    for k in range(40):
+        (tree / f"module{k:02d}.py").write_text(
+            f"from water_utils{k} import helpers\n\n\n"
+            + "".join(f"def unrelated_{j}(x):\n    return x + {j}\n\n\n" for j in range(6))
+            + "def pump_water(volume):\n"
+            '    """Pump the river water through the sand filter."""\n'
+            "    return helpers.filter(volume)\n"
+        )
+    out = run(q("pump the river water through the sand filter", "-n", "water"), tree, env)
+    assert out.returncode == 0, out.stderr
+    printed = out.stdout.splitlines()
+    assert len(printed) == 30 and len({line.split(b":")[0] for line in printed}) == 30
+    imports = [line for line in printed if b"import" in line]
+    assert imports == [], imports
+    # Each line is rg's own: the file's line as rg -n prints it.
+    name, number = printed[-1].split(b":")[:2]
+    theirs = run([rg, "-n", "water", name.decode()], tree, env).stdout.splitlines()
+    assert [line for line in theirs if line.startswith(number + b":")] == [
+        printed[-1][len(name) + 1 :]
+    ]
+
+
 def test_json_prints_the_chosen_lines_and_counts_what_it_printed(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
