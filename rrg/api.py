@@ -18,7 +18,6 @@ call.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Iterator
@@ -30,12 +29,11 @@ from rrg import defaults, streams
 from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
 from rrg.output.notices import files_printed
-from rrg.rank.cheap_spans import cheap_line_spans
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import one_line, pattern_refusal, selection_refusal
-from rrg.search.candidates import rank_candidates, searched_files
+from rrg.search.candidates import more_spans_of, rank_candidates, searched_files
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
 
@@ -254,7 +252,7 @@ class Project:
                 ranking.served,
                 with_filename=True,
                 spans=ranking.spans,
-                more_spans=functools.partial(cheap_line_spans, ranking),
+                more_spans=more_spans_of(ranking),
             )
             result = search_in_order(run, printed.extend)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]

@@ -82,6 +82,7 @@ def _preload() -> None:
     import rrg.cli.prestart
     import rrg.cli.stdin_patterns
     import rrg.output.passages
+    import rrg.rank.cheap_spans
     import rrg.rank.entry_points
     import rrg.rank.files
     import rrg.rg.walk

@@ -6,8 +6,10 @@ and the passage tier scored. A file below them printed its first matching lines:
 semble-code's whole dev trees, a third of the lines at places 26-30 of the 30 printed were
 an import, a package line or a licence (.308, against .038 at places 1-10). Asked, once the
 count pass knows them, for the cut files the ranking holds no spans of, this scores their
-passages as the passage tier does (BM25 and static vectors of each passage, no model): a
-few milliseconds a file, their cuts kept in the root's cache.
+passages as the passage tier does (BM25 and static vectors of each passage, no model), and
+keeps their spans with the query's order: the same question asked again with another
+pattern (an agent's next grep) reads them back instead of loading the passages' scoring
+(50-70 ms a process of its own).
 """
 
 from __future__ import annotations
@@ -39,4 +41,27 @@ def cheap_line_spans(ranking: Ranking, printed: list[bytes]) -> dict[bytes, list
     spans: dict[bytes, list[tuple[int, int]]] = {}
     for owner, first, last in line_spans(scored, ranking.query, rel):
         spans.setdefault(printed[owner], []).append((first, last))
+    _keep(ranking, spans)
     return spans
+
+
+def _keep(ranking: Ranking, spans: dict[bytes, list[tuple[int, int]]]) -> None:
+    """The spans kept with the query's order, each file as its candidate (the order's
+    entry at the file's place among the ranked files)."""
+    kept = ranking.kept
+    if kept is None or not spans:
+        return
+    wanted = set(spans)
+    places: dict[bytes, int] = {}
+    for place, path in enumerate(ranking.ordered[: ranking.ranked]):
+        if path in wanted:
+            places[path] = place
+            if len(places) == len(wanted):
+                break
+    more = [
+        (int(kept.order[places[path]]), first, last)
+        for path, file_spans in spans.items()
+        if path in places
+        for first, last in file_spans
+    ]
+    kept.with_more_spans(ranking.served, more)

@@ -30,7 +30,7 @@ from rrg.progress import draws
 from rrg.rank.cheap import cheap_order
 from rrg.rank.code_order import skips_stage
 from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
-from rrg.rank.kept_orders import Spans, find_order, keep_order, order_key
+from rrg.rank.kept_orders import KeptOrder, Spans, find_order, keep_order, order_key
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
 from rrg.rank.passages import Encode, Passages, ScoredPassages, passage_name, query_key
@@ -63,6 +63,8 @@ class Ranking:
     #: it was kept), as line spans of their files (paths as printed), each file's best
     #: first: a capped search prints its lines of a file from them (``rrg.rg.chosen_lines``).
     spans: dict[bytes, list[tuple[int, int]]] = field(default_factory=dict)
+    #: The order as kept for the next asking (None: not kept), which more spans join.
+    kept: KeptOrder | None = None
 
 
 @dataclass
@@ -133,7 +135,7 @@ def rank_files(
             list(printed), binary, 0, report, served, asked, view.piece_idf, tuning=tuning
         )
     settings.checkpoint()
-    by_score, staged, fast, spans = _kept_or_ordered(
+    by_score, staged, fast, spans, kept = _kept_or_ordered(
         asked, served, view, rows[rankable], settings, report
     )
     stage = None
@@ -162,6 +164,7 @@ def rank_files(
         ahead_wanted=whole
         and (needs_warming(served, view, tuning) or embedding_pending(served, tuning)),
         spans=spans_of,
+        kept=kept,
     )
 
 
@@ -172,12 +175,13 @@ def _kept_or_ordered(
     cand_rows: np.ndarray,
     settings: RankSettings,
     report: RefreshReport | None,
-) -> tuple[np.ndarray, Staged | None, bool, Spans]:
+) -> tuple[np.ndarray, Staged | None, bool, Spans, KeptOrder | None]:
     """``_ordered``'s answer and the spans of the passages it scored, read back where
     this query over these files was ranked before and only the order is wanted; kept for
-    next time where it is settled (a whole index, a stage that did not fail)."""
+    next time where it is settled (a whole index, a stage that did not fail), and then
+    the order as kept."""
     if not settings.order_only or (report is not None and report.left):
-        return _ordered(query, served, view, cand_rows, settings)
+        return *_ordered(query, served, view, cand_rows, settings), None
     key = order_key(
         query.text,
         served,
@@ -187,14 +191,16 @@ def _kept_or_ordered(
         settings.tuning,
         embedded_parts(served),
     )
-    kept = find_order(served, key, len(cand_rows))
-    if kept is not None:
-        return kept[0], None, kept[1], kept[2]
+    found = find_order(served, key, len(cand_rows))
+    if found is not None:
+        order, fast, spans = found
+        return order, None, fast, spans, KeptOrder(key, order, fast, spans)
     by_score, staged, fast, spans = _ordered(query, served, view, cand_rows, settings)
     stage_failed = fast and settings.stage_files > 0  # a symbol query's order is not fast
-    if not stage_failed:
-        keep_order(served, key, by_score, fast, spans)
-    return by_score, staged, fast, spans
+    if stage_failed:
+        return by_score, staged, fast, spans, None
+    keep_order(served, key, by_score, fast, spans)
+    return by_score, staged, fast, spans, KeptOrder(key, by_score, fast, spans)
 
 
 def _spans_of(

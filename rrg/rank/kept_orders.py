@@ -23,6 +23,7 @@ import os
 import sqlite3
 import time
 import zlib
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -41,6 +42,20 @@ _FORMAT = "order-v2"
 #: order they answer: each as (the file as an index into the candidates, first line, last
 #: line). A capped search prints its lines of those files from them.
 Spans = list[tuple[int, int, int]]
+
+
+@dataclass(frozen=True)
+class KeptOrder:
+    """An order as kept under its key: a search that scores more of its files' passages
+    (``rrg.rank.cheap_spans``) keeps their spans with it, so the next asking reads them."""
+
+    key: str
+    order: np.ndarray
+    fast: bool
+    spans: Spans
+
+    def with_more_spans(self, served: ServedRoot, more: Spans) -> None:
+        keep_order(served, self.key, self.order, self.fast, [*self.spans, *more])
 
 
 def order_key(

@@ -114,3 +114,16 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:
     if args.decodes_files:
         binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
     return [p for p in ranking.ordered if p not in binary]
+
+
+def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], dict[bytes, list[tuple[int, int]]]]:
+    """Where the files the cap's share cuts below the ranking's head answer best
+    (``rrg.rank.cheap_spans``), imported only where a search asks: it loads the passages'
+    scoring, 50 ms to a process that read its order back."""
+
+    def spans(printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
+        from rrg.rank.cheap_spans import cheap_line_spans
+
+        return cheap_line_spans(ranking, printed)
+
+    return spans

@@ -17,7 +17,6 @@ from rrg.model.registry import installed_models, resolve_model
 from rrg.output import reports
 from rrg.output.notices import files_printed, pattern_names_a_path, report_facts
 from rrg.paths import search_root
-from rrg.rank.cheap_spans import cheap_line_spans
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
@@ -30,7 +29,12 @@ from rrg.rg.preflight import (
 )
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
-from rrg.search.candidates import NothingMatches, rank_candidates, searched_files
+from rrg.search.candidates import (
+    NothingMatches,
+    more_spans_of,
+    rank_candidates,
+    searched_files,
+)
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
 
@@ -200,7 +204,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         True,
         walk,
         ranking.spans,
-        functools.partial(cheap_line_spans, ranking),
+        more_spans_of(ranking),
     )
     with timings.phase("search"):
         result = search_in_order(run)

@@ -1223,8 +1223,11 @@ def test_files_below_the_head_print_the_lines_of_their_best_passage(
             '    """Pump the river water through the sand filter."""\n'
             "    return helpers.filter(volume)\n"
         )
-    out = run(q("pump the river water through the sand filter", "-n", "water"), tree, env)
+    query = "pump the river water through the sand filter"
+    timed = {**env, "RRG_TIMINGS": "1"}
+    out = run(q(query, "-n", "water"), tree, timed)
     assert out.returncode == 0, out.stderr
+    assert b"more line spans" in out.stderr  # the files below the head were scored
     printed = out.stdout.splitlines()
     assert len(printed) == 30 and len({line.split(b":")[0] for line in printed}) == 30
     imports = [line for line in printed if b"import" in line]
@@ -1235,6 +1238,9 @@ def test_files_below_the_head_print_the_lines_of_their_best_passage(
     assert [line for line in theirs if line.startswith(number + b":")] == [
         printed[-1][len(name) + 1 :]
     ]
+    # Their spans are kept with the query's order: asked again, nothing is scored again.
+    again = run(q(query, "-n", "water"), tree, timed)
+    assert again.stdout == out.stdout and b"more line spans" not in again.stderr, again.stderr
 
 
 def test_json_prints_the_chosen_lines_and_counts_what_it_printed(
