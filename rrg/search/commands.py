@@ -91,6 +91,8 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
         walk = start_query_walk(plan.rg, args, plan.request.rerank, plan.request.line_cap)
     try:
         code = _ordered_query(plan, warn, walk)
+        # rg's exit code where a PATH was missing: 2, unless --quiet found a match.
+        return EXIT_ERROR if missing and not (code == EXIT_MATCH and args.has("--quiet")) else code
     except NothingMatches:
         if missing:
             return EXIT_ERROR
@@ -98,16 +100,11 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
             reports.passed_on(summary_message(None))
         elif args.stats_block:
             reports.passed_on(StatsTally().block())
-        code = EXIT_NO_MATCH
+        report_facts(_pattern_as_path(plan.request.query, args), args.output_mode == "--json")
+        return EXIT_NO_MATCH
     finally:
         if walk is not None:
             walk.stop()
-    # rg's exit code where a PATH was missing: 2, unless --quiet found a match.
-    if missing and not (code == EXIT_MATCH and args.has("--quiet")):
-        return EXIT_ERROR
-    if code == EXIT_NO_MATCH and not args.has("--quiet"):
-        report_facts(_pattern_as_path(plan.request.query, args), json_mode=False)
-    return code
 
 
 def _pattern_as_path(query: str, args: RgArgs) -> list[str]:
@@ -115,7 +112,7 @@ def _pattern_as_path(query: str, args: RgArgs) -> list[str]:
     passages: other search tools take ``QUERY PATH``, and rg (so rrg) reads the first word
     after the options as the pattern, so ``rrg -q QUERY src/`` searched for "src/"."""
     pattern = args.pattern
-    if pattern is None or args.files_mode or not os.path.lexists(pattern):
+    if pattern is None or args.has("--quiet") or not os.path.lexists(pattern):
         return []
     return [pattern_names_a_path(query, pattern, os.path.isdir(pattern))]
 
@@ -208,6 +205,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     )
     with timings.phase("search"):
         result = search_in_order(run)
+    if not result.matched and not result.error:
+        result.facts += _pattern_as_path(request.query, args)
     report_facts(result.facts, args.output_mode == "--json")
     result.error |= candidates.error
     return result.exit_code
