@@ -110,6 +110,37 @@ def write_scope(
     return target
 
 
+def keep_spans(scope: Scope, spans: dict[bytes, list[tuple[int, int]]]) -> None:
+    """Add ``spans`` (by path as ``read_scope`` gave it) to the scope's sidecar, so that the
+    scope's next search reads them; one writer at a time. A sidecar that cannot be read or
+    written costs only their scoring next time."""
+    sidecar = scope.path.with_suffix(".json")
+    base = os.fsencode(scope.cwd) + b"/" if scope.cwd and scope.cwd != os.getcwd() else None
+
+    def as_written(path: bytes) -> str:
+        if base is not None and path.startswith(base):
+            path = path[len(base) :]
+        return os.fsdecode(path)
+
+    try:
+        fd = os.open(scope.path.parent / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        meta = json.loads(sidecar.read_text())
+        if not isinstance(meta, dict) or not isinstance(meta.get("spans", {}), dict):
+            return
+        kept = meta.setdefault("spans", {})
+        for path, found in spans.items():
+            kept[as_written(path)] = [list(span) for span in found]
+        atomic_write_bytes(sidecar, json.dumps(meta).encode())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(fd)
+
+
 def read_scope(file: str) -> Scope:
     """Read a scope file: a text file of paths, one a line (any such file will do)."""
     path = Path(file)

@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from rrg.index.refresh import open_view
+from rrg.index.served import ServedRoot
+from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
 from rrg.rank.head_passages import passages_of, stage_scorer
 from rrg.rank.passage_order import line_spans
+from rrg.rank.query import Query
+from rrg.rank.tuning import TUNING, Tuning
 
 if TYPE_CHECKING:
     from rrg.rank.files import Ranking
@@ -28,20 +35,49 @@ if TYPE_CHECKING:
 MOST_FILES = 100
 
 
-def cheap_line_spans(ranking: Ranking, printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
+def spans_below_head(ranking: Ranking, printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
     """The line spans of these files' passages (paths as rg printed them), each file's
-    best first as the passage tier scores them."""
-    printed = printed[:MOST_FILES]
-    if not printed or not ranking.ranked:  # no index served: rg's order, its first lines
+    best first as the passage tier scores them, kept with the ranking's order."""
+    if not ranking.ranked:  # no index served: rg's order, its first lines
         return {}
     served = ranking.served
-    scorer = stage_scorer(served, ranking.piece_idf, 0, ranking.tuning)
-    rel = relative_to(served.root, printed)
-    scored = passages_of(ranking.query, served.root, rel, scorer)
-    spans: dict[bytes, list[tuple[int, int]]] = {}
-    for owner, first, last in line_spans(scored, ranking.query, rel):
-        spans.setdefault(printed[owner], []).append((first, last))
+    spans = cheap_line_spans(served, ranking.query, ranking.piece_idf, ranking.tuning, printed)
     _keep(ranking, spans)
+    return spans
+
+
+def spans_in_root(
+    served: ServedRoot, query: str, printed: list[bytes]
+) -> dict[bytes, list[tuple[int, int]]]:
+    """``cheap_line_spans`` where no ranking ran (a scope's search): the static vectors
+    read with the root's index as it stands; BM25 alone where it has none, or the model's
+    static table was never made (making it takes 15-30 s, a search's first)."""
+    piece_idf = None
+    if static_table_path(served.spec).is_file():
+        view = open_view(served.index_path, static_table(served.encoder).shape[0])
+        piece_idf = view.piece_idf if view is not None else None
+    return cheap_line_spans(served, Query.of(query), piece_idf, TUNING, printed)
+
+
+def cheap_line_spans(
+    served: ServedRoot,
+    query: Query,
+    piece_idf: np.ndarray | None,
+    tuning: Tuning,
+    printed: list[bytes],
+) -> dict[bytes, list[tuple[int, int]]]:
+    """The line spans of these files' passages (paths as rg printed them), each file's
+    best first by the cheap scores (BM25, fused with the static vectors where the index's
+    ``piece_idf`` is given)."""
+    printed = printed[:MOST_FILES]
+    if not printed:
+        return {}
+    scorer = stage_scorer(served, piece_idf, 0, tuning)
+    rel = relative_to(served.root, printed)
+    scored = passages_of(query, served.root, rel, scorer)
+    spans: dict[bytes, list[tuple[int, int]]] = {}
+    for owner, first, last in line_spans(scored, query, rel):
+        spans.setdefault(printed[owner], []).append((first, last))
     return spans
 
 

@@ -18,6 +18,7 @@ from rrg.search.plan import QueryPlan
 
 if TYPE_CHECKING:
     from rrg.index.refresh import Listing
+    from rrg.index.scopes import Scope
     from rrg.index.served import ServedRoot
     from rrg.model.registry import ModelSpec
     from rrg.rank.files import Ranking
@@ -122,8 +123,27 @@ def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], dict[bytes, list[
     scoring, 50 ms to a process that read its order back."""
 
     def spans(printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
-        from rrg.rank.cheap_spans import cheap_line_spans
+        from rrg.rank.cheap_spans import spans_below_head
 
-        return cheap_line_spans(ranking, printed)
+        return spans_below_head(ranking, printed)
+
+    return spans
+
+
+def more_scope_spans(
+    scope: Scope, served: ServedRoot, query: str
+) -> Callable[[list[bytes]], dict[bytes, list[tuple[int, int]]]]:
+    """Where the files a scope's search cuts answer ``query`` best, for those the scope
+    holds no spans of (``rrg.rank.cheap_spans``); kept in the scope's sidecar where the
+    query is the one the scope was recalled for (another query's are not the scope's)."""
+
+    def spans(printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
+        from rrg.index.scopes import keep_spans
+        from rrg.rank.cheap_spans import spans_in_root
+
+        found = spans_in_root(served, query, printed)
+        if query == scope.query:
+            keep_spans(scope, found)
+        return found
 
     return spans

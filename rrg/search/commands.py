@@ -31,6 +31,7 @@ from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.candidates import (
     NothingMatches,
+    more_scope_spans,
     more_spans_of,
     rank_candidates,
     searched_files,
@@ -256,7 +257,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
 def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     """Search the files of a scope file in its order, as -q searches its ranking."""
     from rrg.index.scopes import read_scope
-    from rrg.index.served import ServedRoot
+    from rrg.index.served import ServedRoot, serve
 
     args = parse_rg_command(rg_args)
     plan = QueryPlan.make(rg, rg_args, args, request)
@@ -275,10 +276,12 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     if refused is not None:
         streams.err(refused.messages)
         return refused.code
-    # Where each file answers the recall's question best, kept with the scope (a query of
-    # its own, -q, asks another question: its files' first lines print).
-    spans = scope.spans if query == scope.query else None
-    run = OrderedRun(plan, files, query, served, with_filename=True, spans=spans)
+    # Where each file answers the recall's question best, kept with the scope; a file it
+    # holds none of (below the recall's head), or a query of its own (-q, another question),
+    # by the cheap scores of the cut files' passages.
+    spans = scope.spans if query == scope.query else {}
+    more = more_scope_spans(scope, serve(served.root, plan.spec), query) if query else None
+    run = OrderedRun(plan, files, query, served, with_filename=True, spans=spans, more_spans=more)
     result = search_in_order(run)
     if len(files) < len(scope.paths):
         result.facts.insert(

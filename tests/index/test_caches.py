@@ -648,3 +648,30 @@ def test_a_scope_keeps_where_its_files_answer(
     sidecar.write_text(json.dumps(meta))
     tampered = read_scope(str(target))
     assert tampered.spans == {} and tampered.query == "q" and tampered.paths == scope.paths
+
+
+def test_a_scopes_searches_add_their_spans_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spans a scope's search scored (files its recall held none of) are added to its
+    sidecar as the recall wrote its paths, read from another folder too (where
+    ``read_scope`` gives them as absolute paths); a sidecar that is not JSON is left be."""
+    from rrg.index.scopes import keep_spans, read_scope, write_scope
+
+    monkeypatch.setenv("RRG_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    target = write_scope("q", [b"a.py", b"b.py", b"c.py"], {b"a.py": [(1, 3)]})
+    keep_spans(read_scope(str(target)), {b"b.py": [(4, 9), (1, 2)]})
+    assert read_scope(str(target)).spans == {b"a.py": [(1, 3)], b"b.py": [(4, 9), (1, 2)]}
+    monkeypatch.chdir(tmp_path)
+    elsewhere = read_scope(str(target))
+    c_path = os.fsencode(project / "c.py")
+    assert c_path in elsewhere.paths
+    keep_spans(elsewhere, {c_path: [(7, 7)]})
+    monkeypatch.chdir(project)
+    assert read_scope(str(target)).spans[b"c.py"] == [(7, 7)]
+    target.with_suffix(".json").write_text("{not json")
+    keep_spans(read_scope(str(target)), {b"a.py": [(2, 2)]})
+    assert target.with_suffix(".json").read_text() == "{not json"

@@ -1183,7 +1183,7 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
 
     # The agent's protocol: a recall, then searches of its scope; the scope keeps where each
     # of its files answers the recall's question, so they print the same line; a question
-    # of their own (-q) asks another thing, so the files' first lines print.
+    # of their own (-q) asks another thing, and its own answer's line prints.
     recalled = run([*rrg_cmd(), "--recall", query, "--paragraphs", "0"], tree, env)
     assert recalled.returncode == 0, recalled.stderr
     scope = recalled.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
@@ -1191,11 +1191,13 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     assert scoped.returncode == 0, scoped.stderr
     assert scoped.stdout.splitlines(True)[0] == answer
     other = run(
-        [*rrg_cmd(), "--scope-file", scope, "-q", "bicycle", "-n", "--limit", "3", pattern],
+        [*rrg_cmd(), "--scope-file", scope, "-q", "render an HTML page template", "-n"]
+        + ["--limit", "3", pattern],
         tree,
         env,
     )
-    assert other.stdout.splitlines(True)[0] == rg_lines("-H", "-n")[0]
+    [render] = [line for line in rg_lines("-H", "-n") if b"render_template" in line]
+    assert other.stdout.splitlines(True)[0] == render
 
     # An embedded root: the stage reads no passage there (files are scored by their stored
     # ones); the lines come from the passages whose stored vectors answer best.
@@ -1241,6 +1243,17 @@ def test_files_below_the_head_print_the_lines_of_their_best_passage(
     # Their spans are kept with the query's order: asked again, nothing is scored again.
     again = run(q(query, "-n", "water"), tree, timed)
     assert again.stdout == out.stdout and b"more line spans" not in again.stderr, again.stderr
+    # The agent's protocol alike: a scope's search scores the files its recall did not,
+    # and keeps their spans in the scope's sidecar for its next search.
+    recalled = run([*rrg_cmd(), "--recall", query, "--paragraphs", "0"], tree, env)
+    scope = recalled.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    scoped = run([*rrg_cmd(), "--scope-file", scope, "-n", "water"], tree, timed)
+    assert scoped.returncode == 0, scoped.stderr
+    assert len(scoped.stdout.splitlines()) == 30 and b"import" not in scoped.stdout
+    assert b"more line spans" in scoped.stderr
+    scoped_again = run([*rrg_cmd(), "--scope-file", scope, "-n", "water"], tree, timed)
+    assert scoped_again.stdout == scoped.stdout
+    assert b"more line spans" not in scoped_again.stderr, scoped_again.stderr
 
 
 def test_json_prints_the_chosen_lines_and_counts_what_it_printed(
