@@ -89,6 +89,18 @@ def test_a_handed_search_gives_its_own_process_answer(
         assert there.returncode == alone.returncode, (args, there.stderr, alone.stderr)
         assert _same(there.stdout) == _same(alone.stdout), args
         assert there.stderr == alone.stderr, args
+    # A scope's search too (it scores the passages of files its recall did not).
+    recalled = run([*rrg_cmd(), "--recall", "Holmes", "--paragraphs", "0"], corpus, here)
+    scope = recalled.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    before = len(_rg_parents(resident))
+    there = run([*rrg_cmd(), "--scope-file", scope, "-n", "Watson"], corpus, resident)
+    assert server in _rg_parents(resident)[before:], "a scope's search not handed over"
+    alone = run([*rrg_cmd(), "--scope-file", scope, "-n", "Watson"], corpus, here)
+    assert (there.returncode, there.stdout, there.stderr) == (
+        alone.returncode,
+        alone.stdout,
+        alone.stderr,
+    )
 
 
 def test_stdin_patterns_and_a_closed_reader(corpus: Path, resident: dict[str, str]) -> None:
