@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,19 +56,26 @@ def scope_files() -> list[Path]:
     return [p for p in out if p.exists()]
 
 
-def prune_scopes(keep: int = MAX_SCOPES) -> None:
-    """Delete all but the ``keep`` newest scopes, one pruner at a time."""
-    folder = scope_folder()
+@contextlib.contextmanager
+def _one_writer(folder: Path) -> Iterator[None]:
+    """The scope folder's lock, held: one process at a time prunes it or edits a sidecar."""
     fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def prune_scopes(keep: int = MAX_SCOPES) -> None:
+    """Delete all but the ``keep`` newest scopes, one pruner at a time."""
+    folder = scope_folder()
+    with _one_writer(folder):
         numbered = _numbered(folder)
         for _, path in numbered[: max(0, len(numbered) - keep)]:
             for doomed in (path.with_suffix(".json"), path):
                 with contextlib.suppress(FileNotFoundError):
                     doomed.unlink()
-    finally:
-        os.close(fd)
 
 
 def write_scope(
@@ -123,22 +131,16 @@ def keep_spans(scope: Scope, spans: dict[bytes, list[tuple[int, int]]]) -> None:
         return os.fsdecode(path)
 
     try:
-        fd = os.open(scope.path.parent / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        meta = json.loads(sidecar.read_text())
-        if not isinstance(meta, dict) or not isinstance(meta.get("spans", {}), dict):
-            return
-        kept = meta.setdefault("spans", {})
-        for path, found in spans.items():
-            kept[as_written(path)] = [list(span) for span in found]
-        atomic_write_bytes(sidecar, json.dumps(meta).encode())
+        with _one_writer(scope.path.parent):
+            meta = json.loads(sidecar.read_text())
+            if not isinstance(meta, dict) or not isinstance(meta.get("spans", {}), dict):
+                return
+            kept = meta.setdefault("spans", {})
+            for path, found in spans.items():
+                kept[as_written(path)] = [list(span) for span in found]
+            atomic_write_bytes(sidecar, json.dumps(meta).encode())
     except (OSError, ValueError):
         pass
-    finally:
-        os.close(fd)
 
 
 def read_scope(file: str) -> Scope:
