@@ -23,7 +23,7 @@ from rrg import timings
 from rrg.cachedir import index_file
 from rrg.errors import RrgError
 from rrg.index.caches import record_root, remove_stale_roots
-from rrg.index.refresh import Listing, RefreshReport, refresh, stat_listing
+from rrg.index.refresh import Listing, RefreshReport, open_view, refresh, stat_listing
 from rrg.index.vectors import VectorCache
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
@@ -59,6 +59,11 @@ class ServedRoot:
     def vectors(self) -> VectorCache:
         """The root's vector cache: OSError or RrgError as ``index_path``."""
         return VectorCache(self.index_path)
+
+    def view(self) -> IndexView | None:
+        """The root's index as it stands, read without the writer lock (``open_view``);
+        None where there is none yet or it cannot be read as is."""
+        return open_view(self.index_path, static_table(self.encoder).shape[0])
 
     def prepare_model(self, show_progress: bool) -> bool:
         """Distil the model's static table where this machine has none yet (once a machine:

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rrg.index.refresh import open_view
 from rrg.index.served import ServedRoot
-from rrg.model.static_table import static_table, static_table_path
 from rrg.paths import relative_to
+from rrg.rank.files import model_ready
 from rrg.rank.head_passages import passages_of, stage_scorer
 from rrg.rank.passage_order import line_spans
 from rrg.rank.query import Query
@@ -52,10 +51,8 @@ def spans_in_root(
     """``cheap_line_spans`` where no ranking ran (a scope's search): the static vectors
     read with the root's index as it stands; BM25 alone where it has none, or the model's
     static table was never made (making it takes 15-30 s, a search's first)."""
-    piece_idf = None
-    if static_table_path(served.spec).is_file():
-        view = open_view(served.index_path, static_table(served.encoder).shape[0])
-        piece_idf = view.piece_idf if view is not None else None
+    view = served.view() if model_ready(served.spec) else None
+    piece_idf = view.piece_idf if view is not None else None
     return cheap_line_spans(served, Query.of(query), piece_idf, TUNING, printed)
 
 

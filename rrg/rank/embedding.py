@@ -37,14 +37,13 @@ from rrg.index.embedded import (
     remove_parts,
     write_part,
 )
-from rrg.index.refresh import open_view, read_head
+from rrg.index.refresh import read_head
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_TEXT, builder_running, busy_reason, writer_busy, writer_lock
 from rrg.index.textstats import decode, looks_binary
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
-from rrg.model.static_table import static_table
 from rrg.progress import Progress
 from rrg.rank import passages
 from rrg.rank.code_passages import cut_passages
@@ -313,7 +312,7 @@ def embed_status(served: ServedRoot) -> str | None:
         return None
     model = embedding_model(served.spec)
     held = load_embedded(index_path, model) or Embedded([])
-    view = open_view(index_path, static_table(served.encoder).shape[0])
+    view = served.view()
     if view is None:
         return "unreadable index: the next rrg --index rebuilds it and embeds anew"
     text_rows = np.flatnonzero(view.kinds == KIND_TEXT).tolist()

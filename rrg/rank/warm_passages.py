@@ -40,12 +40,10 @@ import xxhash
 from rrg.environment import embed_ahead_most, passages_ahead
 from rrg.errors import RrgError
 from rrg.index.definitions import is_code
-from rrg.index.refresh import open_view
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_TEXT, builder_running
 from rrg.index.vectors import LOCK_WAIT_S
 from rrg.index.view import IndexView
-from rrg.model.static_table import static_table
 from rrg.rank.code_passages import blank_line_passages, cut_passages
 from rrg.rank.code_priors import secondary_kinds
 from rrg.rank.embedding import is_embedded
@@ -151,7 +149,7 @@ def needs_warming(served: ServedRoot, view: IndexView, tuning: Tuning = TUNING) 
 def warm_status(served: ServedRoot, tuning: Tuning = TUNING) -> str:
     """Whether the root's passages are computed ahead, as ``--index-status`` says it."""
     try:
-        view = open_view(served.index_path, static_table(served.encoder).shape[0])
+        view = served.view()
         if view is None:
             return "no (the index cannot be read)"
         if view.n_text < WARM_FROM_FILES:

@@ -131,17 +131,19 @@ def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], dict[bytes, list[
 
 
 def more_scope_spans(
-    scope: Scope, served: ServedRoot, query: str
+    scope: Scope, asked: ServedRoot, query: str
 ) -> Callable[[list[bytes]], dict[bytes, list[tuple[int, int]]]]:
     """Where the files a scope's search cuts answer ``query`` best, for those the scope
-    holds no spans of (``rrg.rank.cheap_spans``); kept in the scope's sidecar where the
-    query is the one the scope was recalled for (another query's are not the scope's)."""
+    holds no spans of (``rrg.rank.cheap_spans``, in the index that serves ``asked``); kept
+    in the scope's sidecar where the query is the one the scope was recalled for (another
+    query's are not the scope's)."""
 
     def spans(printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
         from rrg.index.scopes import keep_spans
+        from rrg.index.served import serve
         from rrg.rank.cheap_spans import spans_in_root
 
-        found = spans_in_root(served, query, printed)
+        found = spans_in_root(serve(asked.root, asked.spec), query, printed)
         if query == scope.query:
             keep_spans(scope, found)
         return found

@@ -257,7 +257,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
 def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     """Search the files of a scope file in its order, as -q searches its ranking."""
     from rrg.index.scopes import read_scope
-    from rrg.index.served import ServedRoot, serve
+    from rrg.index.served import ServedRoot
 
     args = parse_rg_command(rg_args)
     plan = QueryPlan.make(rg, rg_args, args, request)
@@ -280,7 +280,7 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     # holds none of (below the recall's head), or a query of its own (-q, another question),
     # by the cheap scores of the cut files' passages.
     spans = scope.spans if query == scope.query else {}
-    more = more_scope_spans(scope, serve(served.root, plan.spec), query) if query else None
+    more = more_scope_spans(scope, served, query) if query else None
     run = OrderedRun(plan, files, query, served, with_filename=True, spans=spans, more_spans=more)
     result = search_in_order(run)
     if len(files) < len(scope.paths):
