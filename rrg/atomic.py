@@ -8,6 +8,7 @@ import errno
 import os
 import shutil
 import tempfile
+import tokenize
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +41,12 @@ def new_folder(parent: Path, name: str) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+#: What ``np.load`` raises on a file that is not an array as ``save_array`` left it: cut
+#: short (ValueError; EOFError when empty), or a header whose text no longer parses (its
+#: dict is read with Python's tokenizer and ``ast``) or names no dtype.
+NOT_AN_ARRAY = (ValueError, EOFError, SyntaxError, tokenize.TokenError, TypeError)
 
 
 def save_array(path: Path, array: object) -> None:

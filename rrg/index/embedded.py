@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from rrg.atomic import new_folder, save_array
+from rrg.atomic import NOT_AN_ARRAY, new_folder, save_array
 
 #: Bump when a part's arrays change meaning; parts of another format are not served.
 EMBED_FORMAT = 1
@@ -113,7 +113,7 @@ def open_part(folder: Path, model: str) -> Part:
         if not folder.is_dir():
             raise
         raise PartDamaged(f"part {folder.name}: a file is missing") from None
-    except (ValueError, OSError, json.JSONDecodeError) as err:
+    except (*NOT_AN_ARRAY, OSError) as err:  # JSONDecodeError is a ValueError
         raise PartDamaged(f"part {folder.name}: {err}") from err
     if meta.get("format") != EMBED_FORMAT or meta.get("model") != model:
         raise PartDamaged(f"part {folder.name}: made by another rrg or model")

@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from rrg.atomic import new_folder, save_array
+from rrg.atomic import NOT_AN_ARRAY, new_folder, save_array
 
 #: Most documents in one segment (dead ones included): local document ids fit in uint16.
 SEGMENT_DOCS = 65536
@@ -153,7 +153,7 @@ def open_segment(folder: Path) -> Segment:
             if not folder.is_dir():
                 raise
             raise SegmentDamaged(f"segment {folder.name}: {name}.npy is missing") from None
-        except ValueError as err:  # truncated, or not an array file at all
+        except NOT_AN_ARRAY as err:  # cut short, or not an array file at all
             raise SegmentDamaged(f"segment {folder.name}: {name}.npy: {err}") from err
     _check_shapes(folder.name, arrays)
     return Segment(folder.name, arrays, open(folder / "static.npy", "rb"))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.atomic import NOT_AN_ARRAY
 from rrg.errors import RrgError
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
@@ -62,7 +63,7 @@ def _kept(cache: Path) -> np.ndarray | None:
         # Memory-mapped float16: a query touches only its own tokens' rows, and
         # arithmetic on them promotes to float32 where it meets the float32 weights.
         table = np.load(cache, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError):
+    except (OSError, *NOT_AN_ARRAY):
         return None
     # A model narrower than STATIC_DIMS keeps all its dimensions.
     wide = table.ndim == 2 and 0 < table.shape[1] <= STATIC_DIMS
@@ -142,7 +143,7 @@ def _moved_from_cache_dir(spec: ModelSpec, target: Path) -> np.ndarray | None:
         atomic_write_bytes(target, legacy.read_bytes())
         legacy.unlink()
         return np.load(target, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError, RrgError):
+    except (OSError, *NOT_AN_ARRAY, RrgError):
         return None
 
 

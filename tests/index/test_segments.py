@@ -163,7 +163,7 @@ def test_a_segment_removed_under_a_reader_stays_readable(
     assert all(np.array_equal(a, b) for a, b in zip(before[1], after[1], strict=True))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "missing", "garbage"])
+@pytest.mark.parametrize("damage", ["truncated", "missing", "garbage", "empty", "header"])
 def test_a_damaged_segment_is_reported_once_and_rebuilt(
     damage: str, tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -176,6 +176,11 @@ def test_a_damaged_segment_is_reported_once_and_rebuilt(
             fh.truncate(target.stat().st_size // 2)
     elif damage == "missing":
         target.unlink()
+    elif damage == "empty":  # np.load raises EOFError
+        target.write_bytes(b"")
+    elif damage == "header":  # its dict left open: numpy's tokenizer raises TokenError
+        data = target.read_bytes()
+        target.write_bytes(data.replace(b"}", b" ", 1))
     else:
         target.write_bytes(b"not an array at all")
     out = run([*rrg_cmd(), "-q", "flood delta", "--files"], tree, env)
