@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import sys
+import typing
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from rrg.api import open_project
 from rrg.errors import RrgError
-from rrg.server.tools import FILES_HELP, RECALL_HELP, SEARCH_HELP, Answer, ToolInputError, Tools
+from rrg.server.tools import (
+    FILES_HELP,
+    PARAMETER_HELP,
+    RECALL_HELP,
+    SEARCH_HELP,
+    Answer,
+    ToolInputError,
+    Tools,
+)
 
 
 def serve(root: str) -> int:
@@ -31,7 +41,21 @@ def serve(root: str) -> int:
         raise RrgError(
             f"--mcp needs the MCP SDK ({err.name} is missing): pip install '.[mcp]'"
         ) from None
-    from pydantic import ValidationError
+    from pydantic import Field, ValidationError
+
+    def described(function: Callable[..., Answer]) -> inspect.Signature:
+        """The function's signature, each parameter's type annotated with its
+        ``PARAMETER_HELP``: the SDK reads the schema from it."""
+        hints = typing.get_type_hints(function)
+        signature = inspect.signature(function)
+        return signature.replace(
+            parameters=[
+                p.replace(
+                    annotation=Annotated[hints[p.name], Field(description=PARAMETER_HELP[p.name])]
+                )
+                for p in signature.parameters.values()
+            ]
+        )
 
     class OneLineServer(MCPServer):
         """The SDK's server, its refusal of a call's arguments said in one line."""
@@ -78,6 +102,7 @@ def serve(root: str) -> int:
                 structured_content=answer.data,
             )
 
+        tool.__signature__ = described(function)  # type: ignore[attr-defined]
         return tool
 
     for function, help_text in (

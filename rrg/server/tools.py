@@ -56,6 +56,26 @@ RECALL_HELP = (
 )
 
 
+#: What each tool parameter means, for the schema an agent host shows its model (the tool's
+#: text names them in capitals; a bare "Globs" or "Limit" says nothing of their form).
+PARAMETER_HELP = {
+    "query": "What you look for, in a few words or a question ('where are retries configured').",
+    "pattern": (
+        "A Rust regex, as rg takes it ('retry|backoff', 'def \\w+'); leave it out for the "
+        "most relevant passages instead of matching lines."
+    ),
+    "path": "A file or folder inside the project to search, relative to it (default: all of it).",
+    "globs": (
+        "rg -g globs that choose the files ('*.py', 'src/**'); a leading ! leaves files out "
+        "('!tests/**')."
+    ),
+    "limit": (
+        f"How many matching lines (search; default {SEARCH_LINES}), passages (search without "
+        f"a pattern; default {SEARCH_LINES}) or files (files; default {FILES}) to give."
+    ),
+}
+
+
 #: How the command line prints passages into a pipe (no heading, no colour).
 _PIPED = PassageStyle(heading=False, numbers=False, palette=None)
 

@@ -85,6 +85,14 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         tools = {tool.name: tool for tool in listed.tools}
         assert set(tools) == {"search", "files", "recall"}
         assert all(len(tool.description) > 80 for tool in tools.values())
+        # Each parameter says what it takes: the schema is what a host shows its model.
+        described = {
+            (tool.name, name): field.get("description", "")
+            for tool in tools.values()
+            for name, field in tool.input_schema["properties"].items()
+        }
+        assert len(described) == 10 and all(len(text) > 30 for text in described.values())
+        assert "!" in described["search", "globs"], described
         files = await client.call_tool("files", {"query": query, "limit": 5})
         assert not files.is_error, _text(files)
         got = _text(files).splitlines()
