@@ -321,7 +321,6 @@ class OrderedSearch:
         the places ``segments`` gives, where given); True when rg reported an error that
         stands (a file that vanished since the count pass is no error, as in a walk)."""
         marks = MARK_FLAGS if self.excerpt and not json_mode else []
-        cmd = self._cmd([*marks, *extra], files)
         piped = (
             json_mode
             or bool(self.excerpt)
@@ -329,6 +328,8 @@ class OrderedSearch:
             or streams.capturing()
             or segments is not None
         )
+        shown = self._as_on_terminal() if piped and self.terminal and not json_mode else []
+        cmd = self._cmd([*shown, *marks, *extra], files)
         proc = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE if piped else None,
@@ -343,6 +344,22 @@ class OrderedSearch:
         elif piped:
             self._relay(proc, segments)
         return proc.wait() == EXIT_ERROR and messages.finish()
+
+    def _as_on_terminal(self) -> list[str]:
+        """The flags that make rg print into a pipe as it prints on the user's terminal: rg
+        heads, numbers and colours its lines only where it writes to one itself, and a run
+        whose output rrg reads (to keep a file's chosen lines, take off --stats, count the
+        records of --files-without-match) writes to a pipe. Each only where the user's
+        flags leave it on, as rg's own reading would; the excerpt's marks bring their own
+        colours."""
+        flags = []
+        if self.args.heading(True):
+            flags.append("--heading")
+        if self.args.line_numbers(True):
+            flags.append("--line-number")
+        if self.args.colour_wanted(True) and not self.excerpt:
+            flags.append("--color=always")
+        return flags
 
     def _stdout(
         self, proc: subprocess.Popen[bytes], segments: Segments | None = None
@@ -545,9 +562,13 @@ class OrderedSearch:
             return self._run_direct(paths)
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None
+        shown = self._as_on_terminal() if piped and self.terminal else []
         for group, _ in self._counted_groups(paths, result, per_file=True):
             proc = subprocess.Popen(
-                self._cmd([], group), stdout=piped, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+                self._cmd(shown, group),
+                stdout=piped,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
             )
             messages = StderrFilter(proc, set(group))
             if piped:
@@ -564,9 +585,10 @@ class OrderedSearch:
         line_end = b"\0" if self.args.nul_ended else b"\n"
         # A path alone ends with NUL under --null; a count ends its line ("path\0N\n").
         sep = line_end if counts or not self.args.has("--null") else b"\0"
+        shown = self._as_on_terminal() if self.terminal else []
         for batch in batches(paths):
             proc = subprocess.Popen(
-                self._cmd([], batch),
+                self._cmd(shown, batch),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 stdin=subprocess.DEVNULL,

@@ -1208,6 +1208,36 @@ def test_a_file_cut_by_the_cap_prints_the_lines_of_its_best_passage(
     assert out.stdout.splitlines(True)[0] == answer
 
 
+def test_on_a_terminal_a_capped_search_prints_as_rg_prints_there(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """rg heads, numbers and colours its lines only where it writes to a terminal itself;
+    the runs whose output rrg reads (a cut file's chosen lines, a --stats block taken off,
+    --files-without-match's records counted) write to a pipe. On a terminal they printed
+    bare ``path:text`` lines, and with headings assumed the chosen lines were told apart
+    wrong (16 lines at --limit 6 on gin). They print now what those flags print, given in
+    a pipe; -N and --color=never still win."""
+    tree = make_code_tree(tmp_path / "code")
+    seen = {**env, "TERM": "xterm"}
+    query = "parse the configuration file into settings"
+    for flags, pattern, defs in (
+        ([], r"def \w+", 3),
+        (["--stats"], r"def \w+", 3),
+        (["-N", "--color=never"], r"def \w+", 3),
+        (["-c", "--stats"], r"def \w+", 0),
+        (["--files-without-match"], "config", 0),
+    ):
+        code, shown = on_a_terminal(q(query, *flags, "--limit", "3", pattern), tree, seen)
+        tty = ["--heading", *(["-n"] if "-N" not in flags else []), "--color=always"]
+        piped = run(q(query, *tty, *flags, "--limit", "3", pattern), tree, seen)
+        assert code == piped.returncode == 0, piped.stderr
+        # --stats' timings differ run to run.
+        untimed = [line for line in shown.split(b"\r\n") if b"seconds" not in line]
+        assert untimed == [line for line in piped.stdout.split(b"\n") if b"seconds" not in line]
+        assert (b"\x1b[" in shown) == ("--color=never" not in flags), flags
+        assert shown.count(b"def ") == defs, shown
+
+
 def test_files_below_the_head_print_the_lines_of_their_best_passage(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
