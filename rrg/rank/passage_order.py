@@ -12,6 +12,7 @@ import numpy as np
 from rrg.index.definitions import defined_names
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passages import ScoredPassages
+from rrg.rank.preamble import is_preamble
 from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
 
@@ -77,15 +78,25 @@ def _best_first(
     ties: np.ndarray | None = None,
 ) -> list[int]:
     """The passages by ``keys``, each function's first passage raised to its later parts'
-    best (``as_their_functions``), equal keys by ``ties`` (else in order), then the
-    definitions of the names the query asks for first (``definitions_first``)."""
+    best (``as_their_functions``), equal keys by ``ties`` (else in order), a file's
+    preamble after every other passage (``rrg.rank.preamble``), then the definitions of the
+    names the query asks for first (``definitions_first``)."""
     keys = np.round(as_their_functions(keys, scored.paragraphs, scored.owners), 6)
     order = order_by(keys) if ties is None else np.lexsort((-ties, -keys))
     best: list[int] = order.tolist()
+    preambles = {k for k in best if _is_preamble(scored.paragraphs[k])}
+    if preambles:
+        best = [k for k in best if k not in preambles] + [k for k in best if k in preambles]
     names = _asked_names(query)
     if names:
         best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
     return best
+
+
+def _is_preamble(passage: Paragraph) -> bool:
+    """A passage above a file's first definition that holds only its imports and licence
+    (a definition's own passage never is one)."""
+    return not passage.name and not passage.within and is_preamble(passage.text)
 
 
 def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None:

@@ -1238,6 +1238,33 @@ def test_on_a_terminal_a_capped_search_prints_as_rg_prints_there(
         assert shown.count(b"def ") == defs, shown
 
 
+def test_a_files_licence_and_imports_are_its_last_passage(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A module's imports name what it is about, so its head (licence, imports) was often
+    scored its best passage and printed first; it now comes after the module's others
+    (``rrg.rank.preamble``): the passage shown, and the line a cut file prints, come from
+    the function. A module that holds nothing else still shows its head."""
+    tree = tmp_path / "web"
+    tree.mkdir()
+    (tree / "responses.py").write_text(
+        "# Copyright 2024 Example Corp. Licensed under the MIT licence.\n"
+        "import json\nfrom render import json_render, json_response, render_json\n"
+        "from response import json_response_headers, response_json\n\n\n"
+        "def write_json(handler, payload):\n"
+        '    """Render the payload as the body of a JSON response."""\n'
+        "    handler.write(json.dumps(payload))\n"
+    )
+    (tree / "reexports.py").write_text("from responses import write_json\nimport render\n")
+    out = run(q("render a json response", "--limit", "2"), tree, env)
+    assert out.returncode == 0, out.stderr
+    blocks = out.stdout.decode().split("\n")
+    assert blocks[0] == "responses.py:7-9:" and "def write_json" in blocks[1], out.stdout
+    assert "reexports.py:1-2:" in blocks, out.stdout  # its head is all it holds
+    lines = run(q("render a json response", "-n", "--limit", "2", "json"), tree, env)
+    assert lines.stdout.splitlines()[0] == b"responses.py:7:def write_json(handler, payload):"
+
+
 def test_files_below_the_head_print_the_lines_of_their_best_passage(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
