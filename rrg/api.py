@@ -28,7 +28,7 @@ from pathlib import Path
 from rrg import defaults, streams
 from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
-from rrg.output.notices import files_printed
+from rrg.output.notices import PARAMETERS, files_printed
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
@@ -254,7 +254,7 @@ class Project:
                 spans=ranking.spans,
                 more_spans=more_spans_of(ranking),
             )
-            result = search_in_order(run, printed.extend)
+            result = search_in_order(run, printed.extend, PARAMETERS)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]
         return SearchResult(matches, [*notices, *result.facts])
 

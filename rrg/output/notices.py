@@ -6,8 +6,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rrg import streams
+
+if TYPE_CHECKING:
+    from rrg.rg.ordered import HeldBack
 
 
 def report_facts(facts: list[str], json_mode: bool) -> None:
@@ -18,6 +23,43 @@ def report_facts(facts: list[str], json_mode: bool) -> None:
         message = {"type": "rrg", "data": {"notices": facts}}
         streams.out(json.dumps(message, separators=(",", ":")).encode() + b"\n")
     streams.err("".join(f"[rrg: {fact}]\n" for fact in facts).encode())
+
+
+@dataclass(frozen=True)
+class CapWords:
+    """How a front end names what the cap's notice points to: the command line's options,
+    or the parameters of the library's and the MCP tools' calls (an agent told "-m N" over
+    MCP had no such thing to set)."""
+
+    limit: str  # the setting that raises the cap
+    per_file: str | None  # the one that sets a count a file; None where there is none
+
+
+COMMAND_LINE = CapWords("--limit", "-m N")
+PARAMETERS = CapWords("limit", None)
+
+
+def cap_reached(cap: int, held: HeldBack | None, words: CapWords) -> str:
+    """The notice of a search the cap stopped: where the per-file share held lines back,
+    how many in how many files, and whether the shares' rest went to the best files (the
+    notice then says so rather than "at most 1 line a file" above a file's 6 lines)."""
+    spread = ""
+    if held is not None:
+        each = f"{held.share} line{'s' * (held.share > 1)} a file"
+        how = (
+            f"{each} first so that more files show, then the rest to the best files"
+            if held.rest_to_best
+            else f"at most {each} so that more files show"
+        )
+        own = f"; {words.per_file} sets your own count a file" if words.per_file else ""
+        spread = (
+            f", {how} ({held.lines} matching line{'s' * (held.lines > 1)} held back in "
+            f"{held.files} file{'s' * (held.files > 1)}{own})"
+        )
+    return (
+        f"stopped at {words.limit} {cap}{spread}; more matches may follow: raise "
+        f"{words.limit} (0 = no cap) or narrow the pattern"
+    )
 
 
 def files_printed(shown: int, total: int, ranked: int) -> str:

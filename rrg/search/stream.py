@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rrg.output import reports
+from rrg.output.notices import COMMAND_LINE, CapWords, cap_reached
 from rrg.rg.args import RECORD_MODES
 from rrg.rg.ordered import OrderedSearch, StreamResult, StreamSettings
 from rrg.search.plan import OrderedRun
@@ -12,10 +13,13 @@ from rrg.search.reranked import rerank
 
 
 def search_in_order(
-    run: OrderedRun, write: Callable[[bytes], None] = reports.passed_on
+    run: OrderedRun,
+    write: Callable[[bytes], None] = reports.passed_on,
+    words: CapWords = COMMAND_LINE,
 ) -> StreamResult:
     """Run rg over files in this order with the cap (the pattern checked before: see
-    ``rrg.rg.preflight``); what it prints goes to ``write`` (the library collects it)."""
+    ``rrg.rg.preflight``); what it prints goes to ``write`` (the library collects it), and
+    the cap's notice names the settings in the caller's ``words``."""
     plan = run.plan
     args, cap, excerpt = plan.args, plan.request.line_cap, plan.excerpt
     settings = StreamSettings(
@@ -42,27 +46,7 @@ def search_in_order(
         result = search.run_lines(run.files)
     search.write_stats()
     if result.capped:
-        spread = ""
-        held = result.held
-        if held is not None:
-            # Where the shares left room, the best files printed more than their share: the
-            # notice says so rather than "at most 1 line a file" above a file's 6 lines.
-            each = f"{held.share} line{'s' * (held.share > 1)} a file"
-            how = (
-                f"{each} first so that more files show, then the rest to the best files"
-                if held.rest_to_best
-                else f"at most {each} so that more files show"
-            )
-            spread = (
-                f", {how} "
-                f"({held.lines} matching line{'s' * (held.lines > 1)} held back in {held.files} "
-                f"file{'s' * (held.files > 1)}; -m N sets your own "
-                "count a file)"
-            )
-        result.facts.append(
-            f"stopped at --limit {cap}{spread}; more matches may follow: raise --limit "
-            "(0 = no cap) or narrow the pattern"
-        )
+        result.facts.append(cap_reached(cap, result.held, words))
     if search.lines_cut:
         result.facts.append(
             f"{search.lines_cut} long lines cut to {excerpt} characters around their match, "

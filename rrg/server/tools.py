@@ -71,7 +71,8 @@ PARAMETER_HELP = {
     ),
     "limit": (
         f"How many matching lines (search; default {SEARCH_LINES}), passages (search without "
-        f"a pattern; default {SEARCH_LINES}) or files (files; default {FILES}) to give."
+        f"a pattern; default {SEARCH_LINES}) or files (files; default {FILES}) to give; 0: "
+        f"as many as an answer holds ({MAX_LINES:,} lines, {MAX_FILES:,} files)."
     ),
 }
 
@@ -252,11 +253,13 @@ def _query(query: str) -> str:
 
 
 def _bounded(value: int | None, default: int, most: int, name: str) -> int:
+    """The count asked for; 0 (the cap's notice says "0 = no cap", as the command line's
+    --limit takes it) is the most an answer holds."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-        raise ToolInputError(f"rrg: {name} must be a whole number from 1 to {most}, not {value!r}")
-    return value
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise ToolInputError(f"rrg: {name} must be a whole number from 0 to {most}, not {value!r}")
+    return value or most
 
 
 def _cut(text: str) -> str:

@@ -79,9 +79,16 @@ def test_search_gives_the_command_lines_lines(
     got = [(m.path, str(m.line_number), m.text) for m in result.matches]
     assert got == expected
     assert len(got) == 5
-    # The cap's notice, as the command line says it on stderr.
-    assert any(n.startswith("stopped at --limit 5") for n in result.notices)
-    assert "stopped at --limit 5" in cli.stderr.decode()
+    # The cap's notice, as the command line says it on stderr, in the call's own words:
+    # its parameter, and no -m to set (an agent over MCP had none).
+    [notice] = [n for n in result.notices if n.startswith("stopped at")]
+    said = cli.stderr.decode()
+    assert notice.startswith("stopped at limit 5, 1 line a file first so that more files")
+    assert "raise limit (0 = no cap)" in notice and "-m N" not in notice
+    assert "stopped at --limit 5, 1 line a file first" in said and "-m N sets" in said
+    assert notice == said.strip()[6:-1].replace("--limit", "limit").replace(
+        "; -m N sets your own count a file", ""
+    )
     first = result.matches[0]
     start, end = first.spans[0]
     assert re.fullmatch("retry|backoff", first.text.encode()[start:end].decode())

@@ -139,7 +139,7 @@ def test_bad_input_is_a_tool_error_and_the_server_lives_on(
             ({"query": "x", "path": str(outside)}, "outside the project"),
             ({"query": "x", "path": "src/missing"}, "no such file"),
             ({"query": "x", "path": "src\0x"}, "no NUL byte"),
-            ({"query": "x", "limit": 0}, "limit must be"),
+            ({"query": "x", "limit": -1}, "limit must be"),
             ({"query": "x", "limit": 100_000}, "limit must be"),
             ({"query": "   "}, "query is empty"),
             ({"query": "x", "limit": "ten"}, "limit: Input should be a valid integer"),
@@ -211,13 +211,19 @@ def test_answers_are_bounded_and_say_what_was_cut(tmp_path: Path, env: dict[str,
         )
 
     async def session(client: Any) -> None:
-        result = await client.call_tool(
-            "search", {"query": "timeouts", "pattern": "timeout", "limit": 2000}
-        )
-        text = _text(result)
-        assert not result.is_error
-        assert len(text) < 21_000
-        assert "[rrg: answer cut at 20000 characters" in text
+        # The cap's notice names the tool's parameter, and what it says works: 0, as much
+        # as an answer holds (the command line's "0 = no cap"); no -m to set over MCP.
+        capped = await client.call_tool("search", {"query": "timeouts", "pattern": "timeout"})
+        said = [line for line in _text(capped).splitlines() if "stopped at" in line]
+        assert said and "raise limit (0 = no cap)" in said[0] and "-m N" not in said[0], said
+        for limit in (2000, 0):
+            result = await client.call_tool(
+                "search", {"query": "timeouts", "pattern": "timeout", "limit": limit}
+            )
+            text = _text(result)
+            assert not result.is_error
+            assert len(text) < 21_000
+            assert "[rrg: answer cut at 20000 characters" in text
 
     _serve(root, env, session)
 
