@@ -94,8 +94,8 @@ def _best_first(
 
 
 def _is_preamble(passage: Paragraph) -> bool:
-    """A passage above a file's first definition that holds only its imports and licence
-    (a definition's own passage never is one)."""
+    """A passage that holds only a file's imports and licence: what stands above its first
+    definition (a definition's own passage, or a later part of one, never is one)."""
     return not passage.name and not passage.within and is_preamble(passage.text)
 
 
