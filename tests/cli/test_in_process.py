@@ -88,7 +88,7 @@ def test_the_mcp_tools_answer_in_text_and_data(tree: Path) -> None:
     recall = tools.recall(QUERY)
     assert recall.text.startswith("src/config.py:\nLine 1-3: def load_config")
     assert tools.search(QUERY, pattern="nothing-like-this").text == "no match\n"
-    for bad in ({"pattern": "("}, {"path": "../x"}, {"limit": 0}, {"globs": [""]}):
+    for bad in ({"pattern": "("}, {"path": "../x"}, {"limit": -1}, {"globs": [""]}):
         with pytest.raises(ToolInputError) as err:
             tools.search(QUERY, **bad)  # type: ignore[arg-type]
         assert str(err.value).startswith("rrg: ") and "\n" not in str(err.value)
