@@ -42,7 +42,8 @@ SEARCH_HELP = (
     "match in the passage that answers best. Without a pattern: the passages "
     "most relevant to the query, as path and line range then the text. Use it for a "
     "question you can also name words for ('retry on timeout' with pattern "
-    "'retry|backoff'). Notices in [rrg: ...] lines say what was capped or cut; narrow "
+    "'retry|backoff', IGNORE_CASE for -i; RERANK puts the lines that answer first). "
+    "Notices in [rrg: ...] lines say what was capped or cut; narrow "
     "PATH or GLOBS, or sharpen the pattern, when they do."
 )
 FILES_HELP = (
@@ -73,6 +74,12 @@ PARAMETER_HELP = {
         f"How many matching lines (search; default {SEARCH_LINES}), passages (search without "
         f"a pattern; default {SEARCH_LINES}) or files (files; default {FILES}) to give; 0: "
         f"as many as an answer holds ({MAX_LINES:,} lines, {MAX_FILES:,} files)."
+    ),
+    "ignore_case": "Match the pattern whatever the case of its letters (rg's -i).",
+    "rerank": (
+        "Order the matching lines themselves by the query, best first, each with its score "
+        "(rrg's --rerank: up to 500 matches read by the model): for a question with one "
+        "answer, not for listing every match."
     ),
 }
 
@@ -107,10 +114,15 @@ class Tools:
         path: str | None = None,
         globs: list[str] | None = None,
         limit: int | None = None,
+        ignore_case: bool = False,
+        rerank: bool = False,
     ) -> Answer:
         lines = _bounded(limit, SEARCH_LINES, MAX_LINES, "limit")
         where, chosen = self._paths(path), tuple(globs or ())
         query = _query(query)
+        if pattern is None and (ignore_case or rerank):
+            asked = "ignore_case" if ignore_case else "rerank"
+            raise ToolInputError(f"rrg: {asked} applies to a pattern's matching lines: give one")
         if pattern is None:
             found = _asked(
                 lambda: self.project.passages(query, limit=lines, paths=where, globs=chosen)
@@ -124,7 +136,15 @@ class Tools:
         if not pattern:
             raise ToolInputError("rrg: the pattern is empty: give a regex, or none")
         result = _asked(
-            lambda: self.project.search(query, pattern, limit=lines, paths=where, globs=chosen)
+            lambda: self.project.search(
+                query,
+                pattern,
+                limit=lines,
+                paths=where,
+                globs=chosen,
+                ignore_case=ignore_case,
+                rerank=rerank,
+            )
         )
         shown = [_line(m) for m in result.matches]
         cut = sum(was_cut for _, was_cut in shown)

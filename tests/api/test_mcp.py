@@ -91,7 +91,7 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
             for tool in tools.values()
             for name, field in tool.input_schema["properties"].items()
         }
-        assert len(described) == 10 and all(len(text) > 30 for text in described.values())
+        assert len(described) == 12 and all(len(text) > 30 for text in described.values())
         assert "!" in described["search", "globs"], described
         files = await client.call_tool("files", {"query": query, "limit": 5})
         assert not files.is_error, _text(files)
@@ -117,6 +117,18 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         assert named and all(ln.startswith("docs/") for ln in named), _text(passages)
         blocks = passages.structured_content["passages"]
         assert [f"{p['path']}:{p['start_line']}-{p['end_line']}:" for p in blocks] == named
+        # rg's -i and rrg's --rerank, as the agent guide uses them.
+        either = await client.call_tool(
+            "search", {"query": query, "pattern": "TIMEOUT", "ignore_case": True}
+        )
+        assert not either.is_error and _text(either).startswith("src/retry.py:"), _text(either)
+        best = await client.call_tool(
+            "search", {"query": query, "pattern": "timeout", "rerank": True, "limit": 3}
+        )
+        assert not best.is_error, _text(best)
+        scores = [m["score"] for m in best.structured_content["matches"]]
+        assert len(scores) == 3 and scores == sorted(scores, reverse=True), scores
+        assert "[rrg: reranked top 3 of" in _text(best)
         recall = await client.call_tool("recall", {"query": query})
         assert not recall.is_error and "src/retry.py" in _text(recall)
         # The scope file it wrote lies in the user's cache: never named.
@@ -140,6 +152,7 @@ def test_bad_input_is_a_tool_error_and_the_server_lives_on(
             ({"query": "x", "path": "src/missing"}, "no such file"),
             ({"query": "x", "path": "src\0x"}, "no NUL byte"),
             ({"query": "x", "limit": -1}, "limit must be"),
+            ({"query": "x", "rerank": True}, "rerank applies to a pattern"),
             ({"query": "x", "limit": 100_000}, "limit must be"),
             ({"query": "   "}, "query is empty"),
             ({"query": "x", "limit": "ten"}, "limit: Input should be a valid integer"),
