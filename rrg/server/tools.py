@@ -172,11 +172,16 @@ class Tools:
         data = {"files": [asdict(f) for f in found.files], "total": found.total}
         return _answer(text, data, found.notices)
 
-    def recall(self, query: str) -> Answer:
-        """The entry points of ``rrg --recall``: the best passages of the best files,
-        grouped by file (files in order of their best passage, passages by line)."""
+    def recall(self, query: str, path: str | None = None, globs: list[str] | None = None) -> Answer:
+        """The entry points of ``rrg --recall QUERY [PATH]``: the best passages of the best
+        files, grouped by file (files in order of their best passage, passages by line)."""
         query = _query(query)
-        found = _asked(lambda: self.project.passages(query, limit=defaults.PARAGRAPHS))
+        where, chosen = self._paths(path), tuple(globs or ())
+        found = _asked(
+            lambda: self.project.passages(
+                query, limit=defaults.PARAGRAPHS, paths=where, globs=chosen
+            )
+        )
         text = entry_points(_printed(found.passages)).decode("utf-8", "surrogateescape")
         data = {"passages": [asdict(p) for p in found.passages]}
         return _answer(text, data, found.notices)

@@ -91,7 +91,7 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
             for tool in tools.values()
             for name, field in tool.input_schema["properties"].items()
         }
-        assert len(described) == 12 and all(len(text) > 30 for text in described.values())
+        assert len(described) == 14 and all(len(text) > 30 for text in described.values())
         assert "!" in described["search", "globs"], described
         files = await client.call_tool("files", {"query": query, "limit": 5})
         assert not files.is_error, _text(files)
@@ -129,6 +129,8 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         scores = [m["score"] for m in best.structured_content["matches"]]
         assert len(scores) == 3 and scores == sorted(scores, reverse=True), scores
         assert "[rrg: reranked top 3 of" in _text(best)
+        scoped = await client.call_tool("recall", {"query": query, "path": "docs"})
+        assert not scoped.is_error and _text(scoped).startswith("docs/retries.md:"), _text(scoped)
         recall = await client.call_tool("recall", {"query": query})
         assert not recall.is_error and "src/retry.py" in _text(recall)
         # The scope file it wrote lies in the user's cache: never named.
