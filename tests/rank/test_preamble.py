@@ -32,6 +32,10 @@ APACHE = """// Copyright 2018 The Abseil Authors.
         "/*\n * Licensed to the Apache Software Foundation (ASF) under one or more\n */\n"
         "package org.apache.commons.lang3;\n\nimport java.util.Objects;\n",
         "require 'json'\nrequire_relative 'helpers'\n",
+        # Several names a line, a one-line module doc above.
+        "//! Deserialization for untagged enums.\nuse crate::de::{\n    expr_is_missing, "
+        "field_i,\n    wrap_deserialize_field_with,\n};\n",
+        "from pydantic import (\n    BaseModel, Field as F,\n    validator,\n)\n",
     ],
 )
 def test_a_licence_and_imports_are_a_preamble(text: str) -> None:
@@ -54,6 +58,7 @@ def test_a_licence_and_imports_are_a_preamble(text: str) -> None:
         "//! See the documentation for the JoinSet type.\nuse std::future::Future;\n",
         '"""Parse the configuration file into settings."""\nimport os\n',
         "import os\n\nlogger = logging.getLogger(__name__)\n",
+        "from os import path\nreturn a, b\n",
         "def parse(path):\n    return open(path).read()\n",
         "# Installation\n\nRun the installer, then import the module.\n",  # prose, no code
         "// Package render writes responses: JSON, XML, HTML and more.\n",  # no import
