@@ -78,8 +78,8 @@ PARAMETER_HELP = {
     "ignore_case": "Match the pattern whatever the case of its letters (rg's -i).",
     "rerank": (
         "Order the matching lines themselves by the query, best first, each with its score "
-        "(rrg's --rerank: up to 500 matches read by the model): for a question with one "
-        "answer, not for listing every match."
+        f"(rrg's --rerank: up to {defaults.POOL} matches read by the model): for a question "
+        "with one answer, not for listing every match."
     ),
 }
 
