@@ -34,6 +34,9 @@ _IMPORT = re.compile(
     )""",
     re.X,
 )
+#: A C macro given a value (``#define BUF_SIZE 4096``): code, where an include guard's bare
+#: ``#define`` and the other directives are a header's frame, read as comments.
+_VALUED_MACRO = re.compile(r"^\s*#\s*define\s+\w+(\([^)]*\))?\s+\S")
 #: A comment's marker, in the languages rrg cuts at definitions and their neighbours.
 _COMMENT = re.compile(r"^\s*(//+!?|/\*+|\*+/?|#+!?|--|;+|%)")
 #: What an import list holds between its import lines: a quoted path (Go's import block),
@@ -75,6 +78,8 @@ def is_preamble(text: str) -> bool:
             end_block()
             imports = True
             continue
+        if _VALUED_MACRO.match(line):
+            return False
         marker = _COMMENT.match(line)
         if marker:
             words = line[marker.end() :].strip()

@@ -59,6 +59,7 @@ def test_a_licence_and_imports_are_a_preamble(text: str) -> None:
         '"""Parse the configuration file into settings."""\nimport os\n',
         "import os\n\nlogger = logging.getLogger(__name__)\n",
         "from os import path\nreturn a, b\n",
+        "#include <stddef.h>\n\n#define BUF_SIZE 4096\n",  # a macro's value is code
         "def parse(path):\n    return open(path).read()\n",
         "# Installation\n\nRun the installer, then import the module.\n",  # prose, no code
         "// Package render writes responses: JSON, XML, HTML and more.\n",  # no import
