@@ -76,6 +76,10 @@ PARAMETER_HELP = {
         f"as many as an answer holds ({MAX_LINES:,} lines, {MAX_FILES:,} files)."
     ),
     "ignore_case": "Match the pattern whatever the case of its letters (rg's -i).",
+    "fast": (
+        "Order the files by their words and static vectors alone, without the model (rrg's "
+        "--fast): cheaper for many quick questions, a little less often right."
+    ),
     "rerank": (
         "Order the matching lines themselves by the query, best first, each with its score "
         f"(rrg's --rerank: up to {defaults.POOL} matches read by the model): for a question "
@@ -116,6 +120,7 @@ class Tools:
         limit: int | None = None,
         ignore_case: bool = False,
         rerank: bool = False,
+        fast: bool = False,
     ) -> Answer:
         lines = _bounded(limit, SEARCH_LINES, MAX_LINES, "limit")
         where, chosen = self._paths(path), tuple(globs or ())
@@ -125,7 +130,9 @@ class Tools:
             raise ToolInputError(f"rrg: {asked} applies to a pattern's matching lines: give one")
         if pattern is None:
             found = _asked(
-                lambda: self.project.passages(query, limit=lines, paths=where, globs=chosen)
+                lambda: self.project.passages(
+                    query, limit=lines, paths=where, globs=chosen, fast=fast
+                )
             )
             # As ``rrg -q QUERY`` prints them in a pipe: ``path:start-end:`` then the text.
             blocks = passage_blocks(_printed(found.passages), _PIPED)
@@ -144,6 +151,7 @@ class Tools:
                 globs=chosen,
                 ignore_case=ignore_case,
                 rerank=rerank,
+                fast=fast,
             )
         )
         shown = [_line(m) for m in result.matches]
@@ -163,23 +171,32 @@ class Tools:
         path: str | None = None,
         globs: list[str] | None = None,
         limit: int | None = None,
+        fast: bool = False,
     ) -> Answer:
         count = _bounded(limit, FILES, MAX_FILES, "limit")
         query = _query(query)
         where, chosen = self._paths(path), tuple(globs or ())
-        found = _asked(lambda: self.project.files(query, limit=count, paths=where, globs=chosen))
+        found = _asked(
+            lambda: self.project.files(query, limit=count, paths=where, globs=chosen, fast=fast)
+        )
         text = "".join(f.path + "\n" for f in found.files)
         data = {"files": [asdict(f) for f in found.files], "total": found.total}
         return _answer(text, data, found.notices)
 
-    def recall(self, query: str, path: str | None = None, globs: list[str] | None = None) -> Answer:
+    def recall(
+        self,
+        query: str,
+        path: str | None = None,
+        globs: list[str] | None = None,
+        fast: bool = False,
+    ) -> Answer:
         """The entry points of ``rrg --recall QUERY [PATH]``: the best passages of the best
         files, grouped by file (files in order of their best passage, passages by line)."""
         query = _query(query)
         where, chosen = self._paths(path), tuple(globs or ())
         found = _asked(
             lambda: self.project.passages(
-                query, limit=defaults.PARAGRAPHS, paths=where, globs=chosen
+                query, limit=defaults.PARAGRAPHS, paths=where, globs=chosen, fast=fast
             )
         )
         text = entry_points(_printed(found.passages)).decode("utf-8", "surrogateescape")

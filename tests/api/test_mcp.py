@@ -78,6 +78,7 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         root,
         env,
     )
+    cli_fast = run([*rrg_cmd(), "-q", query, "--files", "--limit", "5", "--fast"], root, env)
     assert cli_files.returncode == 0 and cli_lines.returncode == 0, cli_files.stderr
 
     async def session(client: Any) -> None:
@@ -91,7 +92,7 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
             for tool in tools.values()
             for name, field in tool.input_schema["properties"].items()
         }
-        assert len(described) == 14 and all(len(text) > 30 for text in described.values())
+        assert len(described) == 17 and all(len(text) > 30 for text in described.values())
         assert "!" in described["search", "globs"], described
         files = await client.call_tool("files", {"query": query, "limit": 5})
         assert not files.is_error, _text(files)
@@ -117,6 +118,10 @@ def test_the_tools_answer_as_the_cli_does(tmp_path: Path, env: dict[str, str]) -
         assert named and all(ln.startswith("docs/") for ln in named), _text(passages)
         blocks = passages.structured_content["passages"]
         assert [f"{p['path']}:{p['start_line']}-{p['end_line']}:" for p in blocks] == named
+        # --fast, the cheap order: the command line's too.
+        fast = await client.call_tool("files", {"query": query, "limit": 5, "fast": True})
+        assert not fast.is_error, _text(fast)
+        assert _text(fast).splitlines()[:5] == cli_fast.stdout.decode().splitlines()
         # rg's -i and rrg's --rerank, as the agent guide uses them.
         either = await client.call_tool(
             "search", {"query": query, "pattern": "TIMEOUT", "ignore_case": True}
