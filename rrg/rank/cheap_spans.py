@@ -25,6 +25,7 @@ from rrg.rank.head_passages import passages_of, stage_scorer
 from rrg.rank.passage_order import line_spans
 from rrg.rank.query import Query
 from rrg.rank.tuning import TUNING, Tuning
+from rrg.rg.chosen_lines import LineSpans
 
 if TYPE_CHECKING:
     from rrg.rank.files import Ranking
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 MOST_FILES = 100
 
 
-def spans_below_head(ranking: Ranking, printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
+def spans_below_head(ranking: Ranking, printed: list[bytes]) -> LineSpans:
     """The line spans of these files' passages (paths as rg printed them), each file's
     best first as the passage tier scores them, kept with the ranking's order."""
     if not ranking.ranked:  # no index served: rg's order, its first lines
@@ -45,9 +46,7 @@ def spans_below_head(ranking: Ranking, printed: list[bytes]) -> dict[bytes, list
     return spans
 
 
-def spans_in_root(
-    served: ServedRoot, query: str, printed: list[bytes]
-) -> dict[bytes, list[tuple[int, int]]]:
+def spans_in_root(served: ServedRoot, query: str, printed: list[bytes]) -> LineSpans:
     """``cheap_line_spans`` where no ranking ran (a scope's search): the static vectors
     read with the root's index as it stands; BM25 alone where it has none, or the model's
     static table was never made (making it takes 15-30 s, a search's first)."""
@@ -62,7 +61,7 @@ def cheap_line_spans(
     piece_idf: np.ndarray | None,
     tuning: Tuning,
     printed: list[bytes],
-) -> dict[bytes, list[tuple[int, int]]]:
+) -> LineSpans:
     """The line spans of these files' passages (paths as rg printed them), each file's
     best first by the cheap scores (BM25, fused with the static vectors where the index's
     ``piece_idf`` is given)."""
@@ -72,13 +71,13 @@ def cheap_line_spans(
     scorer = stage_scorer(served, piece_idf, 0, tuning)
     rel = relative_to(served.root, printed)
     scored = passages_of(query, served.root, rel, scorer)
-    spans: dict[bytes, list[tuple[int, int]]] = {}
+    spans: LineSpans = {}
     for owner, first, last in line_spans(scored, query, rel):
         spans.setdefault(printed[owner], []).append((first, last))
     return spans
 
 
-def _keep(ranking: Ranking, spans: dict[bytes, list[tuple[int, int]]]) -> None:
+def _keep(ranking: Ranking, spans: LineSpans) -> None:
     """The spans kept with the query's order, each file as its candidate (the order's
     entry at the file's place among the ranked files)."""
     kept = ranking.kept

@@ -40,6 +40,7 @@ from rrg.rank.scoring import order_by
 from rrg.rank.stage import Staged, staged_order
 from rrg.rank.tuning import TUNING, Tuning
 from rrg.rank.warm_passages import embedding_pending, needs_warming
+from rrg.rg.chosen_lines import LineSpans
 
 
 @dataclass
@@ -62,7 +63,7 @@ class Ranking:
     #: The passages the stage and the passage tier scored (when the order was ranked, if
     #: it was kept), as line spans of their files (paths as printed), each file's best
     #: first: a capped search prints its lines of a file from them (``rrg.rg.chosen_lines``).
-    spans: dict[bytes, list[tuple[int, int]]] = field(default_factory=dict)
+    spans: LineSpans = field(default_factory=dict)
     #: The order as kept for the next asking (None: not kept), which more spans join.
     kept: KeptOrder | None = None
 
@@ -141,7 +142,7 @@ def rank_files(
     stage = None
     if staged is not None:
         stage = StagePassages([printed[i] for i in rankable[staged.paths_at]], staged.scored)
-    spans_of: dict[bytes, list[tuple[int, int]]] = {}
+    spans_of: LineSpans = {}
     for candidate, first, last in spans:
         spans_of.setdefault(printed[rankable[candidate]], []).append((first, last))
     order = rankable[by_score]

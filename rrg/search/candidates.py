@@ -11,6 +11,7 @@ from rrg.environment import index_wait_s
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates
+from rrg.rg.chosen_lines import LineSpans
 from rrg.rg.decoded import binary_once_decoded
 from rrg.rg.walk import CountWalk
 from rrg.search.background import finish_in_background
@@ -117,12 +118,12 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:
     return [p for p in ranking.ordered if p not in binary]
 
 
-def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], dict[bytes, list[tuple[int, int]]]]:
+def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], LineSpans]:
     """Where the files the cap's share cuts below the ranking's head answer best
     (``rrg.rank.cheap_spans``), imported only where a search asks: it loads the passages'
     scoring, 50 ms to a process that read its order back."""
 
-    def spans(printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
+    def spans(printed: list[bytes]) -> LineSpans:
         from rrg.rank.cheap_spans import spans_below_head
 
         return spans_below_head(ranking, printed)
@@ -132,13 +133,13 @@ def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], dict[bytes, list[
 
 def more_scope_spans(
     scope: Scope, asked: ServedRoot, query: str
-) -> Callable[[list[bytes]], dict[bytes, list[tuple[int, int]]]]:
+) -> Callable[[list[bytes]], LineSpans]:
     """Where the files a scope's search cuts answer ``query`` best, for those the scope
     holds no spans of (``rrg.rank.cheap_spans``, in the index that serves ``asked``); kept
     in the scope's sidecar where the query is the one the scope was recalled for (another
     query's are not the scope's)."""
 
-    def spans(printed: list[bytes]) -> dict[bytes, list[tuple[int, int]]]:
+    def spans(printed: list[bytes]) -> LineSpans:
         from rrg.index.scopes import keep_spans
         from rrg.index.served import serve
         from rrg.rank.cheap_spans import spans_in_root
