@@ -11,7 +11,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,11 +100,8 @@ def write_scope(
             break
         sidecar = {"query": query, "cwd": os.getcwd(), "created": time.time(), "count": len(paths)}
         held = set(paths)
-        sidecar["spans"] = {
-            os.fsdecode(path): [list(span) for span in found]
-            for path, found in (spans or {}).items()
-            if path in held
-        }
+        kept = {path: found for path, found in (spans or {}).items() if path in held}
+        sidecar["spans"] = _as_written(kept, os.fsdecode)
         atomic_write_bytes(target.with_suffix(".json"), json.dumps(sidecar).encode())
         atomic_write_bytes(target, b"".join(p + b"\n" for p in paths))
         prune_scopes()
@@ -125,7 +122,7 @@ def keep_spans(scope: Scope, spans: dict[bytes, list[tuple[int, int]]]) -> None:
     sidecar = scope.path.with_suffix(".json")
     base = os.fsencode(scope.cwd) + b"/" if scope.cwd and scope.cwd != os.getcwd() else None
 
-    def as_written(path: bytes) -> str:
+    def name(path: bytes) -> str:
         if base is not None and path.startswith(base):
             path = path[len(base) :]
         return os.fsdecode(path)
@@ -135,9 +132,7 @@ def keep_spans(scope: Scope, spans: dict[bytes, list[tuple[int, int]]]) -> None:
             meta = json.loads(sidecar.read_text())
             if not isinstance(meta, dict) or not isinstance(meta.get("spans", {}), dict):
                 return
-            kept = meta.setdefault("spans", {})
-            for path, found in spans.items():
-                kept[as_written(path)] = [list(span) for span in found]
+            meta.setdefault("spans", {}).update(_as_written(spans, name))
             atomic_write_bytes(sidecar, json.dumps(meta).encode())
     except (OSError, ValueError):
         pass
@@ -172,6 +167,14 @@ def read_scope(file: str) -> Scope:
         paths = [placed(p) for p in paths]
         spans = {placed(p): found for p, found in spans.items()}
     return Scope(path, query, cwd, paths, spans)
+
+
+def _as_written(
+    spans: dict[bytes, list[tuple[int, int]]], name: Callable[[bytes], str]
+) -> dict[str, list[list[int]]]:
+    """Spans as a sidecar keeps them (``_spans`` reads them back): each path by ``name``,
+    each span a JSON list."""
+    return {name(path): [list(span) for span in found] for path, found in spans.items()}
 
 
 def _spans(kept: object) -> dict[bytes, list[tuple[int, int]]]:

@@ -328,7 +328,7 @@ class OrderedSearch:
             or streams.capturing()
             or segments is not None
         )
-        shown = self._as_on_terminal() if piped and self.terminal and not json_mode else []
+        shown = self._as_on_terminal() if piped and not json_mode else []
         cmd = self._cmd([*shown, *marks, *extra], files)
         proc = subprocess.Popen(
             cmd,
@@ -346,13 +346,15 @@ class OrderedSearch:
         return proc.wait() == EXIT_ERROR and messages.finish()
 
     def _as_on_terminal(self) -> list[str]:
-        """The flags that make rg print into a pipe as it prints on the user's terminal: rg
-        heads, numbers and colours its lines only where it writes to one itself, and a run
-        whose output rrg reads (to keep a file's chosen lines, take off --stats, count the
-        records of --files-without-match) writes to a pipe. Each only where the user's
-        flags leave it on, as rg's own reading would; the excerpt's marks bring their own
-        colours."""
-        flags = []
+        """The flags that make rg print into a pipe as it prints on the user's terminal
+        (none where standard output is no terminal): rg heads, numbers and colours its
+        lines only where it writes to one itself, and a run whose output rrg reads (to keep
+        a file's chosen lines, take off --stats, count the records of
+        --files-without-match) writes to a pipe. Each only where the user's flags leave it
+        on, as rg's own reading would; the excerpt's marks bring their own colours."""
+        flags: list[str] = []
+        if not self.terminal:
+            return flags
         if self.args.heading(True):
             flags.append("--heading")
         if self.args.line_numbers(True):
@@ -562,7 +564,7 @@ class OrderedSearch:
             return self._run_direct(paths)
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None
-        shown = self._as_on_terminal() if piped and self.terminal else []
+        shown = self._as_on_terminal() if piped else []
         for group, _ in self._counted_groups(paths, result, per_file=True):
             proc = subprocess.Popen(
                 self._cmd(shown, group),
@@ -585,7 +587,7 @@ class OrderedSearch:
         line_end = b"\0" if self.args.nul_ended else b"\n"
         # A path alone ends with NUL under --null; a count ends its line ("path\0N\n").
         sep = line_end if counts or not self.args.has("--null") else b"\0"
-        shown = self._as_on_terminal() if self.terminal else []
+        shown = self._as_on_terminal()
         for batch in batches(paths):
             proc = subprocess.Popen(
                 self._cmd(shown, batch),
