@@ -32,6 +32,15 @@ while [ -L "$self" ]; do
 done
 bin=${{self%/*}}
 
+# A shell started in a folder since deleted says so and empties PWD; rg reads PWD where
+# getcwd() fails, so it would refuse even `rg PATTERN /abs/path`, which rg run from the
+# caller's shell searches. The PWD the caller gave is still in this process's first
+# environment (Linux's /proc; elsewhere PWD stays as the shell left it).
+if [ -z "${{PWD:-}}" ] && [ -r "/proc/$$/environ" ]; then
+    PWD=$(tr '\\000' '\\n' < "/proc/$$/environ" | sed -n 's/^PWD=//p')
+    export PWD
+fi
+
 python_rrg() {{
     exec "$bin/rrg-py" "$@"
 }}

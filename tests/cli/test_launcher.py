@@ -148,3 +148,33 @@ def test_broken_pipe_through_the_launcher(tmp_path: Path, env: dict[str, str]) -
     )
     assert out.stderr == b""
     assert out.stdout.splitlines()[-1] in (b"status=141", b"status=0")
+
+
+def test_a_deleted_working_folder_searches_as_rg_does(tmp_path: Path, rg: str) -> None:
+    """The shell running the launcher empties PWD where its folder is gone; rg, run from the
+    caller's shell, reads the PWD it was given and still searches an absolute path."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    shutil.copy(SCRIPT, folder / "rrg")
+    (folder / "rrg").chmod(0o755)
+    os.symlink(rg, folder / "rg")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.txt").write_text("needle\n")
+    gone = tmp_path / "gone"
+
+    def from_a_deleted_folder(program: str, *args: str) -> tuple[int, bytes]:
+        gone.mkdir()
+        out = subprocess.run(
+            ["/bin/sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone)]
+            + [program, *args],
+            env={"PATH": "/usr/bin:/bin", "PWD": str(tmp_path)},
+            capture_output=True,
+        )
+        return out.returncode, out.stdout
+
+    for args in (["needle", str(tree)], ["-c", "needle", str(tree / "a.txt")], ["absent"]):
+        assert from_a_deleted_folder(str(folder / "rrg"), *args) == from_a_deleted_folder(
+            rg, *args
+        ), args
+    assert from_a_deleted_folder(rg, "needle", str(tree))[0] == 0
