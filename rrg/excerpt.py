@@ -10,7 +10,12 @@ plain output, escapes of the file's own (a coloured log's) included.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+#: The bytes to write before and after each marked field, by the digit that ends its mark's
+#: colour (3 path, 4 line number, 5 column or offset, 6 match): the user's colours, as rg
+#: paints them (``rrg.rg.palette``), where colour is wanted with an excerpt.
+Paints = Mapping[bytes, tuple[bytes, bytes]]
 
 #: Appended to the print pass: each field rg marks (path, line number, column or offset,
 #: match) in a colour of its own and no style, every other colour and link off. The marks
@@ -39,6 +44,8 @@ _MARKED = re.compile(rb"\x1b\[0m\x1b\[38;2;1;2;[3-6]m(.*?)\x1b\[0m", re.S)
 #: The same where a field holds no escape: twice as fast, and true of all but a match of an
 #: escape itself.
 _MARKED_PLAIN = re.compile(rb"\x1b\[0m\x1b\[38;2;1;2;[3-6]m([^\x1b]*)\x1b\[0m")
+#: A marked field with the digit that tells which.
+_MARKED_FIELD = re.compile(rb"\x1b\[0m\x1b\[38;2;1;2;([3-6])m(.*?)\x1b\[0m", re.S)
 
 
 def prefix_pattern(separators: Iterable[bytes]) -> re.Pattern[bytes]:
@@ -62,6 +69,18 @@ def plain(line: bytes) -> bytes:
     if _OPENING in out:  # a field holding an escape: read to the reset that closes it
         out = b"".join(_MARKED.split(line))
     return out
+
+
+def painted(line: bytes, paints: Paints) -> bytes:
+    """Marked output as rg prints it in the user's colours: each mark's escapes replaced by
+    those rg paints that field with (``before + text + after``, as the mark itself is), so
+    a line that needs no cut is rg's coloured bytes."""
+
+    def paint(field: re.Match[bytes]) -> bytes:
+        before, after = paints[field[1]]
+        return before + field[2] + after
+
+    return _MARKED_FIELD.sub(paint, line)
 
 
 def window(
@@ -94,15 +113,23 @@ def char_offset(data: bytes, byte_offset: int) -> int:
     return len(data[:byte_offset].decode("utf-8", "surrogateescape"))
 
 
-def cut_line(line: bytes, limit: int, prefix: re.Pattern[bytes] = _PREFIX) -> tuple[bytes, bool]:
+def cut_line(
+    line: bytes,
+    limit: int,
+    prefix: re.Pattern[bytes] = _PREFIX,
+    paints: Paints | None = None,
+) -> tuple[bytes, bool]:
     """One output line (colour-marked, newline stripped) as rg would print it without
-    colour, its text cut to ``limit`` characters around the first match; and whether it
-    was cut. ``prefix``: ``prefix_pattern`` of the run's separators."""
+    colour (or in ``paints``), its text cut to ``limit`` characters around the first match;
+    and whether it was cut. ``prefix``: ``prefix_pattern`` of the run's separators."""
     prefix_end = prefix.match(line).end()  # type: ignore[union-attr]
-    fields, body = plain(line[:prefix_end]), line[prefix_end:]
+    head, body = line[:prefix_end], line[prefix_end:]
+    fields = plain(head) if paints is None else painted(head, paints)
     text = plain(body)
     if len(text) <= limit:
-        return fields + text, False
+        return fields + (text if paints is None else painted(body, paints)), False
+    if paints is not None:
+        return fields + _cut_painted(body, limit, paints), True
     first = body.find(_MATCH_ON)
     start = match_len = 0
     if first >= 0:
@@ -114,3 +141,35 @@ def cut_line(line: bytes, limit: int, prefix: re.Pattern[bytes] = _PREFIX) -> tu
     char_match = char_offset(text[start:], match_len)
     out, was_cut = cut_text(chars, char_start, char_match, limit)
     return fields + out.encode("utf-8", "surrogateescape"), was_cut
+
+
+def _cut_painted(body: bytes, limit: int, paints: Paints) -> bytes:
+    """A marked line's text cut to ``limit`` characters around its first match, as
+    ``cut_line`` cuts it plain, each match (or the part of one) the cut keeps painted."""
+    # Pieces of text, each a match or not, in characters: split by the marks rg writes.
+    pieces: list[tuple[str, bool]] = []
+    parts = _MARKED_FIELD.split(body)  # text, digit, field, text, digit, field, ..., text
+    for k in range(0, len(parts), 3):
+        pieces.append((parts[k].decode("utf-8", "surrogateescape"), False))
+        if k + 2 < len(parts):
+            pieces.append((parts[k + 2].decode("utf-8", "surrogateescape"), True))
+    length = sum(len(piece) for piece, _ in pieces)
+    start = match_len = at = 0
+    for piece, is_match in pieces:
+        if is_match:
+            start, match_len = at, len(piece)
+            break
+        at += len(piece)
+    lo, hi = window(length, start, match_len, limit)
+    out: list[bytes] = [MARKER] if lo > 0 else []
+    before, after = paints[b"6"]
+    at = 0
+    for piece, is_match in pieces:
+        kept = piece[max(0, lo - at) : max(0, hi - at)]
+        at += len(piece)
+        if kept:
+            encoded = kept.encode("utf-8", "surrogateescape")
+            out.append(before + encoded + after if is_match else encoded)
+    if hi < length:
+        out.append(MARKER)
+    return b"".join(out)

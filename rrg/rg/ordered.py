@@ -19,7 +19,7 @@ from typing import Any
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
-from rrg.excerpt import MARK_FLAGS, cut_line, plain, prefix_pattern
+from rrg.excerpt import MARK_FLAGS, Paints, cut_line, painted, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
 from rrg.rg.chosen_lines import (
     LINES_FLAGS,
@@ -131,6 +131,8 @@ class StreamSettings:
     # The spans of cut files that ``spans`` lacks (files below the order's head), asked
     # once the count pass has found them.
     more_spans: Callable[[list[bytes]], LineSpans] | None = None
+    # The user's colours for the excerpt's marks, where colour is wanted; None: plain.
+    excerpt_paints: Paints | None = None
 
 
 class OrderedSearch:
@@ -146,6 +148,7 @@ class OrderedSearch:
         self.walk_paths = settings.walk_paths
         self.early_walk = settings.early_walk if settings.walk_paths is not None else None
         self.excerpt = settings.excerpt
+        self.excerpt_paints = settings.excerpt_paints
         applies = choice_applies(args, settings.terminal)
         self.spans = settings.spans if applies else None
         self.more_spans = settings.more_spans if applies else None
@@ -525,24 +528,28 @@ class OrderedSearch:
         needs a cut: a line at a time cost 20 us in Python (`--limit 0 -n .` over sympy's
         623,000 lines: 5 s against rg's 0.25 s)."""
         limit = self.excerpt
+        paints = self.excerpt_paints
+        unmarked: Callable[[bytes], bytes] = (
+            plain if paints is None else lambda marked: painted(marked, paints)
+        )
         # NUL ends the path under --null.
         prefix = prefix_pattern([*self.args.field_separators, b"\0"])
         for block in _line_blocks(self._stdout(proc, segments)):
             lines = block.split(b"\n")  # the last: what follows the block's last newline
             # A line whose marked bytes fit the limit holds no more characters than that.
             if max(map(len, lines)) <= limit:
-                self.write(plain(block))
+                self.write(unmarked(block))
                 continue
             out: list[bytes] = []
             at = 0
             for k in [k for k, line in enumerate(lines) if len(line) > limit]:
                 if k > at:
-                    out.append(plain(b"\n".join(lines[at:k])) + b"\n")
-                text, was_cut = cut_line(lines[k], limit, prefix)
+                    out.append(unmarked(b"\n".join(lines[at:k])) + b"\n")
+                text, was_cut = cut_line(lines[k], limit, prefix, paints)
                 self.lines_cut += was_cut
                 out.append(text + b"\n" if k < len(lines) - 1 else text)
                 at = k + 1
-            out.append(plain(b"\n".join(lines[at:])))
+            out.append(unmarked(b"\n".join(lines[at:])))
             self.write(b"".join(out))
 
     def _relay_json(self, proc: subprocess.Popen[bytes], segments: Segments | None = None) -> None:

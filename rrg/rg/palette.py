@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass
 
 from rrg.errors import RrgError
+from rrg.excerpt import Paints
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.ordered import batches
 
@@ -39,6 +40,11 @@ class Palette:
     line: Paint
     column: Paint
     match: Paint
+
+    def of_marks(self) -> Paints:
+        """The paints of the excerpt's marks (``rrg.excerpt.MARK_FLAGS``), by mark."""
+        parts = {b"3": self.path, b"4": self.line, b"5": self.column, b"6": self.match}
+        return {mark: (paint.before, paint.after) for mark, paint in parts.items()}
 
 
 #: ``rg --color=always`` with no ``--colors``: paths magenta, line numbers green, columns

@@ -31,6 +31,7 @@ def search_in_order(
         run.early_walk,
         run.spans,
         run.more_spans,
+        plan.palette.of_marks() if excerpt and plan.palette is not None else None,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

@@ -900,6 +900,33 @@ def test_excerpt_stays_off_when_colour_is_asked_for(corpus: Path, env: dict[str,
     assert len(out.stdout) > 6000 and b"\x1b[" in out.stdout
 
 
+def test_an_excerpt_asked_for_with_colour_is_coloured_as_rg_colours(
+    corpus: Path, env: dict[str, str]
+) -> None:
+    """``--excerpt N`` where colour is wanted (a terminal, ``--color=always``) printed its
+    lines plain: its marks were taken off, the user's colours not put back. A line it does
+    not cut is rg's coloured bytes; a cut one is the plain cut, coloured."""
+    colours = ["--colors=match:fg:green", "--colors=path:bg:0x33,0x66,0xFF", "--colors=line:none"]
+    for flags in ([], colours):
+        args = [*flags, "-n", "--column", "-C1", "--limit", "0", "Watson|Holmes"]
+        whole = run(q("doctor watson", "--color=always", *args), corpus, env).stdout
+        uncut = run(q("doctor watson", "--color=always", "--excerpt", "9000", *args), corpus, env)
+        assert b"\x1b[" in whole and uncut.stdout == whole, flags
+    cut = ["-n", "Watson", "long.txt"]
+    plain_cut = run(q("doctor watson", "--excerpt", "20", *cut), corpus, env).stdout
+    coloured = run(q("doctor watson", "--color=always", "--excerpt", "20", *cut), corpus, env)
+    assert plain_cut == b"1:[...]xxxxxx Watson yyyyyy[...]\n"
+    red, green, reset = b"\x1b[0m\x1b[1m\x1b[31m", b"\x1b[0m\x1b[32m", b"\x1b[0m"
+    assert coloured.stdout == (
+        green + b"1" + reset + b":[...]xxxxxx " + red + b"Watson" + reset + b" yyyyyy[...]\n"
+    )
+    code, shown = on_a_terminal(q("doctor watson", "--excerpt", "20", *cut), corpus, env)
+    assert code == 0 and shown.replace(b"\r\n", b"\n") == coloured.stdout
+    # A match the cut splits is painted as far as it is kept.
+    split = run(q("doctor watson", "--color=always", "--excerpt", "3", *cut), corpus, env)
+    assert split.stdout.endswith(b":[...]" + red + b"Wat" + reset + b"[...]\n")
+
+
 def test_a_terminal_that_takes_no_colour_gets_none(
     corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
