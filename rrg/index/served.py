@@ -71,9 +71,7 @@ class ServedRoot:
         if static_table_path(self.spec).is_file():
             static_table(self.encoder)
             return False
-        preparing = Progress(
-            "rrg: preparing the model's static table (once a machine)", show_progress, "tokens"
-        )
+        preparing = Progress("rrg: preparing the model (once a machine)", show_progress, "tokens")
         try:
             static_table(self.encoder, preparing)
         finally:

@@ -3,9 +3,12 @@ pipe nothing is drawn."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -83,3 +86,38 @@ def test_no_bar_in_a_pipe(tmp_path: Path, env: dict[str, str]) -> None:
     tree = make_tree(tmp_path / "pipe-tree", 3000)
     out = run([*rrg_cmd(), "--index", "."], tree, env)
     assert out.returncode == 0 and b"indexing" not in out.stderr
+
+
+@pytest.mark.parametrize("columns", [200, 120, 80, 60, 40, 12])
+def test_a_frame_fits_the_terminal(columns: int) -> None:
+    """A frame wider than the terminal wraps, and each redraw then left a row behind: the
+    model's first preparation drew 50 rows at 80 columns. The bar narrows, then goes, then
+    the label is cut; the counts stay while they fit."""
+    bar = progress.Progress("rrg: preparing the model's static table (once a machine)", False)
+    bar.start, bar.done, bar.total = 0.0, 2048, 30522
+    frame = bar.line(5.0, columns)
+    assert len(frame) < columns
+    assert frame.endswith(" left") or columns < 40, frame
+    assert ("[" in frame) == (columns >= 120), frame  # a narrowed bar from 107 columns
+    assert len(bar.line(5.0, 0)) > 120  # no width known: nothing cut
+
+
+def test_frames_drawn_fit_the_terminals_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 50, 0, 0))
+    terminal = os.fdopen(slave, "w")
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr(progress, "QUIET_START_S", 0.0)
+    monkeypatch.setattr(progress, "REDRAW_S", 0.01)
+    bar = progress.Progress("rrg: preparing the model's static table (once a machine)", True)
+    seen = b""
+    bar(10, 1000)
+    while b" 10/1000 " not in seen:
+        seen += os.read(master, 65536)
+    bar.close()
+    terminal.close()
+    seen += read_until_closed(master)
+    os.close(master)
+    frames = [f for f in seen.split(b"\r\x1b[K") if f]
+    assert frames and all(len(f) < 50 and f.endswith(b" left") for f in frames), frames
