@@ -65,7 +65,7 @@ class Progress:
         """The bar as drawn: ``label [####......] 1000/1883 512 files/s, 2s left``, within
         ``columns`` less one (0: no bound). A frame wider than the terminal wraps, and
         ``\r`` then wipes only its last row: each redraw would leave a row behind (the
-        model's first preparation, 10-20 s on a new machine, drew 50 of them at 80
+        model's first preparation, 10-20 s on a new machine, drew 40 of them at 80
         columns). The bar narrows first, then goes, then the label is cut."""
         elapsed = max(now - self.start, 1e-6)
         rate = self.done / elapsed

@@ -91,7 +91,7 @@ def test_no_bar_in_a_pipe(tmp_path: Path, env: dict[str, str]) -> None:
 @pytest.mark.parametrize("columns", [200, 120, 80, 60, 40, 12])
 def test_a_frame_fits_the_terminal(columns: int) -> None:
     """A frame wider than the terminal wraps, and each redraw then left a row behind: the
-    model's first preparation drew 50 rows at 80 columns. The bar narrows, then goes, then
+    model's first preparation drew 40 rows at 80 columns. The bar narrows, then goes, then
     the label is cut; the counts stay while they fit."""
     bar = progress.Progress("rrg: preparing the model's static table (once a machine)", False)
     bar.start, bar.done, bar.total = 0.0, 2048, 30522
