@@ -12,8 +12,12 @@ import numpy as np
 import xxhash
 
 _WORD = re.compile(r"[^\W_]+")
-#: ``_WORD`` in ASCII text.
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+#: ``_WORD`` in ASCII text, read by ``_ascii_words``: every other ASCII character made a
+#: space, then split (``str.translate`` over one byte a character, then ``str.split``, both
+#: in C, run in 0.3x the time of the pattern's ``findall``: sympy's 30 MB, 0.51 -> 0.16 s).
+_NOT_ASCII_WORD = str.maketrans(
+    {c: " " for c in range(128) if not chr(c).isalnum()}  # ASCII: [A-Za-z0-9]
+)
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W_]+")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: A file's path words are indexed twice: as words of its text, and under this prefix as a
@@ -29,6 +33,11 @@ def looks_binary(head: bytes) -> bool:
     if head.startswith(_UTF16_BOMS):
         return False
     return b"\x00" in head[:BINARY_SNIFF_BYTES]
+
+
+def _ascii_words(text: str) -> list[str]:
+    """The runs of ``[A-Za-z0-9]`` of an ASCII text, in order."""
+    return text.translate(_NOT_ASCII_WORD).split()
 
 
 def decode(data: bytes) -> str:
@@ -62,7 +71,7 @@ def counted_words(text: str, wanted: set[str] | frozenset[str]) -> Counter[str]:
         # holds for ASCII; other text is counted whole, each distinct word once.
         return Counter({w: c for w, c in word_counts(text).items() if w in wanted})
     out: Counter[str] = Counter()
-    for word, count in Counter(_ASCII_WORD.findall(text)).items():
+    for word, count in Counter(_ascii_words(text)).items():
         low = word.lower()
         if low in wanted:
             out[low] += count
@@ -95,9 +104,9 @@ def word_counts(text: str) -> Counter[str]:
     loop over every word sympy's 1,863 files took 5.1 s, with this 4.1 s
     (docs/benchmarks.md, "The index's words counted once per distinct word")."""
     out: Counter[str] = Counter()
-    # On ASCII text the two patterns match alike, and the ASCII one runs in about 60% of
-    # the time (sympy's 27 MB of Python: 0.71 -> 0.44 s).
-    found = (_ASCII_WORD if text.isascii() else _WORD).findall(text)
+    # On ASCII text the two read alike, and the ASCII reading runs in about a fifth of the
+    # time (sympy's 30 MB of Python: 0.71 s with ``_WORD``, 0.16 s).
+    found = _ascii_words(text) if text.isascii() else _WORD.findall(text)
     for word, count in Counter(found).items():
         out[word.lower()] += count
         if word.islower() or word.isupper() or word.isdigit():

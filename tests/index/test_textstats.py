@@ -36,6 +36,17 @@ def test_an_ascii_text_counts_as_any_text() -> None:
     assert word_counts(ascii_text + " é") == word_counts(ascii_text) + Counter({"é": 1})
 
 
+def test_every_ascii_character_parts_words_as_the_general_pattern_does() -> None:
+    """ASCII text is split where every character but a letter or digit is made a space:
+    controls, the separators ``str.split`` also splits at (\\x1c-\\x1f), the underscore and
+    DEL part words as ``[^\\W_]+`` parts them."""
+    others = [chr(c) for c in range(128) if not chr(c).isalnum()]
+    text = "".join(f"a{other}B{other}9x{other}" for other in others)
+    assert text.isascii() and len(others) == 128 - 62
+    assert word_counts(text) == Counter(words(text)) == Counter({"a": 66, "b": 66, "9x": 66})
+    assert counted_words(text, frozenset({"b", "9x"})) == Counter({"b": 66, "9x": 66})
+
+
 def test_the_wanted_words_are_counted_as_all_words_are() -> None:
     wanted = frozenset({"user", "name", "café", "straße", "value", "args", "parse", "東京タワー"})
     for text in TEXTS:
