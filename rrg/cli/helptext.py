@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from rrg import __version__
 from rrg.cli.options import OPTIONS
 
 USAGE = """\
-Usage: rrg -q QUERY [RG OPTIONS] PATTERN [PATH...]   search, most relevant files first
-       rrg -q QUERY [-g GLOB...]                     most relevant paragraphs of the files here
-       rrg -q QUERY --files [PATH...]                files, most relevant first
-       rrg [RG ARGS...]                              exactly rg (no rrg option given)
+Usage: rrg -q QUERY [RG OPTIONS] PATTERN [PATH...]   search, best files first
+       rrg -q QUERY [-g GLOB...]                     the best paragraphs here
+       rrg -q QUERY --files [PATH...]                files, best first
+       rrg [RG ARGS...]                              exactly rg (no rrg option)
 """
+#: Columns of --help, as rg's own help keeps them: read on an 80-column terminal without a
+#: line wrapping mid-word under the next option's name.
+HELP_WIDTH = 79
+#: Where an option's description starts.
+_DESCRIPTION_AT = 31
 
 README_START = "<!-- options: `python -m rrg.cli.helptext` writes this table; a test checks it -->"
 README_END = "<!-- end of options -->"
@@ -21,11 +28,15 @@ def help_text(rg_name: str) -> str:
         f"rrg {__version__}: ripgrep in relevance order.",
         "",
         USAGE,
-        "rrg's options (anywhere before a bare --; everything else goes to rg unchanged):",
+        "rrg's options (anywhere before a bare --; the rest goes to rg unchanged):",
     ]
     for opt in OPTIONS:
         indent = "" if opt.short else "    "
-        lines.append(f"  {indent + opt.spelling:<28} {opt.help_text()}")
+        described = textwrap.wrap(
+            opt.help_text(), HELP_WIDTH - _DESCRIPTION_AT, break_on_hyphens=False
+        )
+        lines.append(f"  {indent + opt.spelling:<28} {described[0]}")
+        lines += [" " * _DESCRIPTION_AT + more for more in described[1:]]
     lines += [
         "",
         "Differences from rg: -q is rrg's --query, not rg's quiet mode (use --quiet);",

@@ -139,12 +139,34 @@ def test_readme_option_table_is_the_option_table() -> None:
             assert f"default {opt.default}" in row, row
 
 
-def test_help_states_each_default(tmp_path: Path, env: dict[str, str]) -> None:
+def _described(help_text: str) -> dict[str, str]:
+    """Each option's description in --help, its wrapped lines joined."""
+    out: dict[str, str] = {}
+    spelling = ""
+    for line in help_text.splitlines():
+        m = re.match(r"^  (?:(-\w, --\S+)|    (--\S+))(?: (\S+))? +(.*)$", line)
+        if m:
+            spelling = (m[1] or m[2]) + (f" {m[3]}" if m[3] else "")
+            out[spelling] = m[4]
+        elif spelling and line.startswith(" " * 31):
+            out[spelling] += " " + line.strip()
+        else:
+            spelling = ""
+    return out
+
+
+def test_help_states_each_option_and_default_within_80_columns(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Each description is wrapped under its option, as rg's help is: no line of --help
+    runs past 79 columns, where an 80-column terminal would wrap it under the next name."""
     out = run([*rrg_cmd(), "--help"], tmp_path, env).stdout.decode()
+    assert max(len(line) for line in out.splitlines()) <= 79
+    described = _described(out)
     for opt in OPTIONS:
+        assert described[opt.spelling] == opt.help_text(), opt.spelling
         if opt.default is not None:
-            line = next(ln for ln in out.splitlines() if ln.strip().startswith(opt.spelling))
-            assert f"default {opt.default}" in line, line
+            assert f"default {opt.default}" in described[opt.spelling]
 
 
 def test_agent_guide_is_short_and_names_the_protocol(tmp_path: Path, env: dict[str, str]) -> None:
