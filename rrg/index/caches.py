@@ -359,17 +359,19 @@ def index_status(
         cut_files, cut_bytes = cache.cut_counts()
         orders, order_bytes = cache.order_counts()
         counted, term_bytes = cache.term_counts()
-        vectors = (
-            f"{sum(counts.values())} model vectors, {static} static passage vectors, "
-            f"{vector_bytes / 1e6:.1f} MB "
-            f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused); "
-            f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
-            f"{cut_bytes / 1e6:.1f} MB "
-            f"(up to {MAX_CUT_BYTES // 2**20} MB); "
-            f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a pattern, "
-            f"{order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB); "
-            f"the word counts of {counted} passage{'' if counted == 1 else 's'}, "
-            f"{term_bytes / 1e6:.1f} MB (up to {MAX_TERM_BYTES // 2**20} MB)"
+        # One part a line: on one line they ran to 290 characters.
+        vectors = "\n    ".join(
+            (
+                f"{sum(counts.values())} model vectors, {static} static passage vectors, "
+                f"{vector_bytes / 1e6:.1f} MB "
+                f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)",
+                f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
+                f"{cut_bytes / 1e6:.1f} MB (up to {MAX_CUT_BYTES // 2**20} MB)",
+                f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a "
+                f"pattern, {order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB)",
+                f"the word counts of {counted} passage{'' if counted == 1 else 's'}, "
+                f"{term_bytes / 1e6:.1f} MB (up to {MAX_TERM_BYTES // 2**20} MB)",
+            )
         )
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
         vectors = f"unreadable ({err}); the next search makes it anew"

@@ -148,5 +148,5 @@ def test_a_search_keeps_its_long_files_cuts_and_answers_the_same(
     second = run([*rrg_cmd(), *query], root, env)
     assert second.stdout == first.stdout and b"src/retry.py" in second.stdout
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
-    assert "; the passages of 1 long file as cut, 0.0 MB (up to 32 MB); " in status, status
+    assert "\n    the passages of 1 long file as cut, 0.0 MB (up to 32 MB)\n" in status, status
     assert os.path.getsize(store) > 0 and kept_cuts.KEEP_FROM_CHARS > 0

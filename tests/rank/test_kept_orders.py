@@ -55,7 +55,7 @@ def test_a_repeated_query_reads_its_order_back(tree: Tree) -> None:
     assert first.stdout.startswith(b"src/retry.py:")
     assert _kept(cache) == 1
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
-    assert "; the order of 1 query asked with a pattern, 0.0 MB (up to 16 MB);" in status
+    assert "\n    the order of 1 query asked with a pattern, 0.0 MB (up to 16 MB)\n" in status
     again = run(search, root, env)
     assert again.stdout == first.stdout and again.stderr == first.stderr
     assert _kept(cache) == 1
