@@ -4,18 +4,21 @@ passages never read), so that a machine that speeds up or slows down during the 
 both columns alike. Sequential runs of passages_speed.py drifted by 15% on one day.
 
 Usage: python -m benchmarks.side_by_side OLD_CHECKOUT [QUERIES] [sympy|scifact|...]
-[--again | --cold]
+[--again | --cold | --build]
 (OLD_CHECKOUT: a worktree of the earlier commit, e.g. `git worktree add /tmp/old HEAD~1`.)
 --again: a query asked again with another pattern (an agent's second grep of one question),
 the default order and --fast; the first asking is not timed.
 --cold: a root's first questions: before each run the root's passages, cuts and vectors
 are deleted (the index kept), so no file's passages were read before, as on a tree just
 indexed; the default order and --fast.
+--build: the index's cold build (`rrg --index .`, its cache dir emptied before each run),
+QUERIES times a side, the two sides alternating.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -28,11 +31,14 @@ from benchmarks.passages_speed import speed_set
 def main() -> None:
     again = "--again" in sys.argv
     cold = "--cold" in sys.argv
-    argv = [a for a in sys.argv if a not in ("--again", "--cold")]
+    argv = [a for a in sys.argv if a not in ("--again", "--cold", "--build")]
     old = Path(argv[1]).resolve()
     count = int(argv[2]) if len(argv) > 2 else 10
     labelled, queries, pattern = speed_set(argv[3] if len(argv) > 3 else "sympy")
     OUT.mkdir(exist_ok=True)
+    if "--build" in sys.argv:
+        cold_builds(old, count, labelled.root, f"{labelled.name}: {len(labelled.doc_path)} files")
+        return
     with tempfile.TemporaryDirectory(dir=OUT) as scratch:
         envs = {}
         for label, pythonpath in (("before", str(old)), ("after", "")):
@@ -99,6 +105,32 @@ def main() -> None:
     print("| command | before p50 | after p50 | median ratio | peak before / after |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
+
+
+def cold_builds(old: Path, count: int, root: Path, corpus: str) -> None:
+    """``rrg --index .`` from an empty cache dir, ``count`` times a side, alternating."""
+    walls: dict[str, list[float]] = {"before": [], "after": []}
+    peaks: dict[str, list[int]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory(dir=OUT) as scratch:
+        for _ in range(count):
+            for label, pythonpath in (("before", str(old)), ("after", "")):
+                cache = Path(scratch) / label
+                shutil.rmtree(cache, ignore_errors=True)
+                env = dict(os.environ, RRG_CACHE_DIR=str(cache), PYTHONPATH=pythonpath)
+                env["RRG_INDEX_BACKGROUND"] = "0"
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                run = measured([*rrg(), "--index", ".", "--no-progress"], root, env)
+                walls[label].append(run.wall)
+                peaks[label].append(run.peak_mb)
+    ratios = [a / b for a, b in zip(walls["after"], walls["before"], strict=True)]
+    print(f"{corpus}; {machine()}; before = {old}; cold builds, {count} a side")
+    print("| command | before p50 | after p50 | median ratio | peak before / after |")
+    print("|---|---|---|---|---|")
+    print(
+        f"| `rrg --index .`, an empty cache dir | {statistics.median(walls['before']):.2f} s | "
+        f"{statistics.median(walls['after']):.2f} s | {statistics.median(ratios):.2f}x | "
+        f"{max(peaks['before'])} / {max(peaks['after'])} MB |"
+    )
 
 
 if __name__ == "__main__":
