@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rrg.errors import limit_hint
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -75,6 +77,8 @@ def write_failure(err: Exception, where: Path) -> str:
     """Why a write under ``where`` failed, in the words a person acts on: the system's, and
     the space its disk has left where that is low or the error says so."""
     said = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    if isinstance(err, OSError):
+        said += limit_hint(err.errno)  # ulimit -n: the process's limit, not the disk's
     full = isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
     folder = where
     while not folder.exists() and folder != folder.parent:

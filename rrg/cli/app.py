@@ -16,7 +16,7 @@ from rrg import __version__, streams, timings
 from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Mode, Options, parse_options
 from rrg.environment import check_environment
-from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError
+from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError, limit_hint
 from rrg.rg.args import reads_stdin
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
@@ -65,9 +65,9 @@ def run(split: SplitArgs, walk: CountWalk | None = None) -> int:
         if isinstance(err, OSError) and err.errno in _THE_SYSTEMS:
             # A write that no layer said more of: the system's fault, not rrg's.
             named = f": {os.fsdecode(err.filename)}" if err.filename else ""
-            warn(f"{err.strerror}{named}{_limit_hint(err.errno)}")
+            warn(f"{err.strerror}{named}{limit_hint(err.errno)}")
         elif _out_of_memory(err):
-            warn(f"out of memory{_what_ran_out(err)}{_limit_hint(errno.ENOMEM)}")
+            warn(f"out of memory{_what_ran_out(err)}{limit_hint(errno.ENOMEM)}")
         else:
             warn(f"internal error: {type(err).__name__}: {err} (RRG_DEBUG=1 shows a traceback)")
         return EXIT_ERROR
@@ -91,21 +91,6 @@ def _what_ran_out(err: Exception) -> str:
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     named = [line for line in lines if "failed to map segment" in line]
     return f": {(named or lines)[-1]}" if lines else ""
-
-
-def _limit_hint(number: int) -> str:
-    """Where the process's own limit, not the machine, is what ran out: which one."""
-    import resource
-
-    limit = {errno.EMFILE: resource.RLIMIT_NOFILE, errno.ENOMEM: resource.RLIMIT_AS}.get(number)
-    if limit is None:
-        return ""
-    soft, _ = resource.getrlimit(limit)
-    if soft == resource.RLIM_INFINITY:
-        return ""
-    if limit == resource.RLIMIT_NOFILE:
-        return f" (this process may open {soft} files: ulimit -n)"
-    return f" (this process may map {soft // 2**20} MB: ulimit -v)"
 
 
 def _dispatch(opts: Options, rg_args: list[str], walk: CountWalk | None) -> int:

@@ -152,21 +152,11 @@ def _code_key() -> str:
 def start_server(path: str) -> None:
     """Start the resident process for ``path`` in a session of its own; it outlives this
     search. A second one started meanwhile finds the first's lock and exits."""
-    import contextlib
-    import subprocess
+    from rrg.detached import start_detached
 
     env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
-    with contextlib.suppress(OSError):  # then every search runs here, as without it
-        subprocess.Popen(
-            [sys.executable, "-m", "rrg.cli.resident_server", path],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-            env=env,
-            cwd="/",
-        )
+    # Where it cannot start, every search runs in its own process, as without it.
+    start_detached([sys.executable, "-m", "rrg.cli.resident_server", path], "/", env)
 
 
 def _is_open(fd: int) -> bool:

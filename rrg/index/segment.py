@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -78,6 +79,12 @@ class Segment:
     name: str
     a: dict[str, np.ndarray]
     static_file: BinaryIO | None = None  # static.npy, open while the segment is
+
+    def __post_init__(self) -> None:
+        # Closed with the segment, not by the garbage collector after it: that is a
+        # ResourceWarning where warnings show (a library caller's tests under ``-W error``).
+        if self.static_file is not None:
+            weakref.finalize(self, self.static_file.close)
 
     @property
     def docs(self) -> int:

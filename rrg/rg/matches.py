@@ -19,7 +19,7 @@ from rrg.errors import EXIT_ERROR
 from rrg.excerpt import char_offset, window
 from rrg.rg.args import RgArgs
 from rrg.rg.ordered import Json, OrderedSearch, batches
-from rrg.rg.replies import StderrFilter
+from rrg.rg.replies import StderrFilter, reaped
 
 #: Characters of a match line the model reads, around the first submatch (a third before it).
 SCORE_CHARS = 480
@@ -121,10 +121,10 @@ def collect(
             del raw  # a 500 KB line must not outlive its parse
             if len(found) > pool:
                 proc.kill()
-                proc.wait()
+                reaped(proc)
                 said += messages.standing()  # what rg said of the files it read before
                 return found[:pool], True, bytes(said)
-        if proc.wait() == EXIT_ERROR:
+        if reaped(proc) == EXIT_ERROR:
             said += messages.standing()
     return found, False, bytes(said)
 

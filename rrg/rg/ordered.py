@@ -33,7 +33,7 @@ from rrg.rg.chosen_lines import (
     kept_messages,
     matching_line_numbers,
 )
-from rrg.rg.replies import StderrFilter, count_records
+from rrg.rg.replies import StderrFilter, count_records, reaped
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
 
@@ -346,7 +346,7 @@ class OrderedSearch:
             self._relay_excerpted(proc, segments)
         elif piped:
             self._relay(proc, segments)
-        return proc.wait() == EXIT_ERROR and messages.finish()
+        return reaped(proc) == EXIT_ERROR and messages.finish()
 
     def _as_on_terminal(self) -> list[str]:
         """The flags that make rg print into a pipe as it prints on the user's terminal
@@ -472,10 +472,10 @@ class OrderedSearch:
             # Not poll(): rg may close its output before it exits. Stopped early, the
             # consumer met the cap.
             if read_all:
-                result.error |= proc.wait() == EXIT_ERROR and messages.finish()
+                result.error |= reaped(proc) == EXIT_ERROR and messages.finish()
             else:
                 proc.kill()
-                proc.wait()
+                reaped(proc)
                 messages.finish()
         yield None, 0
 
@@ -582,7 +582,7 @@ class OrderedSearch:
             messages = StderrFilter(proc, set(group))
             if piped:
                 self._relay(proc)
-            result.error |= proc.wait() == EXIT_ERROR and messages.finish()
+            result.error |= reaped(proc) == EXIT_ERROR and messages.finish()
         return result
 
     def _run_direct(self, paths: list[bytes]) -> StreamResult:
@@ -615,14 +615,14 @@ class OrderedSearch:
                 if self.cap and result.printed >= self.cap:
                     result.capped = True
                     proc.kill()
-                    proc.wait()
+                    reaped(proc)
                     result.error |= messages.finish()  # of the files read before the cap
                     if not result.matched:
                         # Zeros alone so far (--include-zero): rg's exit code says whether
                         # any file matched, which one quiet run over the files asks.
                         result.matched = self._any_match(paths)
                     return result
-            rc = proc.wait()
+            rc = reaped(proc)
             result.error |= rc == EXIT_ERROR and messages.finish()
             result.matched |= rc == EXIT_MATCH
         return result
@@ -651,7 +651,7 @@ class OrderedSearch:
             messages = StderrFilter(proc, set(batch))
             if piped:
                 self._relay(proc)
-            rc = proc.wait()
+            rc = reaped(proc)
             if rc == EXIT_MATCH:
                 messages.finish()  # said, but a match wins under --quiet, as in rg
                 result.matched = True

@@ -28,7 +28,12 @@ class StderrFilter:
         self.lines: list[bytes] = []
         assert proc.stderr is not None
         stream = proc.stderr
-        self.reader = threading.Thread(target=lambda: self.lines.extend(stream), daemon=True)
+
+        def read_to_the_end() -> None:
+            with stream:  # closed here, not left to the garbage collector (``reaped``)
+                self.lines.extend(stream)
+
+        self.reader = threading.Thread(target=read_to_the_end, daemon=True)
         self.reader.start()
 
     def finish(self) -> bool:
@@ -63,6 +68,17 @@ class StderrFilter:
             message += line
         if message:
             yield message
+
+
+def reaped(proc: subprocess.Popen[bytes]) -> int:
+    """rg's exit code once it has exited, the pipe its output came through closed. A pipe
+    left to the garbage collector is a ResourceWarning where warnings show (``python -X
+    dev``, ``PYTHONWARNINGS=default``, a library caller's test suite run with ``-W
+    error``), printed on the user's stderr or failing the caller's test."""
+    code = proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+    return code
 
 
 def count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:

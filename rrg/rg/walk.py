@@ -17,7 +17,7 @@ import threading
 
 from rrg.errors import EXIT_ERROR, EXIT_NO_MATCH
 from rrg.rg.args import RgArgs
-from rrg.rg.replies import StderrFilter, count_records
+from rrg.rg.replies import StderrFilter, count_records, reaped
 
 # Appended after the user's flags: rg lets the last mode flag win. The paths of a count
 # record are matched against the listing's, so they keep rg's own separator whatever
@@ -129,7 +129,7 @@ class CountWalk:
         """Waits for the walk: the count of each wanted file with matches, and whether rg
         reported an error about one of them (its message is written then)."""
         self.reader.join()
-        rc = self.proc.wait()
+        rc = reaped(self.proc)
         found = {p: c for p, c in count_records(io.BytesIO(self.report)) if c > 0 and p in wanted}
         # Only messages about wanted files stand: the listing already reported the folders
         # it could not read, and the named runs the files read before the walk.

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from rrg.cachedir import cache_dir, waited_lock
+from rrg.detached import start_detached
 from rrg.errors import RrgError
 
 #: Set in the environment of the build started here: ``--index`` then leaves at once where
@@ -76,19 +76,8 @@ def finish_in_background(root: bytes, model: str | None) -> bool:
     nice = shutil.which("nice")
     if nice:  # the user's next searches come first
         cmd = [nice, "-n", "10", *cmd]
-    try:
-        subprocess.Popen(
-            cmd,
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C meant for the search does not stop it
-            env={**os.environ, BACKGROUND_ENV: "1"},
-        )
-    except OSError:
-        return False  # the next search indexes for its own wait, as without one
-    return True
+    # Where it cannot start, the next search indexes for its own wait, as without one.
+    return start_detached(cmd, root, {**os.environ, BACKGROUND_ENV: "1"})
 
 
 def embeds_next() -> bool:

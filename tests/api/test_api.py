@@ -3,10 +3,12 @@ words (the real rg under both), and bad input is an RrgError of one line."""
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -250,3 +252,25 @@ def test_a_capped_search_gives_the_lines_of_the_best_passages_as_the_command_lin
     expected = [tuple(line.split(":", 2)) for line in cli.stdout.decode().splitlines()]
     assert [(m.path, str(m.line_number), m.text) for m in result.matches] == expected
     assert result.matches[0].text == "def parse_config_file(path):"
+
+
+def test_the_library_leaves_no_file_for_the_collector_to_close(
+    project: api.Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rg's pipes and the index's open segment files are closed by rrg, not by the garbage
+    collector: one it closes is a ResourceWarning, which a caller's test suite run with
+    ``-W error`` (or ``python -X dev``) sees as an error of its own."""
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        project.index()
+        project.files(QUERY, limit=2)
+        project.passages(QUERY, limit=2)
+        project.search(QUERY, "retry", limit=3)
+        project.search(QUERY, "retry", limit=3, rerank=True)
+        project.search(QUERY, "retry", limit=0, paths=("src",))
+        project.status()
+        gc.collect()
+    assert [str(w.message) for w in seen if w.category is ResourceWarning] == []
+    assert unraisable == []

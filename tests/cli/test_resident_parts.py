@@ -4,12 +4,15 @@ lives and who may use it, and the streams a child opens on the caller's descript
 from __future__ import annotations
 
 import os
+import time
+import warnings
 from pathlib import Path
 
 import pytest
 
 from rrg.cli import resident, resident_server
 from rrg.cli.argsplit import split_argv
+from rrg.detached import start_detached
 
 
 def test_on_unless_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,3 +93,24 @@ def test_the_process_serves_while_its_socket_is_its_own(tmp_path: Path) -> None:
     assert not resident_server._still_ours(str(sock), ours)
     sock.unlink()
     assert not resident_server._still_ours(str(sock), ours)
+
+
+def test_a_detached_process_starts_in_its_own_session_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    """The resident process and a background build outlive their starter on purpose:
+    Python's warning for a child still running when its ``Popen`` is dropped (an error
+    under ``-W error``) is not raised for them, and they run in a session of their own."""
+    said = tmp_path / "said"
+    script = 'echo "$(ps -o sid= -p $$) $$" > said.tmp && mv said.tmp said'
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert start_detached(["/bin/sh", "-c", script], str(tmp_path), dict(os.environ))
+    assert [str(w.message) for w in seen] == []
+    for _ in range(500):
+        if said.exists():
+            break
+        time.sleep(0.01)
+    session, pid = said.read_text().split()
+    assert session == pid != str(os.getsid(0))  # the leader of a session of its own
+    assert not start_detached([str(tmp_path / "no-such-program")], str(tmp_path), {})

@@ -370,3 +370,18 @@ def test_no_embedding_above_the_bound(big: tuple[Path, dict[str, str]]) -> None:
     bad = run([*rrg_cmd(), "-q", "render", "--files"], root, {**env, "RRG_EMBED_AHEAD": "-1"})
     assert bad.returncode == 2 and bad.stdout == b""
     assert bad.stderr == b"rrg: RRG_EMBED_AHEAD must be a whole number >= 0, not '-1'\n"
+
+
+def test_the_job_is_started_without_a_warning_where_warnings_show(
+    big: tuple[Path, dict[str, str]],
+) -> None:
+    """The job outlives the search that starts it, on purpose; Python's warning for a child
+    still running when its ``Popen`` is dropped (meant for one forgotten by mistake) was
+    printed on the search's stderr where warnings show, and is an error under ``-W
+    error``."""
+    root, env = big
+    shown = {**env, "PYTHONWARNINGS": "default"}
+    first = run([*rrg_cmd(), "-q", "render a page", "--fast", "--files"], root, shown)
+    _wait_for_job(Path(env["RRG_CACHE_DIR"]))
+    assert first.returncode == 0 and b"Warning" not in first.stderr, first.stderr
+    assert _count(Path(env["RRG_CACHE_DIR"]), "SELECT COUNT(*) FROM marks") == 1  # it ran

@@ -1592,3 +1592,25 @@ def test_a_long_lines_prefix_is_kept_whatever_its_separators(
         assert len(cut) == 1, (fields, ours.stdout)
         assert cut[0] == fields + b"[...]" + b"a" * 16 + b" needle " + b"b" * 16 + b"[...]"
     assert len(ours.stdout.splitlines()) == len(theirs.stdout.splitlines())
+
+
+def test_no_warning_of_a_file_left_open_where_warnings_show(
+    corpus: Path, env: dict[str, str]
+) -> None:
+    """rg's pipes and the index's segment files were closed by the garbage collector, which
+    warns where warnings show (``PYTHONWARNINGS=default``, ``python -X dev``): six
+    ResourceWarnings on stderr around each search's output."""
+    shown = {**env, "PYTHONWARNINGS": "default", "RRG_RESIDENT": "0"}
+    for args in (
+        q("doctor watson", "--limit", "2", "Watson"),
+        q("doctor watson", "--limit", "2", "-c", "Watson"),
+        q("doctor watson", "--files-without-match", "Watson"),
+        q("doctor watson", "--rerank", "--limit", "2", "Watson"),
+        q("doctor watson", "--json", "--limit", "2", "Watson"),
+        q("doctor watson", "--quiet", "Watson"),
+        q("doctor watson"),
+        [*rrg_cmd(), "--recall", "doctor watson", "."],
+        [*rrg_cmd(), "--index-status", "."],
+    ):
+        out = run(args, corpus, shown)
+        assert out.returncode in (0, 1) and b"Warning" not in out.stderr, (args, out.stderr)
