@@ -8,6 +8,7 @@ context variable, not a global: calls answered at once on threads each keep thei
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from collections.abc import Iterator
@@ -25,6 +26,26 @@ class Captured:
 
 
 _capture: ContextVar[Captured | None] = ContextVar("rrg_capture", default=None)
+
+
+def _in_utf8(err: UnicodeError) -> tuple[bytes, int]:
+    """What the file system's encoding cannot write, in UTF-8, as rg writes its own words;
+    a character that stands for a byte no encoding read (``surrogateescape``, as Python
+    decodes arguments and ``os.fsdecode`` a path) as that byte."""
+    assert isinstance(err, UnicodeEncodeError)
+    return err.object[err.start : err.end].encode("utf-8", "surrogateescape"), err.end
+
+
+codecs.register_error("rrg.in_utf8", _in_utf8)
+
+
+def encoded(text: str) -> bytes:
+    """rrg's own words as bytes for a stream: a path or an argument as the bytes it came
+    from, the rest (the scope line's arrow, a query's letters) as the locale writes it, or
+    in UTF-8 where it cannot. ``str.encode()`` raised on a path that is not UTF-8 (a
+    traceback for ``--scope-file $'caf\\xe9'``), and ``os.fsencode`` on any letter an ASCII
+    or Latin-1 locale has not (``--recall`` under ``LC_ALL=C PYTHONUTF8=0``)."""
+    return text.encode(sys.getfilesystemencoding(), "rrg.in_utf8")
 
 
 def out(data: bytes) -> None:

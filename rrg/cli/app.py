@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def warn(message: str) -> None:
-    streams.err(f"rrg: {message}\n".encode())
+    streams.err(streams.encoded(f"rrg: {message}\n"))
 
 
 #: Errors of the machine, not of rrg: a full disk or quota, a read-only file system, a

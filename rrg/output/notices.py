@@ -22,7 +22,7 @@ def report_facts(facts: list[str], json_mode: bool) -> None:
     if json_mode:
         message = {"type": "rrg", "data": {"notices": facts}}
         streams.out(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-    streams.err("".join(f"[rrg: {fact}]\n" for fact in facts).encode())
+    streams.err(streams.encoded("".join(f"[rrg: {fact}]\n" for fact in facts)))
 
 
 @dataclass(frozen=True)

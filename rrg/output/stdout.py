@@ -7,8 +7,6 @@ written to fd 1 whole), never left in a buffer behind rg's.
 
 from __future__ import annotations
 
-import os
-
 from rrg import streams
 
 
@@ -20,4 +18,4 @@ def write(data: bytes) -> None:
 
 def say(text: str) -> None:
     """One line of rrg's own report (``--index``, ``--recall``'s scope line)."""
-    write(os.fsencode(text if text.endswith("\n") else text + "\n"))
+    write(streams.encoded(text if text.endswith("\n") else text + "\n"))

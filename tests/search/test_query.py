@@ -167,6 +167,28 @@ def test_a_query_of_bytes_that_are_no_utf8_still_searches(
         assert b"Watson" in out.stdout
 
 
+def test_rrgs_words_naming_bytes_no_encoding_reads_are_those_bytes(
+    corpus: Path, env: dict[str, str]
+) -> None:
+    """rrg's own lines (a message, the scope line) name paths and arguments as the bytes
+    they came in as, as rg does: a scope file's name that is not UTF-8 printed a Python
+    traceback (its message could not be encoded), and under an ASCII locale
+    (``LC_ALL=C PYTHONUTF8=0``) every ``--recall`` ended in an internal error (the scope
+    line's arrow)."""
+    missing = os.fsencode(corpus) + b"/caf\xe9.txt"
+    out = run([*rrg_cmd(), "--scope-file", missing, "Watson"], corpus, env)  # type: ignore[list-item]
+    assert out.returncode == 2
+    assert (
+        out.stderr == b"rrg: cannot read scope file " + missing + b": No such file or directory\n"
+    )
+    ascii_locale = {**env, "LC_ALL": "C", "PYTHONUTF8": "0"}
+    for query in ("doctor watson", "docteur Watson \u00e9l\u00e9mentaire"):
+        out = run([*rrg_cmd(), "--recall", query, "--paragraphs", "1"], corpus, ascii_locale)
+        assert out.returncode == 0 and out.stderr == b"", out.stderr
+        head = out.stdout.splitlines()[0]
+        assert head.startswith(f'"{query}" \u2192 '.encode()), head
+
+
 @pytest.mark.parametrize("args", [["Watson"], ["-c", "Watson"], ["-g", "*.zzz", "Watson"]])
 def test_a_search_of_no_file_says_what_rg_says(
     args: list[str], corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
