@@ -24,8 +24,10 @@ def main() -> None:
             _exec_rg(find_rg(), split.rg)
     except RrgError as err:
         _open_closed_descriptors()
+        from rrg.streams import encoded  # an argument's bytes as they came
+
         try:
-            sys.stderr.write(f"rrg: {err}\n")
+            sys.stderr.buffer.write(encoded(f"rrg: {err}\n"))
             sys.stderr.flush()
         except BrokenPipeError:
             sys.exit(_reader_left())

@@ -64,13 +64,21 @@ def rg_over(rg: str, args: RgArgs, paths: list[str], extra: list[str] | None = N
 
 def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
     """rg's error for the pattern and flags (a bad regex, a missing -f file, a bad flag
-    value), or None where rg accepts them."""
+    value, a flag rg does not know), or None where rg accepts them."""
     if not args.has_pattern or args.files_mode:
-        return None
+        return flags_refusal(rg, args)
     # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault of the
     # pattern; it runs on the real files, where rg reports its failures.
     no_pre = ["--no-pre"] if args.has("--pre") else []
     return _refused(rg_over(rg, args, [os.devnull], no_pre))
+
+
+def flags_refusal(rg: str, args: RgArgs) -> Refusal | None:
+    """rg's error for the flags of a search without a pattern (``-q Q`` alone, ``--files``,
+    ``--recall``), or None: rg parses them as ``rg --files`` does. Such a search runs rg
+    only to list the files, with the flags that choose them, so a flag rg does not know (a
+    typo: ``--hiden``) or a bad value went unsaid, and the search ran without it."""
+    return _refused(rg_over(rg, args, [os.devnull], ["--files"]))
 
 
 def selection_refusal(rg: str, args: RgArgs) -> Refusal | None:

@@ -21,6 +21,7 @@ from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
 from rrg.rg.preflight import (
+    flags_refusal,
     missing_messages,
     missing_paths,
     order_refusal,
@@ -230,6 +231,10 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     if missing and len(missing) == len(args.paths):
         return EXIT_ERROR  # nothing to rank, and no scope written
     args = args.with_paths([p for p in args.paths if p not in missing])
+    refused = flags_refusal(rg, args)
+    if refused is not None:  # a flag rg does not know: said before the ranking
+        streams.err(refused.messages)
+        return refused.code
     plan = QueryPlan.make(rg, rg_args, args, request)
     candidates, ranking = rank_candidates(plan, warn, line_spans=True)
     # The scope holds what -q would search: a --scope-file search reads its files by name,

@@ -189,6 +189,22 @@ def test_rrgs_words_naming_bytes_no_encoding_reads_are_those_bytes(
         assert head.startswith(f'"{query}" \u2192 '.encode()), head
 
 
+@pytest.mark.parametrize(
+    "mode", [["-q", "doctor watson"], ["-q", "doctor watson", "--files"], ["--recall", "doctor"]]
+)
+def test_a_flag_rg_does_not_know_is_refused_in_rgs_words_without_a_pattern(
+    mode: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Without a pattern rg runs only to list the files, with the flags that choose them: a
+    typo (``--hiden``) or a bad value went unsaid, and the search ran without the flag.
+    rg's own refusal now comes first, as with a pattern, and nothing is ranked."""
+    for flag in (["--hiden"], ["--max-depth", "x"]):
+        ours = run([*rrg_cmd(), *mode, *flag], corpus, env)
+        theirs = run([rg, *flag, "--files"], corpus, env)
+        assert theirs.returncode == 2
+        assert (ours.returncode, ours.stdout, ours.stderr) == (2, b"", theirs.stderr), flag
+
+
 @pytest.mark.parametrize("args", [["Watson"], ["-c", "Watson"], ["-g", "*.zzz", "Watson"]])
 def test_a_search_of_no_file_says_what_rg_says(
     args: list[str], corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
