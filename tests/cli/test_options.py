@@ -103,7 +103,6 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["-q", "x", "--sort", "none", "--sortr", "modified", "y"], b"--sortr cannot be used"),
         (["-q", "x", "-j1", "--threads", "0", "y"], b"--threads cannot be used with -q"),
         (["-q", "x", "--model", "no-such-model", "y"], b"no model named"),
-        (["-q", "x", "--files", "--path-separator", "::"], b"must be exactly one byte"),
         (["-q", "x", "--rerank-query", " ", "y"], b"the --rerank-query is empty"),
         (["-q", "x", "-l"], b"--files-with-matches needs a PATTERN"),
         (["--recall", "x", "-l", "."], b"--files-with-matches does not apply to --recall"),

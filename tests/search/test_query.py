@@ -198,7 +198,7 @@ def test_a_flag_rg_does_not_know_is_refused_in_rgs_words_without_a_pattern(
     """Without a pattern rg runs only to list the files, with the flags that choose them: a
     typo (``--hiden``) or a bad value went unsaid, and the search ran without the flag.
     rg's own refusal now comes first, as with a pattern, and nothing is ranked."""
-    for flag in (["--hiden"], ["--max-depth", "x"]):
+    for flag in (["--hiden"], ["--max-depth", "x"], ["--path-separator", "::"]):
         ours = run([*rrg_cmd(), *mode, *flag], corpus, env)
         theirs = run([rg, *flag, "--files"], corpus, env)
         assert theirs.returncode == 2
