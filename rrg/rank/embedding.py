@@ -169,7 +169,11 @@ def _embed_root(
                 report.passages += len(vectors)
         finally:
             bar.close()
-        _merge_if_due(parent, seq, model, index_path, {key for key, _ in files})
+        # What the merge keeps: every file the index holds, not the ones listed here. ``rrg
+        # --index src`` lists src alone, and its merge dropped the vectors of every file
+        # outside it (minutes of the model's work on a large root).
+        held_text = np.flatnonzero(view.kinds == KIND_TEXT)
+        _merge_if_due(parent, seq, model, index_path, {k for k, _ in keyed_files(view, held_text)})
     report.seconds = time.monotonic() - start
     return report
 

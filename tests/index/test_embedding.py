@@ -135,6 +135,27 @@ def test_an_edited_file_is_embedded_again_alone(
     assert len([p for p in _embed_dir(cache_dir, root).iterdir() if p.is_dir()]) == 1
 
 
+def test_an_index_of_a_part_of_the_root_keeps_the_rest_embedded(
+    tmp_path: Path, env: dict[str, str], cache_dir: Path
+) -> None:
+    """``rrg --index src`` of an embedded root lists src alone: its merge kept only the
+    files listed and dropped every other file's vectors (minutes of the model's work on a
+    large root), which the next ``rrg --index .`` embedded again."""
+    root = _tree(tmp_path / "embedpart")
+    (root / "sub").mkdir()
+    (root / "sub" / "queue_extra.py").write_text("def queue_more(q):\n    return q\n")
+    assert run([*rrg_cmd(), "--index", "--embed", "--no-progress", "."], root, env).returncode == 0
+    (root / "sub" / "queue_extra.py").write_text("def queue_less(q):\n    return q[1:]\n")
+    for part in ("sub", "router.py"):
+        out = run([*rrg_cmd(), "--index", "--no-progress", part], root, env)
+        assert out.returncode == 0, out.stderr
+        assert _status_line(root, env).split(":", 1)[1].strip().startswith("15 of 15"), part
+    assert _embedded(run([*rrg_cmd(), "--index", "--no-progress", "."], root, env).stdout) == (
+        0,
+        15,
+    )
+
+
 def test_a_damaged_part_is_never_served_and_is_embedded_again(
     tmp_path: Path, env: dict[str, str], cache_dir: Path
 ) -> None:
