@@ -32,7 +32,7 @@ from rrg.output.notices import PARAMETERS, files_printed
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
-from rrg.rg.preflight import one_line, pattern_refusal, selection_refusal
+from rrg.rg.preflight import flags_refusal, one_line, pattern_refusal
 from rrg.search.candidates import more_spans_of, rank_candidates, searched_files
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
@@ -330,7 +330,7 @@ class Project:
         )
         args = parse_rg_command(rg_args)
         # rg's listing would only say it on stderr and list nothing: an empty answer.
-        refused = selection_refusal(self.rg, args) if globs else None
+        refused = flags_refusal(self.rg, args) if globs else None
         if refused is not None:
             raise RrgError(_rg_words(refused.messages, "rg refused the globs"))
         return QueryPlan(self.rg, rg_args, args, request, terminal=False, filenames=True)

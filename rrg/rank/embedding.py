@@ -92,6 +92,12 @@ def keyed_files(view: IndexView, rows: Iterable[int]) -> list[tuple[int, bytes]]
     return [(file_key(rel, int(hashes[row])), rel) for row, rel in paths]
 
 
+def indexed_file_keys(view: IndexView) -> list[int]:
+    """The file key of every text file the index holds, listed now or not."""
+    rows = np.flatnonzero(view.kinds == KIND_TEXT).tolist()
+    return [key for key, _ in keyed_files(view, rows)]
+
+
 def live_files(view: IndexView, rows: np.ndarray) -> list[tuple[int, bytes]]:
     """(file key, path) of the listed files the index holds as text, in path order."""
     kinds = view.kinds
@@ -172,8 +178,7 @@ def _embed_root(
         # What the merge keeps: every file the index holds, not the ones listed here. ``rrg
         # --index src`` lists src alone, and its merge dropped the vectors of every file
         # outside it (minutes of the model's work on a large root).
-        held_text = np.flatnonzero(view.kinds == KIND_TEXT)
-        _merge_if_due(parent, seq, model, index_path, {k for k, _ in keyed_files(view, held_text)})
+        _merge_if_due(parent, seq, model, index_path, set(indexed_file_keys(view)))
     report.seconds = time.monotonic() - start
     return report
 
@@ -319,8 +324,8 @@ def embed_status(served: ServedRoot) -> str | None:
     view = served.view()
     if view is None:
         return "unreadable index: the next rrg --index rebuilds it and embeds anew"
-    text_rows = np.flatnonzero(view.kinds == KIND_TEXT).tolist()
-    current = sum(1 for key, _ in keyed_files(view, text_rows) if key in held.where)
+    indexed = indexed_file_keys(view)
+    current = sum(1 for key in indexed if key in held.where)
     size = bytes_on_disk(parent)  # a merge may replace parts meanwhile
     damaged = (
         f", {len(held.damaged)} damaged parts (rrg --index embeds again)" if held.damaged else ""
@@ -328,6 +333,6 @@ def embed_status(served: ServedRoot) -> str | None:
     parts = f"{len(held.parts)} part{'' if len(held.parts) == 1 else 's'}"
     now = "; being embedded now" if writer_busy(parent) else ""
     return (
-        f"{current} of {len(text_rows)} indexed files, {held.passage_count} passages, "
+        f"{current} of {len(indexed)} indexed files, {held.passage_count} passages, "
         f"{size / 1e6:.1f} MB in {parts}{damaged} (vectors of {model}){now}"
     )

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rrg.rg.args import RgArgs
-from rrg.rg.replies import StderrFilter
+from rrg.rg.replies import StderrFilter, reaped
 
 
 @dataclass
@@ -58,7 +58,6 @@ def list_candidates(
         if on_paths is not None:
             on_paths([tail])
     reader.join()
-    proc.stdout.close()
-    failed = proc.wait() == 2
+    failed = reaped(proc) == 2
     messages.finish()
     return Candidates(paths, failed)

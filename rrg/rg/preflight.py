@@ -75,16 +75,11 @@ def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
 
 def flags_refusal(rg: str, args: RgArgs) -> Refusal | None:
     """rg's error for the flags of a search without a pattern (``-q Q`` alone, ``--files``,
-    ``--recall``), or None: rg parses them as ``rg --files`` does. Such a search runs rg
-    only to list the files, with the flags that choose them, so a flag rg does not know (a
-    typo: ``--hiden``) or a bad value went unsaid, and the search ran without it."""
+    ``--recall``, the library's globs), or None: rg parses them as ``rg --files`` does.
+    Such a search runs rg only to list the files, with the flags that choose them, so a
+    flag rg does not know (a typo: ``--hiden``) or a bad value (a glob) went unsaid, and
+    the search ran without it."""
     return _refused(rg_over(rg, args, [os.devnull], ["--files"]))
-
-
-def selection_refusal(rg: str, args: RgArgs) -> Refusal | None:
-    """rg's error for the flags that choose files (a bad glob, a bad --type-add), or None
-    where rg accepts them: ``rg --files`` with them over nothing."""
-    return _refused([rg, "--files", *args.file_selection_args(), "--", os.devnull])
 
 
 def _refused(cmd: list[str]) -> Refusal | None:
