@@ -40,18 +40,24 @@ def test_bar_on_a_terminal_shows_rate_and_time_left(tmp_path: Path, env: dict[st
         assert drawn.endswith(b"\r\x1b[K"), drawn[-200:]  # wiped: the prompt comes back clean
 
 
-def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The redraw thread on a real terminal, waited on by what it drew, not by a clock."""
+def _drawn_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, label: str, counts: tuple[int, ...], columns: int = 0
+) -> bytes:
+    """What the redraw thread draws on a pseudo-terminal (``columns`` wide; 0: no width
+    set, as a new one has none) while the count moves through ``counts`` of 1000, each
+    waited for by what it drew, not by a clock; the bar closed at the end."""
     master, slave = os.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     terminal = os.fdopen(slave, "w")
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setattr(progress, "QUIET_START_S", 0.0)
     monkeypatch.setattr(progress, "REDRAW_S", 0.01)
-    bar = progress.Progress("rrg: indexing", True)
+    bar = progress.Progress(label, True)
     assert bar.enabled
     seen = b""
-    for done in (10, 500, 1000):
+    for done in counts:
         bar(done, 1000)
         while f" {done}/1000 ".encode() not in seen:  # each count is drawn in its turn
             seen += os.read(master, 65536)
@@ -59,6 +65,12 @@ def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> 
     terminal.close()
     seen += read_until_closed(master)
     os.close(master)
+    return seen
+
+
+def test_the_bar_redraws_as_the_count_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The redraw thread on a real terminal, waited on by what it drew, not by a clock."""
+    seen = _drawn_on_a_terminal(monkeypatch, "rrg: indexing", (10, 500, 1000))
     frames = [f for f in seen.split(b"\r\x1b[K") if f.startswith(b"rrg: indexing")]
     assert all(b" files/s, " in f and f.endswith(b" left") for f in frames), frames
     assert b"[" + b"#" * 30 + b"]" in seen and b"[" + b"." * 30 + b"]" in seen
@@ -103,21 +115,7 @@ def test_a_frame_fits_the_terminal(columns: int) -> None:
 
 
 def test_frames_drawn_fit_the_terminals_width(monkeypatch: pytest.MonkeyPatch) -> None:
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 50, 0, 0))
-    terminal = os.fdopen(slave, "w")
-    monkeypatch.setattr(sys, "stderr", terminal)
-    monkeypatch.setenv("TERM", "xterm")
-    monkeypatch.setattr(progress, "QUIET_START_S", 0.0)
-    monkeypatch.setattr(progress, "REDRAW_S", 0.01)
-    bar = progress.Progress("rrg: preparing the model's static table (once a machine)", True)
-    seen = b""
-    bar(10, 1000)
-    while b" 10/1000 " not in seen:
-        seen += os.read(master, 65536)
-    bar.close()
-    terminal.close()
-    seen += read_until_closed(master)
-    os.close(master)
+    label = "rrg: preparing the model's static table (once a machine)"
+    seen = _drawn_on_a_terminal(monkeypatch, label, (10,), columns=50)
     frames = [f for f in seen.split(b"\r\x1b[K") if f]
     assert frames and all(len(f) < 50 and f.endswith(b" left") for f in frames), frames
