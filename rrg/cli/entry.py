@@ -18,6 +18,9 @@ from rrg.rg.binary import find_rg
 
 def main() -> None:
     argv = sys.argv[1:]
+    shell = _completion_asked(argv)
+    if shell is not None:
+        os._exit(flushed(_print_completion(shell)))
     try:
         split = split_argv(argv)
         if not split.rrg:
@@ -42,6 +45,40 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl-C before a search took its signals: no traceback
         code = EXIT_INTERRUPTED
     os._exit(flushed(code))
+
+
+#: The shells whose completions rrg writes itself: rg's own with rrg's options added.
+_SHELLS = ("bash", "zsh", "fish")
+
+
+def _completion_asked(argv: list[str]) -> str | None:
+    """The shell of ``rrg --generate complete-SHELL`` (the whole command line), where rrg
+    has completions for it. rg's answer would complete the ``rg`` command, not ``rrg``: a
+    user who installs it as rg's users do gets no completion of rrg at all. Other kinds
+    (``man``, ``complete-powershell``) and any other command line stay rg's."""
+    if len(argv) == 2 and argv[0] == "--generate":
+        kind = argv[1]
+    elif len(argv) == 1 and argv[0].startswith("--generate="):
+        kind = argv[0].removeprefix("--generate=")
+    else:
+        return None
+    shell = kind.removeprefix("complete-")
+    return shell if kind.startswith("complete-") and shell in _SHELLS else None
+
+
+def _print_completion(shell: str) -> int:
+    from rrg.cli.completions import GENERATORS
+
+    try:
+        text = GENERATORS[shell](find_rg())
+    except RrgError as err:
+        sys.stderr.write(f"rrg: {err}\n")
+        return EXIT_ERROR
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        return _reader_left()
+    return EXIT_MATCH
 
 
 def _open_closed_descriptors() -> None:

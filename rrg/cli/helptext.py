@@ -44,6 +44,9 @@ def help_text(rg_name: str) -> str:
         "-j/--threads (but 1) are refused, since they would undo the relevance order,",
         "and --passthru, which prints every file whole.",
         "",
+        "Shell completions (rg's flags and rrg's options): rrg --generate complete-bash",
+        "(or complete-zsh, complete-fish).",
+        "",
         f"rg's own help: {rg_name} --help",
     ]
     return "\n".join(lines) + "\n"

@@ -45,6 +45,12 @@ python_rrg() {{
     exec "$bin/rrg-py" "$@"
 }}
 
+# rrg's own shell completions (rg's would complete the rg command): Python checks the
+# exact form, `rrg --generate complete-SHELL`, and gives rg anything else.
+if [ "$#" -le 2 ]; then
+    case $1 in --generate | --generate=complete-*) python_rrg "$@" ;; esac
+fi
+
 # Any argument spelled as an rrg option sends the command line to Python, even after "--"
 # or as another flag's value (-e -q): Python's own split then gives it to rg, as rg's.
 for arg in "$@"; do
