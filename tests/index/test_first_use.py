@@ -24,6 +24,7 @@ from conftest import (
 from rrg.index.served import ServedRoot
 from rrg.index.store import IndexStore
 from rrg.model.registry import default_model
+from rrg.search.background import background_targets
 
 
 def _index_of(tree: Path, cache: str, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -329,6 +330,51 @@ def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
     full = run(q("water quality", "-l", "--limit", "0", "needle"), tree, background)
     assert full.returncode == 0 and full.stderr == b"", full.stderr
     assert sorted(full.stdout.splitlines()) == want
+
+
+def test_a_background_build_finishes_the_paths_searched_not_their_common_folder(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A search over PATHs in two places is served by their common folder; the build it
+    left to the background read every file below that folder (``rrg -q Q PAT .
+    /usr/include`` started ``rrg --index /``): it finishes the PATHs searched."""
+    top = tmp_path / "top"
+    _wordy_tree(top / "asked" / "one", 400)
+    _wordy_tree(top / "asked-too", 400)
+    make_tree(top / "not-asked", 300)
+    background = {**env, "RRG_INDEX_WAIT_S": "0.05", "RRG_INDEX_BACKGROUND": "1"}
+    first = run(
+        q("water quality", "-l", "--limit", "0", "needle", "asked/one", "asked-too"),
+        top,
+        background,
+    )
+    want = run([rg, "-l", "needle", "asked/one", "asked-too"], top, env)
+    assert first.returncode == 0, first.stderr
+    assert sorted(first.stdout.splitlines()) == sorted(want.stdout.splitlines())
+    assert b"while the index is finished in the background" in first.stderr, first.stderr
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _indexed(top, env) < 800:
+        time.sleep(0.2)
+    while time.monotonic() < deadline and _background_build_running(top, env):
+        time.sleep(0.1)
+    assert _indexed(top, env) == 800
+    again = run(
+        q("water quality", "-l", "--limit", "0", "needle", "asked/one", "asked-too"),
+        top,
+        background,
+    )
+    assert again.returncode == 0 and again.stderr == b"", again.stderr
+
+
+def test_a_background_build_of_a_served_root_is_the_roots() -> None:
+    """Where the search named its root, or ran in it, or was served by an index above
+    what it named, the build finishes the root, as before."""
+    root = os.getcwd()
+    assert background_targets(os.fsencode(root), []) == [root]
+    assert background_targets(os.fsencode(root), ["."]) == [root]
+    assert background_targets(os.fsencode("/"), ["tests"]) == ["/"]  # served from above
+    both = [os.path.join(root, "rrg"), os.path.join(root, "tests")]
+    assert background_targets(os.fsencode(root), ["rrg", "tests"]) == both
 
 
 def _background_build_running(tree: Path, env: dict[str, str]) -> bool:
