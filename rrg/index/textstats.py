@@ -41,9 +41,12 @@ def _ascii_words(text: str) -> list[str]:
 
 
 def decode(data: bytes) -> str:
+    """A file's text as rg reads it: UTF-16 where it starts with that BOM, else UTF-8; a
+    byte order mark is not text (rg leaves it out of the line it prints; a passage showed
+    it, an invisible character an agent still reads)."""
     if data.startswith(_UTF16_BOMS):
         return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def words(text: str) -> list[str]:

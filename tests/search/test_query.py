@@ -506,6 +506,24 @@ def test_a_long_lines_pieces_are_printed_marked_where_the_line_goes_on(
     assert heading.stdout.count(b"[...]") == out.stdout.count(b"[...]")
 
 
+def test_passages_print_a_files_text_as_rg_prints_it_without_its_byte_order_mark(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg leaves a UTF-8 file's byte order mark out of the line it prints (and reads UTF-16
+    by its mark); a passage printed it, an invisible character an agent still reads."""
+    root = tmp_path / "marked"
+    root.mkdir()
+    (root / "utf8.txt").write_bytes(b"\xef\xbb\xbflighthouse keepers of the coast\n")
+    (root / "utf16.txt").write_bytes("lighthouse keepers inland\n".encode("utf-16"))
+    out = run(q("lighthouse keepers", "--limit", "0", "-n"), root, env)
+    assert out.returncode == 0, out.stderr
+    theirs = run([rg, "-n", "--no-heading", "lighthouse"], root, env).stdout
+    lines = {line.split(b":", 1)[0]: line.split(b":", 1)[1] for line in theirs.splitlines()}
+    assert b"\xef\xbb\xbf" not in out.stdout
+    assert out.stdout.count(b"\n" + lines[b"utf8.txt"].removeprefix(b"1:") + b"\n") == 1
+    assert out.stdout.count(b"\n" + lines[b"utf16.txt"].removeprefix(b"1:") + b"\n") == 1
+
+
 def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
     """--null puts a NUL after each path rrg prints, as rg does: a program splits the
     passages' headings at it."""
