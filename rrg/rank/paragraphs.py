@@ -58,7 +58,8 @@ def split_paragraphs(text: str) -> list[Paragraph]:
             out.append(Paragraph(buf_start, end, "\n".join(buf)))
         buf, size = [], 0
 
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text_lines(text)
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             if size >= MIN_CHARS:
                 flush(number - 1)
@@ -91,8 +92,20 @@ def split_paragraphs(text: str) -> list[Paragraph]:
             continue
         buf.append(line)
         size += len(line) + 1
-    flush(len(text.splitlines()))
+    flush(len(lines))
     return out
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text as rg numbers them: ended by ``\n`` alone (a CRLF line's ``\r``
+    left off, as before). Python's ``splitlines`` also ends a line at a lone ``\r``, a
+    form feed (GNU and Python sources part pages with ``^L`` on a line of its own), a
+    vertical tab and the Unicode separators: every passage after one named lines one
+    later than rg's, and the cap chose lines that were not its best passage's."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the text's last line end, or an empty text
+    return [line.removesuffix("\r") for line in lines]
 
 
 def cut_evenly(text: str) -> list[str]:

@@ -524,6 +524,24 @@ def test_passages_print_a_files_text_as_rg_prints_it_without_its_byte_order_mark
     assert out.stdout.count(b"\n" + lines[b"utf16.txt"].removeprefix(b"1:") + b"\n") == 1
 
 
+def test_passages_number_lines_as_rg_does_past_form_feeds_and_lone_returns(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg ends a line at ``\\n`` alone; a passage also ended one at a form feed (sources
+    part pages with ``^L``), a lone ``\\r``, a vertical tab: every line after one was
+    numbered one later than rg numbers it."""
+    root = tmp_path / "paged"
+    root.mkdir()
+    text = "the harbour log\n\f\nold entry\rkept\vhere\nlighthouse keepers watch\n"
+    (root / "log.txt").write_text(text)
+    out = run(q("lighthouse keepers", "--limit", "0", "-n", "--heading"), root, env)
+    assert out.returncode == 0, out.stderr
+    theirs = run([rg, "-n", "--no-filename", "keepers|kept"], root, env).stdout.split(b"\n")[:-1]
+    assert theirs == [b"3:old entry\rkept\x0bhere", b"4:lighthouse keepers watch"]
+    shown = out.stdout.split(b"\n")
+    assert all(line in shown for line in theirs), out.stdout
+
+
 def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
     """--null puts a NUL after each path rrg prints, as rg does: a program splits the
     passages' headings at it."""
