@@ -130,7 +130,12 @@ def collect(
 
 
 def unsupported_with_rerank(args: RgArgs) -> str | None:
-    """Flags whose output cannot be put in score order one match at a time."""
+    """Flags whose output cannot be put in score order one match at a time; and
+    ``--stats``, whose block counts what rg searched (the files and bytes it read to fill
+    the pool), which the lines printed in score order do not tell: it was left out without
+    a word. (``--json``'s summary, which says only what is certain, stays.)"""
+    if args.stats_block:
+        return "--stats"
     for name, value in args.flags:
         if name in ("--after-context", "--before-context", "--context") and value not in (
             None,

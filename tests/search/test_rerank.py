@@ -161,12 +161,18 @@ def test_rerank_query_overrides(facts: Path, env: dict[str, str]) -> None:
     assert b"farm 3" in out.stdout
 
 
-@pytest.mark.parametrize("flag", [["-l"], ["-c"], ["-C", "1"], ["-r", "x"]])
+@pytest.mark.parametrize("flag", [["-l"], ["-c"], ["-C", "1"], ["-r", "x"], ["--stats"]])
 def test_rerank_refuses_output_it_cannot_order(
     flag: list[str], facts: Path, env: dict[str, str]
 ) -> None:
     out = run(rerank(*flag, "river"), facts, env)
     assert out.returncode == 2 and b"cannot be used with --rerank" in out.stderr
+
+
+def test_rerank_takes_stats_turned_off_or_carried_by_json(facts: Path, env: dict[str, str]) -> None:
+    for flags in (["--stats", "--no-stats"], ["--stats", "--json"]):
+        out = run(rerank(*flags, "river"), facts, env)
+        assert out.returncode == 0, (flags, out.stderr)
 
 
 def test_rerank_needs_a_query(facts: Path, env: dict[str, str]) -> None:
