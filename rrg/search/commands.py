@@ -69,12 +69,16 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
     """``rrg -q QUERY [PATTERN]``: the files in relevance order, rg over them to the cap."""
     args = plan.args
     _refuse_what_cannot_apply(plan, "-q")
-    if not args.has_pattern and not args.files_mode and args.output_mode != "lines":
-        # Passages have no such form: the flag would be dropped in silence.
-        raise RrgError(
-            f"{args.output_mode} needs a PATTERN: without one, -q prints the most relevant "
-            "paragraphs (--files lists the files, best first)"
-        )
+    if not args.has_pattern and not args.files_mode:
+        # Passages have no such form (nor a count of what rg searched): the flag would be
+        # dropped in silence.
+        mode = args.output_mode if args.output_mode != "lines" else None
+        wanted = mode or ("--stats" if args.stats_block else None)
+        if wanted:
+            raise RrgError(
+                f"{wanted} needs a PATTERN: without one, -q prints the most relevant "
+                "paragraphs (--files lists the files, best first)"
+            )
     refused = pattern_refusal(plan.rg, args)
     if refused is not None:  # before a second of ranking, not after it
         streams.err(refused.messages)

@@ -108,6 +108,7 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["--recall", "x", "-l", "."], b"--files-with-matches does not apply to --recall"),
         (["--index", "-c", "."], b"--count does not apply to --index"),
         (["-q", "x", "--json"], b"--json needs a PATTERN"),
+        (["-q", "x", "--stats"], b"--stats needs a PATTERN"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(
