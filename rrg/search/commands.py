@@ -65,6 +65,13 @@ def _refuse_what_cannot_apply(plan: QueryPlan, what: str) -> None:
         )
 
 
+#: Said where a passage query had no file to read.
+NOTHING_LISTED = (
+    "no file to read: rg lists none for these PATHs and flags (hidden, ignored or "
+    "filtered out: rg --files --debug says why)"
+)
+
+
 def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) -> int:
     """``rrg -q QUERY [PATTERN]``: the files in relevance order, rg over them to the cap."""
     args = plan.args
@@ -159,6 +166,11 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             said = files_printed(len(files), len(ranking.ordered), ranking.ranked)
             report_facts([said], False)
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
+    if not args.has_pattern and not candidates.paths and not candidates.error:
+        # rg says why a search searched nothing; a passage query that read nothing said
+        # nothing at all (exit 1, an empty output: the wrong folder looks like no answer).
+        report_facts([NOTHING_LISTED], False)
+        return EXIT_NO_MATCH
     if not args.has_pattern:
         from rrg.output.passages import PassageStyle, most_relevant, passage_blocks
         from rrg.rank.entry_points import best_paragraphs

@@ -542,6 +542,20 @@ def test_passages_number_lines_as_rg_does_past_form_feeds_and_lone_returns(
     assert all(line in shown for line in theirs), out.stdout
 
 
+def test_a_passage_query_with_no_file_to_read_says_so(tmp_path: Path, env: dict[str, str]) -> None:
+    """rg says why a search searched nothing; a passage query in a folder where rg lists
+    no file (the wrong folder, a glob that leaves none) printed nothing at all."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "kept.txt").write_text("lighthouse keepers\n")
+    for where, extra in ((empty, []), (tmp_path, ["-g", "!*"])):
+        out = run(q("lighthouse keepers", *extra), where, env)
+        assert (out.returncode, out.stdout) == (1, b""), out.stderr
+        assert out.stderr.startswith(b"[rrg: no file to read: rg lists none"), out.stderr
+    found = run(q("lighthouse keepers"), tmp_path, env)
+    assert found.returncode == 0 and b"no file to read" not in found.stderr
+
+
 def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
     """--null puts a NUL after each path rrg prints, as rg does: a program splits the
     passages' headings at it."""
