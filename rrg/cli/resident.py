@@ -198,30 +198,39 @@ def _run_there(conn: socket.socket, argv: list[str]) -> int | None:
     return _wait(conn, int(started[1:]), rest)
 
 
+def _signal_search(child: int, signum: int) -> None:
+    """Signal the search: the child and the rg processes it runs, its process group (as a
+    terminal's Ctrl-C or ``timeout`` signals a search run alone with its rg processes);
+    the child alone where it leads no group of its own."""
+    import contextlib
+
+    try:
+        os.killpg(child, signum)
+    except OSError:
+        with contextlib.suppress(OSError):  # it has ended
+            os.kill(child, signum)
+
+
 def _wait(conn: socket.socket, child: int, reply: bytes) -> int:
     """The exit code of the child (its pid: ``child``; ``reply``: what it sent after its
     pid), passing it the signals this process gets meanwhile; Ctrl-Z stops it with this
     process, and going on resumes both. A child killed by a signal sends no code: this
     process then ends by the same signal where it got one (``timeout`` sees what it would
     have seen), or says so."""
-    import contextlib
     import signal
 
     got: list[int] = []
 
     def pass_on(signum: int, _frame: object) -> None:
         got.append(signum)
-        with contextlib.suppress(OSError):
-            os.kill(child, signum)
+        _signal_search(child, signum)
 
     def stop_both(_signum: int, _frame: object) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(child, signal.SIGSTOP)
+        _signal_search(child, signal.SIGSTOP)
         signal.signal(signal.SIGTSTP, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTSTP)  # returns once this process is continued
         signal.signal(signal.SIGTSTP, stop_both)
-        with contextlib.suppress(OSError):
-            os.kill(child, signal.SIGCONT)
+        _signal_search(child, signal.SIGCONT)
 
     # A signal this process ignores (HUP under nohup; INT and QUIT in a script's background
     # job) stays ignored: the search run alone would not have seen it either.

@@ -119,6 +119,12 @@ def _still_ours(path: str, ours: tuple[int, int, int] | None) -> bool:
 def _serve(conn: socket.socket) -> None:
     """In the child: take the search's descriptors, folder and environment, run it as
     ``rrg`` would, send its exit code, and exit."""
+    # A process group of its own, which the rg processes it runs join: the caller signals
+    # the group (``rrg.cli.resident._signal_search``), so that ``timeout``, Ctrl-C or a
+    # closed caller stops them with the search. In the resident process's group they ran
+    # on (a walk of a big tree, for minutes, after the caller was killed).
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
     try:
         request = _take_over(conn)
         conn.sendall(STARTED + b"%d\n" % os.getpid())  # the caller signals it by its pid
@@ -183,6 +189,8 @@ def _stop_with_the_caller(conn: socket.socket) -> None:
         except OSError:
             chunk = b""
         if not chunk:
+            if os.getpgid(0) == os.getpid():  # its rg processes too (never the server's)
+                os.killpg(os.getpid(), signal.SIGTERM)
             os.kill(os.getpid(), signal.SIGTERM)
             return
 

@@ -207,6 +207,28 @@ def test_the_caller_killed_stops_the_search(
     assert not Path(f"/proc/{searcher}").exists()
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_the_rg_a_handed_search_runs_stops_with_its_caller(
+    tmp_path: Path, corpus: Path, resident: dict[str, str], signum: int
+) -> None:
+    """``timeout`` (TERM, or KILL), Ctrl-C (INT): a search run in its own process stops
+    with its rg processes, which share its process group; handed over, the rg processes
+    ran on in the resident process's group (a walk of a big tree for minutes, rg over
+    ``/dev/zero`` for ever)."""
+    run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, resident)
+    _server_pid(resident)
+    pids = tmp_path / "rg-pids"
+    slow, started = _slow_rg(tmp_path, f"echo $$ >> {pids}\nexec sleep 30")
+    cmd = [*rrg_cmd(), "-q", "Holmes", "Watson"]
+    proc = _slow_search(cmd, corpus, resident, slow, stdout=subprocess.DEVNULL)
+    assert _first_searcher(started) != proc.pid  # handed over
+    assert _until(lambda: pids.exists() and pids.read_text().strip() != "")
+    proc.send_signal(signum)
+    proc.wait(timeout=10)
+    ran = [int(pid) for pid in pids.read_text().split()]
+    assert _until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in ran)), ran
+
+
 def test_off_and_bad_values(corpus: Path, resident: dict[str, str]) -> None:
     off = run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, {**resident, "RRG_RESIDENT": "0"})
     assert off.returncode == 0
