@@ -279,6 +279,22 @@ def test_rg_of_another_version_is_named_once(tmp_path: Path, rg: str, env: dict[
     assert passthrough.stderr == b""
 
 
+@pytest.mark.parametrize("program", ["/bin/echo", "/bin/false"])
+def test_a_program_that_is_not_ripgrep_is_refused(
+    tmp_path: Path, env: dict[str, str], program: str
+) -> None:
+    """RRG_RG set to the wrong file (or another tool named rg on PATH): every search
+    printed nothing and exited 1, as if nothing matched; a warning said "ripgrep unknown"
+    once. Now one line says what it is, exit 2, on every search."""
+    tree = make_tree(tmp_path / "v", 5)
+    env = {**env, "RRG_RG": program}
+    for _ in range(2):  # the second run reads the verdict kept from the first
+        out = run([*rrg_cmd(), "-q", "needle", "needle"], tree, env)
+        assert out.returncode == 2 and out.stdout == b"", out.stderr
+        assert out.stderr.startswith(f"rrg: {program} is not ripgrep (its --version".encode())
+        assert out.stderr.count(b"\n") == 1, out.stderr
+
+
 def test_a_subdirectory_uses_its_indexed_ancestor(tmp_path: Path, env: dict[str, str]) -> None:
     """cd into an indexed repository: no second index, the root's corpus statistics, and the
     order of the root's search restricted to that folder."""
