@@ -22,6 +22,7 @@ from rrg.index.embedded import embed_dir
 from rrg.index.scopes import scope_files
 from rrg.index.store import (
     IndexStore,
+    IndexUnavailable,
     builder_lock_path,
     builder_running,
     busy_reason,
@@ -349,6 +350,8 @@ def index_status(
         finally:
             store.close()
         files = str(count)
+    except IndexUnavailable as err:  # a newer rrg's, or one that cannot be read now
+        files = f"not readable by this rrg ({err})"
     except Exception as err:  # noqa: BLE001 - any damage (SQLite or format) is reported
         files = f"unreadable ({err}); the next search rebuilds it"
     age = time.time() - index_path.stat().st_mtime

@@ -76,6 +76,16 @@ class IndexStore:
         self.db = connect(path, index_busy_s())
         self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > FORMAT_VERSION:
+            # A newer rrg's (two installs sharing one cache dir): rebuilt in the format
+            # this one reads, the newer one would rebuild it again, each run of either
+            # undoing the other's.
+            self.db.close()
+            raise IndexUnavailable(
+                f"index {path.name} is of a newer rrg (format {version}; this rrg reads "
+                f"{FORMAT_VERSION}), kept as it is: upgrade this rrg, or give it a cache of "
+                "its own (RRG_CACHE_DIR)"
+            )
         if version != FORMAT_VERSION:
             self.db.close()
             if 0 < version < FORMAT_VERSION:  # 0: a file of another kind, or half made

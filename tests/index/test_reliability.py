@@ -297,6 +297,34 @@ def test_damaged_index_is_reported_once_and_rebuilt(
     assert again.stderr == b"" and again.stdout == expected
 
 
+def test_a_newer_rrgs_index_is_kept_and_the_search_runs_in_rgs_order(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Two rrg installs of different index formats sharing a cache dir: the older one
+    rebuilt the newer one's index in its own format, which the newer one then rebuilt
+    again, each run of either undoing the other's. The older one now leaves it be."""
+    import sqlite3
+
+    from rrg.index.store import FORMAT_VERSION
+
+    tree = make_tree(tmp_path / "tree", 30)
+    path = _index_file(tree, env)
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version={FORMAT_VERSION + 1}")
+    db.commit()
+    db.close()
+    for _ in range(2):
+        out = run(q("omega needle", "-l", "--limit", "0", "needle"), tree, env)
+        want = run([rg, "-l", "needle"], tree, env).stdout
+        assert out.returncode == 0 and sorted(out.stdout.split()) == sorted(want.split())
+        assert out.stderr.count(b"\n") == 1 and b"is of a newer rrg" in out.stderr, out.stderr
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == FORMAT_VERSION + 1
+    db.close()
+    status = run([*rrg_cmd(), "--index-status", "."], tree, env)
+    assert b"not readable by this rrg" in status.stdout, status.stdout
+
+
 def test_broken_model_folder_is_one_line_exit_2(tmp_path: Path, env: dict[str, str]) -> None:
     model = tmp_path / "broken-model"
     model.mkdir()
