@@ -276,6 +276,11 @@ class RgArgs:
         on = ("--line-number", "--pretty", "--vimgrep")
         return self._switch(stdout_is_tty, on, ("--no-line-number",))
 
+    def filenames(self, default: bool) -> bool:
+        """Whether rg names each line's file: the last of -H and -I decides, rg's config
+        file's too (``default``, rg's own rule for the PATHs given, where neither is)."""
+        return self._switch(default, ("--with-filename",), ("--no-filename",))
+
     def _switch(self, default: bool, on: tuple[str, ...], off: tuple[str, ...]) -> bool:
         """A setting the last of its flags decides, as rg reads them; ``default`` without."""
         value = default

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from rrg.rg.args import RgArgs
 from rrg.rg.replies import StderrFilter, reaped
 
+#: After rg's config file, which rg reads for every run: its ``--color=always`` (or
+#: ``--pretty``) painted each listed path, and its ``--path-separator`` rewrote them, so that
+#: none named a file and ``-q`` printed nothing, exit 0.
+LISTING_FLAGS = ["--null", "--color=never", "--path-separator=/"]
+
 
 @dataclass
 class Candidates:
@@ -29,7 +34,7 @@ def list_candidates(
     them (stat-ing every file) then runs while rg is still listing, on the other core. A
     thread drains rg's output so that rg never waits on a full pipe meanwhile.
     """
-    cmd = [rg, "--files", "--null", *args.file_selection_args(), "--", *args.paths]
+    cmd = [rg, "--files", *LISTING_FLAGS, *args.file_selection_args(), "--", *args.paths]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )

@@ -75,14 +75,16 @@ class QueryPlan:
     args: RgArgs
     request: SearchRequest
     terminal: bool  # standard output is a terminal
-    # rg names the file of each line unless given exactly one PATH, a file; decided from
-    # the PATHs as given, before any that does not exist is set aside.
+    # rg names the file of each line unless given exactly one PATH, a file, or told so by
+    # -H or -I (on the command line or in its config file, which rrg's runs never pass on:
+    # a -H of rrg's own after the config's -I printed the names the user turned off);
+    # decided from the PATHs as given, before any that does not exist is set aside.
     filenames: bool = True
 
     @classmethod
     def make(cls, rg: str, rg_args: list[str], args: RgArgs, request: SearchRequest) -> QueryPlan:
         paths = args.paths
-        filenames = not (len(paths) == 1 and not os.path.isdir(paths[0]))
+        filenames = args.filenames(not (len(paths) == 1 and not os.path.isdir(paths[0])))
         return cls(rg, rg_args, args, request, os.isatty(1), filenames)
 
     @cached_property

@@ -389,6 +389,13 @@ def test_patterns_from_stdin_serve_every_run(
         ("--null\n", ["--files"]),
         ("--stats\n", ["-i", "watson"]),
         ("--sort=path\n", ["Watson"]),
+        # rrg's listing read these too: no listed path named a file, and -q printed
+        # nothing; and -H of its own undid the config's -I.
+        ("--color=always\n", ["Watson"]),
+        ("--pretty\n", ["Watson"]),
+        ("--path-separator=@\n", ["Watson"]),
+        ("--path-separator=@\n", ["--files"]),
+        ("--no-filename\n", ["Watson"]),
     ],
 )
 def test_rgs_config_file_counts_as_given(
