@@ -23,6 +23,7 @@ class Captured:
 
     out: bytearray = field(default_factory=bytearray)
     err: bytearray = field(default_factory=bytearray)
+    said: set[bytes] = field(default_factory=set)  # rg's messages written (``first_said``)
 
 
 _capture: ContextVar[Captured | None] = ContextVar("rrg_capture", default=None)
@@ -69,6 +70,24 @@ def err(data: bytes) -> None:
     sys.stderr.flush()
     sys.stderr.buffer.write(data)
     sys.stderr.flush()
+
+
+#: rg's messages written by this process (one search: a command line's own process, or
+#: the child the resident process forks for it).
+_SAID: set[bytes] = set()
+
+
+def first_said(message: bytes) -> bool:
+    """Whether rg's ``message`` is said for the first time in this search (a library
+    call's: each captures its own). rrg runs rg several times for one search, and each run
+    says what rg says once in its own (a config file it cannot read, a file it may not
+    open): said as often as runs met it, where rg says it once."""
+    held = _capture.get()
+    said = held.said if held is not None else _SAID
+    if message in said:
+        return False
+    said.add(message)
+    return True
 
 
 def capturing() -> bool:

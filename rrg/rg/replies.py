@@ -37,14 +37,19 @@ class StderrFilter:
         self.reader.start()
 
     def finish(self) -> bool:
-        """Write the messages that stand; True when any does."""
-        kept = self.standing()
-        if kept:
-            streams.err(kept)
+        """Write the messages that stand (each once a search: ``streams.first_said``); True
+        when any stands."""
+        kept = self._standing()
+        said = b"".join(message for message in kept if streams.first_said(message))
+        if said:
+            streams.err(said)
         return bool(kept)
 
     def standing(self) -> bytes:
         """The messages that stand, once rg has closed its stderr, unwritten."""
+        return b"".join(self._standing())
+
+    def _standing(self) -> list[bytes]:
         self.reader.join()
         kept = []
         for message in self._messages():
@@ -55,7 +60,7 @@ class StderrFilter:
             if self.only_listed and not (about and about.group(1) in self.listed):
                 continue
             kept.append(message)
-        return b"".join(kept)
+        return kept
 
     def _messages(self) -> Iterator[bytes]:
         """rg's messages, each whole: one may run over several lines (a failed --pre

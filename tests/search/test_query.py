@@ -421,6 +421,20 @@ def test_rgs_config_file_counts_as_given(
     assert sorted(body.split(sep)) == sorted(rg_body.split(sep))
 
 
+@pytest.mark.parametrize("args", [["--limit", "1", "Watson"], ["--limit", "0", "-l", "Watson"]])
+def test_what_rg_says_in_every_run_is_said_once(
+    args: list[str], corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg says once that it cannot read its config file; rrg's runs (the listing, each
+    printing run) each said it."""
+    env = {**env, "RIPGREP_CONFIG_PATH": str(tmp_path / "no-such-rc")}
+    ours = run(q("doctor watson", *args), corpus, env)
+    theirs = run([rg, "Watson"], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    said = [line for line in ours.stderr.splitlines() if line.startswith(b"rg: ")]
+    assert said == theirs.stderr.splitlines() and len(said) == 1, ours.stderr
+
+
 def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("doctor watson", "--limit", "0", "--json", "Watson"), corpus, env)
     theirs = run([rg, "--json", "Watson"], corpus, env)
