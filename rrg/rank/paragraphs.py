@@ -97,8 +97,8 @@ def split_paragraphs(text: str) -> list[Paragraph]:
 
 
 def text_lines(text: str) -> list[str]:
-    """The lines of a text as rg numbers them: ended by ``\n`` alone (a CRLF line's ``\r``
-    left off, as before). Python's ``splitlines`` also ends a line at a lone ``\r``, a
+    """The lines of a text as rg numbers them: ended by ``\\n`` alone (a CRLF line's
+    ``\\r`` left off, as before). Python's ``splitlines`` also ends a line at a lone ``\\r``, a
     form feed (GNU and Python sources part pages with ``^L`` on a line of its own), a
     vertical tab and the Unicode separators: every passage after one named lines one
     later than rg's, and the cap chose lines that were not its best passage's."""
