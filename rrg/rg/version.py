@@ -71,11 +71,11 @@ def check_version(rg: str, warn: Callable[[str], None]) -> None:
     try:
         stamp.parent.mkdir(exist_ok=True, mode=0o700)
         stamp.write_text(verdict)
+        kept_now = True
     except OSError:
-        _refuse_if_not_ripgrep(rg, verdict)
-        return  # said once: where that cannot be kept, not said at all
+        kept_now = False  # a warning said once: where that cannot be kept, not said at all
     _refuse_if_not_ripgrep(rg, verdict)
-    if verdict != TABLES_VERSION:
+    if kept_now and verdict != TABLES_VERSION:
         warn(
             f"{rg} is ripgrep {verdict}; rrg's flag tables are for {TABLES_VERSION}, so a "
             "flag new to it may be misread (said once for this rg)"
