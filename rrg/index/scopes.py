@@ -157,7 +157,7 @@ def read_scope(file: str) -> Scope:
             spans = _spans(meta.get("spans"))
         except (OSError, ValueError):
             pass  # a scope without its query still orders a search
-    paths = [line for line in data.split(b"\n") if line]
+    paths = [_named(line) for line in data.split(b"\n") if line]
     if cwd and cwd != os.getcwd():
         base = os.fsencode(cwd)
 
@@ -167,6 +167,16 @@ def read_scope(file: str) -> Scope:
         paths = [placed(p) for p in paths]
         spans = {placed(p): found for p, found in spans.items()}
     return Scope(path, query, cwd, paths, spans)
+
+
+def _named(line: bytes) -> bytes:
+    """The path a scope file's line names: a list made with CRLF line ends (on Windows, by
+    an editor or a tool that writes them) names each path without its CR, which read as
+    part of the name made every path one that "no longer exists"; a path that does end in
+    a CR keeps it."""
+    if line.endswith(b"\r") and not os.path.lexists(line) and os.path.lexists(line[:-1]):
+        return line[:-1]
+    return line
 
 
 def _as_written(

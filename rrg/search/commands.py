@@ -304,11 +304,11 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     more = more_scope_spans(scope, served, query) if query else None
     run = OrderedRun(plan, files, query, served, with_filename=True, spans=spans, more_spans=more)
     result = search_in_order(run)
-    if len(files) < len(scope.paths):
-        result.facts.insert(
-            0,
-            f"{len(scope.paths) - len(files)} paths of {scope.path.name} no longer exist; skipped",
-        )
+    gone = len(scope.paths) - len(files)
+    if gone:
+        paths = "path of" if gone == 1 else "paths of"
+        exist = "exists" if gone == 1 else "exist"
+        result.facts.insert(0, f"{gone} {paths} {scope.path.name} no longer {exist}; skipped")
     report_facts(result.facts, args.output_mode == "--json")
     return result.exit_code
 

@@ -1154,6 +1154,18 @@ def test_a_scope_holds_what_a_search_would_read(corpus: Path, rg: str, env: dict
     assert "binary.bin" in Path(scope).read_text().splitlines()
 
 
+def test_a_scope_file_with_crlf_line_ends_names_its_paths(
+    topical: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A list of paths written with CRLF line ends (on Windows, by an editor or a tool):
+    each CR read as part of a name, and every path "no longer existed"."""
+    scope = tmp_path / "crlf-scope.txt"
+    scope.write_bytes(b"note07.txt\r\ngone.txt\r\nzz_db.txt\r\n")
+    out = run([*rrg_cmd(), "--scope-file", str(scope), "--limit", "0", "-l", "error"], topical, env)
+    assert out.stdout.split() == [b"note07.txt", b"zz_db.txt"]
+    assert out.stderr == b"[rrg: 1 path of crlf-scope.txt no longer exists; skipped]\n"
+
+
 def test_recall_shows_entry_points_grouped_by_file(topical: Path, env: dict[str, str]) -> None:
     out = run(
         [*rrg_cmd(), "--recall", "database connection timeout", "--paragraphs", "3"], topical, env
@@ -1169,7 +1181,7 @@ def test_scope_file_search_keeps_the_file_order(
     scope.write_text("note07.txt\ngone.txt\nzz_db.txt\nnote01.txt\n")
     out = run([*rrg_cmd(), "--scope-file", str(scope), "--limit", "0", "-l", "error"], topical, env)
     assert out.stdout.split() == [b"note07.txt", b"zz_db.txt", b"note01.txt"]
-    assert out.stderr == b"[rrg: 1 paths of my-scope.txt no longer exist; skipped]\n"
+    assert out.stderr == b"[rrg: 1 path of my-scope.txt no longer exists; skipped]\n"
     capped = run([*rrg_cmd(), "--scope-file", str(scope), "--limit", "2", "error"], topical, env)
     # The scope's order, each file its share of the cap first (one line a file at --limit 2).
     assert [line.split(b":")[0] for line in capped.stdout.splitlines()] == [
