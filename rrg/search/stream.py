@@ -50,7 +50,7 @@ def search_in_order(
         result.facts.append(cap_reached(cap, result.held, words))
     if search.lines_cut:
         result.facts.append(
-            f"{search.lines_cut} long lines cut to {excerpt} characters around their match, "
-            "marked [...] (--excerpt 0 prints them whole)"
+            f"{search.lines_cut} long line{'s' * (search.lines_cut > 1)} cut to {excerpt} "
+            "characters around their match, marked [...] (--excerpt 0 prints them whole)"
         )
     return result

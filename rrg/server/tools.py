@@ -159,8 +159,8 @@ class Tools:
         notices = list(result.notices)
         if cut:
             notices.append(
-                f"{cut} long lines cut to {defaults.EXCERPT} characters around their match, "
-                "marked [...]"
+                f"{cut} long line{'s' * (cut > 1)} cut to {defaults.EXCERPT} characters "
+                "around their match, marked [...]"
             )
         data = {"matches": [asdict(m) for m in result.matches]}
         return _answer("".join(line for line, _ in shown), data, notices)

@@ -1213,7 +1213,7 @@ def test_notices_reach_both_streams(corpus: Path, topical: Path, env: dict[str, 
     )
     cut = run(q("doctor watson", "Watson", "long.txt"), corpus, env)
     assert cut.stderr == (
-        b"[rrg: 1 long lines cut to 1000 characters around their match, "
+        b"[rrg: 1 long line cut to 1000 characters around their match, "
         b"marked [...] (--excerpt 0 prints them whole)]\n"
     )
 
