@@ -83,16 +83,24 @@ def _distilled(
     cls_id = tok.token_to_id("[CLS]") if tok.token_to_id("[CLS]") is not None else 0
     sep_id = tok.token_to_id("[SEP]") if tok.token_to_id("[SEP]") is not None else 0
     batch = 1024
-    done = 0
+    starts = range(0, vocab, batch)
+    parts = _Parts(Path(f"{cache}.parts"), {start: min(vocab, start + batch) for start in starts})
+    done = sum(len(part) for part in parts.kept.values())
+    if on_progress and done:
+        on_progress(done, vocab)
 
     def run(start: int) -> np.ndarray:
         nonlocal done
+        hidden = parts.kept.get(start)
+        if hidden is not None:
+            return hidden
         ids = np.arange(start, min(vocab, start + batch), dtype=np.int64)
         seq = np.stack([np.full_like(ids, cls_id), ids, np.full_like(ids, sep_id)], 1)
         # The token's own output position: measured on scifact, it beats the pooled
         # sentence vector of the same input (nDCG@10 .484 against .425, tf-idf weighted).
         # A copy: the view would keep the run's whole output (three tokens) alive.
         hidden = encoder.hidden_states(seq, np.ones_like(seq))[:, 1].copy()
+        parts.keep(start, hidden)
         with progress_lock:
             done += len(ids)
             if on_progress:
@@ -100,7 +108,7 @@ def _distilled(
         return hidden
 
     progress_lock = threading.Lock()
-    full = np.concatenate(encoder.map_runs(run, range(0, vocab, batch)))
+    full = np.concatenate(encoder.map_runs(run, starts))
     centred = full - full.mean(0)
     del full
     # An SVD, as every table before: the indexes and vector caches built with a table hold
@@ -124,7 +132,57 @@ def _distilled(
             f"{write_failure(err, cache.parent)} (it needs {len(data) / 1e6:.0f} MB; "
             "RRG_PREPARED_DIR may name another folder)"
         ) from err
+    parts.remove()
     return table
+
+
+class _Parts:
+    """The runs of a distillation kept as each ends, so that one stopped (``timeout`` around
+    an agent's first search, which may allow 10 s where the table takes 15-30) goes on
+    where it stopped: before, each first search started again from the first token and
+    was stopped again, so that rrg never answered there. A run's output is the model's
+    for its own tokens alone, so the table is the same, run in one go or in several.
+    Kept where it can be; nothing is lost but time where it cannot."""
+
+    def __init__(self, folder: Path, runs: dict[int, int]) -> None:
+        self.folder = folder
+        self.kept: dict[int, np.ndarray] = {}
+        widths = set()
+        for start, end in runs.items():
+            part = self._read(start)
+            if part is not None and part.ndim == 2 and len(part) == end - start:
+                self.kept[start] = part
+                widths.add(part.shape[1])
+        if len(widths) > 1:  # parts of two models: none is trusted
+            self.kept = {}
+
+    def _file(self, start: int) -> Path:
+        return self.folder / f"{start:06d}.npy"
+
+    def _read(self, start: int) -> np.ndarray | None:
+        try:
+            part = np.load(self._file(start), allow_pickle=False)
+        except (OSError, *NOT_AN_ARRAY):
+            return None
+        return part if np.issubdtype(part.dtype, np.floating) else None
+
+    def keep(self, start: int, hidden: np.ndarray) -> None:
+        import io
+
+        from rrg.atomic import atomic_write_bytes
+
+        buf = io.BytesIO()
+        np.save(buf, hidden, allow_pickle=False)
+        try:
+            self.folder.mkdir(mode=0o700, exist_ok=True)
+            atomic_write_bytes(self._file(start), buf.getvalue())
+        except OSError:
+            pass  # a full or read-only disk: this run's output is not kept, the table is made
+
+    def remove(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _moved_from_cache_dir(spec: ModelSpec, target: Path) -> np.ndarray | None:
