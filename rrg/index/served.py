@@ -65,10 +65,14 @@ class ServedRoot:
         None where there is none yet or it cannot be read as is."""
         return open_view(self.index_path, static_table(self.encoder).shape[0])
 
+    def model_prepared(self) -> bool:
+        """Whether this machine holds the model's static table already."""
+        return static_table_path(self.spec).is_file()
+
     def prepare_model(self, show_progress: bool) -> bool:
         """Distil the model's static table where this machine has none yet (once a machine:
         ``rrg.cachedir.prepared_dir``); whether it was distilled now."""
-        if static_table_path(self.spec).is_file():
+        if self.model_prepared():
             static_table(self.encoder)
             return False
         preparing = Progress("rrg: preparing the model (once a machine)", show_progress, "tokens")

@@ -240,6 +240,13 @@ def _preload_for_stage(query: Query, served: ServedRoot, settings: RankSettings)
         served.encoder.preload()
 
 
+#: Said in a pipe before the model's first preparation on a machine.
+PREPARING = (
+    "preparing the model's static table, once a machine (10-30 s; a search stopped "
+    "meanwhile leaves its work to the next)"
+)
+
+
 def _refreshed_index(
     served: ServedRoot, printed: list[bytes], settings: RankSettings, listing: Listing | None
 ) -> tuple[IndexView, np.ndarray, RefreshReport | None] | None:
@@ -248,18 +255,18 @@ def _refreshed_index(
     can serve (then rg's order does)."""
     warn = settings.warn
     rel = listing.paths if listing is not None else relative_to(served.root, printed)
-    start = time.monotonic()
     try:
-        prepared = served.prepare_model(settings.show_progress)  # once a machine
+        if not draws(settings.show_progress) and not served.model_prepared():
+            # Where no bar shows it (a pipe, an agent's tool), the wait of 10-30 s is said
+            # before it, not after: a tool that stops the search meanwhile (its timeout)
+            # leaves the reader something that tells what it stopped, and to ask again.
+            warn(PREPARING)
+        served.prepare_model(settings.show_progress)  # once a machine
     except ModelError:
         raise
     except RrgError as err:  # its table cannot be kept (a full disk): the next search tries
         warn(f"{err}; searching in rg's order")
         return None
-    if prepared and not draws(settings.show_progress):
-        # Where no bar showed it (a pipe, an agent's tool), the wait of 15-30 s is said.
-        seconds = time.monotonic() - start
-        warn(f"prepared the model's static table in {seconds:.1f} s (once a machine)")
     wait = settings.index_wait
     deadline = None if wait is None else time.monotonic() + wait
     try:
