@@ -4,6 +4,7 @@ static vector of a text, the idf-weighted mean of its tokens' rows."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -127,6 +128,7 @@ def _distilled(
     try:
         atomic_write_bytes(cache, data)
     except OSError as err:
+        parts.remove()  # the disk is what failed: what they hold is freed, not kept
         raise RrgError(
             f"cannot keep the model's static table in {cache.parent}: "
             f"{write_failure(err, cache.parent)} (it needs {len(data) / 1e6:.0f} MB; "
@@ -177,7 +179,10 @@ class _Parts:
             self.folder.mkdir(mode=0o700, exist_ok=True)
             atomic_write_bytes(self._file(start), buf.getvalue())
         except OSError:
-            pass  # a full or read-only disk: this run's output is not kept, the table is made
+            # A full or read-only disk: this run's output is not kept (the table is made
+            # all the same), nor an empty folder for it.
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()
 
     def remove(self) -> None:
         import shutil
