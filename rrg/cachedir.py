@@ -72,29 +72,37 @@ def prepared_dir() -> Path:
 
 
 @contextmanager
-def preparing(name: str) -> Iterator[None]:
+def preparing(name: str, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold the machine's lock for preparing ``name`` in the prepared dir, waiting for it.
     Several first searches at once (agents started together on a fresh machine or
     container) each distilled the model's table: three took 54-57 s each, where one alone
     takes 18-20, and 650 MB each. The caller looks again once it holds the lock: another
     process may have made the file meanwhile. Where no lock can be had (a read-only
     folder), each prepares its own, as before."""
-    with waited_lock(prepared_dir, f".{name}.lock"):
+    with waited_lock(prepared_dir, f".{name}.lock", on_wait):
         yield
 
 
 @contextmanager
-def waited_lock(folder: Callable[[], Path], name: str) -> Iterator[None]:
+def waited_lock(
+    folder: Callable[[], Path], name: str, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
     """Hold the flock of the file ``name`` in ``folder()``, waiting for it as long as it
-    takes; where the file cannot be had at all (no usable folder, a read-only one), go on
-    without it: the lock spares work or memory, it guards no file."""
+    takes (``on_wait`` is told first, where another process holds it); where the file
+    cannot be had at all (no usable folder, a read-only one), go on without it: the lock
+    spares work or memory, it guards no file."""
     try:
         fd = os.open(folder() / name, os.O_RDWR | os.O_CREAT, 0o600)
     except (OSError, RrgError):
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # released with the descriptor, or the process
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released with the descriptor, or the process
         yield
     finally:
         os.close(fd)

@@ -69,15 +69,18 @@ class ServedRoot:
         """Whether this machine holds the model's static table already."""
         return static_table_path(self.spec).is_file()
 
-    def prepare_model(self, show_progress: bool) -> bool:
+    def prepare_model(
+        self, show_progress: bool, on_start: Callable[[], None] | None = None
+    ) -> bool:
         """Distil the model's static table where this machine has none yet (once a machine:
-        ``rrg.cachedir.prepared_dir``); whether it was distilled now."""
+        ``rrg.cachedir.prepared_dir``); whether it was distilled now. ``on_start``: told as
+        the distilling, or the wait for another process's, begins."""
         if self.model_prepared():
             static_table(self.encoder)
             return False
         preparing = Progress("rrg: preparing the model (once a machine)", show_progress, "tokens")
         try:
-            static_table(self.encoder, preparing)
+            static_table(self.encoder, preparing, on_start)
         finally:
             preparing.close()
         return True

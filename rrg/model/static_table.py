@@ -29,14 +29,18 @@ def static_table_path(spec: ModelSpec) -> Path:
 
 
 def static_table(
-    encoder: Encoder, on_progress: Callable[[int, int], None] | None = None
+    encoder: Encoder,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """A vector per vocabulary token, distilled from the model and reduced by PCA.
 
     Each token runs through the model alone (``[CLS] token [SEP]``) and keeps its output at
     its own position; the table is centred and reduced by PCA. Computed once per model and
     machine (about 15 s on 2 cores for MiniLM) and kept where every cache dir reads it;
-    one process at a time makes it (``rrg.cachedir.preparing``).
+    one process at a time makes it (``rrg.cachedir.preparing``). ``on_start`` is told when
+    this process starts making it, its model loaded (a model that cannot load says only
+    that), or waits for another process that makes it.
     """
     from rrg.cachedir import preparing
 
@@ -47,11 +51,11 @@ def static_table(
     if table is None:
         table = _moved_from_cache_dir(encoder.spec, cache)
     if table is None:
-        with preparing(cache.name):
+        with preparing(cache.name, on_start):
             # Made by another process while this one waited for the lock, or made here.
             table = _kept(cache)
             if table is None:
-                table = _distilled(encoder, cache, on_progress)
+                table = _distilled(encoder, cache, on_progress, on_start)
     _TABLES[str(cache)] = table
     return table
 
@@ -72,13 +76,19 @@ def _kept(cache: Path) -> np.ndarray | None:
 
 
 def _distilled(
-    encoder: Encoder, cache: Path, on_progress: Callable[[int, int], None] | None
+    encoder: Encoder,
+    cache: Path,
+    on_progress: Callable[[int, int], None] | None,
+    on_start: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """The table distilled from the model and kept at ``cache``."""
     from rrg.atomic import atomic_write_bytes, write_failure
 
     if encoder.quantized:
         encoder = Encoder(encoder.spec, exact=True)
+    _ = encoder.session  # a model that cannot be loaded fails here, before ``on_start``
+    if on_start is not None:
+        on_start()
     tok = encoder.tokenizer
     vocab = tok.get_vocab_size()
     cls_id = tok.token_to_id("[CLS]") if tok.token_to_id("[CLS]") is not None else 0

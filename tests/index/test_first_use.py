@@ -228,6 +228,8 @@ def test_a_first_search_beside_another_preparing_the_model_reads_its_table(
     assert search.returncode == 0, err
     assert len(out.splitlines()) == 3
     assert (prepared / made.name).stat().st_ino == kept  # read, not made again
+    # Its wait is said as it begins (in a pipe: no bar), once.
+    assert err.startswith(b"rrg: preparing the model's static table") and err.count(b"\n") == 1
 
 
 def _wordy_tree(root: Path, files: int) -> Path:
