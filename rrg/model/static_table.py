@@ -84,6 +84,7 @@ def _distilled(
     """The table distilled from the model and kept at ``cache``."""
     from rrg.atomic import atomic_write_bytes, write_failure
 
+    _check_room(encoder, cache)
     if encoder.quantized:
         encoder = Encoder(encoder.spec, exact=True)
     _ = encoder.session  # a model that cannot be loaded fails here, before ``on_start``
@@ -146,6 +147,26 @@ def _distilled(
         ) from err
     parts.remove()
     return table
+
+
+def _check_room(encoder: Encoder, cache: Path) -> None:
+    """Refuse at once where the disk has no room for the table: it was found only once it
+    was made, so that on a full disk every search spent the 10-30 s of making it first."""
+    import shutil
+
+    dims = min(encoder.spec.dims or STATIC_DIMS, STATIC_DIMS)
+    needed = encoder.tokenizer.get_vocab_size() * dims * 2  # float16
+    try:
+        free = shutil.disk_usage(cache.parent).free
+    except OSError:
+        return  # the write says what is wrong
+    if free < needed:
+        room = f"{free / 1e6:.1f} MB" if free >= 100_000 else f"{free / 1e3:.1f} KB"
+        raise RrgError(
+            f"cannot keep the model's static table in {cache.parent}: the disk holding it "
+            f"has {room} free (it needs {needed / 1e6:.1f} MB; RRG_PREPARED_DIR may name "
+            "another folder)"
+        )
 
 
 class _Parts:
