@@ -40,6 +40,13 @@ class ServedRoot:
 
     root: bytes
     spec: ModelSpec
+    # The folder the search asked for, where an index above it serves it (``serve``).
+    asked: bytes | None = None
+
+    @property
+    def above_what_was_asked(self) -> bool:
+        """Whether an indexed folder above the one searched serves it."""
+        return self.asked is not None and self.asked != self.root
 
     @property
     def folder(self) -> Path:
@@ -127,7 +134,7 @@ def serve(searched: bytes, spec: ModelSpec) -> ServedRoot:
     at = searched
     bounds = {b"/", os.fsencode(os.path.expanduser("~"))}
     while True:
-        candidate = ServedRoot(at, spec)
+        candidate = ServedRoot(at, spec, searched)
         try:
             if candidate.index_path.exists():
                 return candidate

@@ -20,11 +20,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rrg.cachedir import cache_dir, waited_lock
 from rrg.detached import start_detached
 from rrg.errors import RrgError
-from rrg.paths import search_root
+
+if TYPE_CHECKING:
+    from rrg.index.served import ServedRoot
 
 #: Set in the environment of the build started here: ``--index`` then leaves at once where
 #: another such build of the root is running.
@@ -65,7 +68,7 @@ def yield_to_searches() -> None:
         pass  # no autogroups here (nice then does it), or not allowed
 
 
-def finish_in_background(root: bytes, searched: list[str], model: str | None) -> bool:
+def finish_in_background(served: ServedRoot, searched: list[str], model: str | None) -> bool:
     """Start ``rrg --index`` of what a search over ``searched`` (its PATHs) left to index
     (``background_targets``) detached from this process and its terminal (it leaves at
     once where another such build of the root runs); whether it was started."""
@@ -74,26 +77,25 @@ def finish_in_background(root: bytes, searched: list[str], model: str | None) ->
     cmd = [sys.executable, "-m", "rrg", "--index", "--no-progress"]
     if model:
         cmd += ["--model", model]
-    cmd += ["--", *background_targets(root, searched)]
+    cmd += ["--", *background_targets(served, searched)]
     nice = shutil.which("nice")
     if nice:  # the user's next searches come first
         cmd = [nice, "-n", "10", *cmd]
     # Where it cannot start, the next search indexes for its own wait, as without one.
-    return start_detached(cmd, root, {**os.environ, BACKGROUND_ENV: "1"})
+    return start_detached(cmd, served.root, {**os.environ, BACKGROUND_ENV: "1"})
 
 
-def background_targets(root: bytes, searched: list[str]) -> list[str]:
-    """The PATHs a background build is given: the served ``root`` where the search named
-    it (or nothing: the folder it ran in) or was served by an index above what it named;
+def background_targets(served: ServedRoot, searched: list[str]) -> list[str]:
+    """The PATHs a background build is given: the served root where the search named it
+    (or nothing: the folder it ran in) or was served by an index above what it named;
     else the PATHs themselves. A search over PATHs in two places is served by their common
     folder, and a build of that folder read every file below it: ``rrg -q Q PAT .
     /usr/include`` started ``rrg --index /``, the whole file system, and two sibling
     folders their parent (/usr/lib/python3 and python3.11: 4,310 files asked, 59,106
     indexed). The index keeps what it holds of files not listed."""
     given = [os.path.abspath(path) for path in searched]
-    named = [os.fsencode(path) for path in given]
-    if not given or root in named or search_root(searched) != root:
-        return [os.fsdecode(root)]
+    if not given or served.root in map(os.fsencode, given) or served.above_what_was_asked:
+        return [os.fsdecode(served.root)]
     return given
 
 

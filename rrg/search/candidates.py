@@ -65,9 +65,9 @@ def rank_candidates(
     ranking = rank_files(request.query, served, candidates.paths, settings, listing)
     report = ranking.report
     if ranking.ahead_wanted:  # a whole index: its passages computed ahead, then embedded
-        finish_in_background(served.root, plan.args.paths, request.model)
+        finish_in_background(served, plan.args.paths, request.model)
     if report is not None and report.left:
-        started = finish_in_background(served.root, plan.args.paths, request.model)
+        started = finish_in_background(served, plan.args.paths, request.model)
         then = (
             "while the index is finished in the background"
             if started

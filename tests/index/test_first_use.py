@@ -373,11 +373,14 @@ def test_a_background_build_of_a_served_root_is_the_roots() -> None:
     """Where the search named its root, or ran in it, or was served by an index above
     what it named, the build finishes the root, as before."""
     root = os.getcwd()
-    assert background_targets(os.fsencode(root), []) == [root]
-    assert background_targets(os.fsencode(root), ["."]) == [root]
-    assert background_targets(os.fsencode("/"), ["tests"]) == ["/"]  # served from above
+    at_root = ServedRoot(os.fsencode(root), default_model())
+    assert background_targets(at_root, []) == [root]
+    assert background_targets(at_root, ["."]) == [root]
+    above = ServedRoot(b"/", default_model(), asked=os.fsencode(os.path.join(root, "tests")))
+    assert background_targets(above, ["tests"]) == ["/"]  # served from above
     both = [os.path.join(root, "rrg"), os.path.join(root, "tests")]
-    assert background_targets(os.fsencode(root), ["rrg", "tests"]) == both
+    common = ServedRoot(os.fsencode(root), default_model(), asked=os.fsencode(root))
+    assert background_targets(common, ["rrg", "tests"]) == both
 
 
 def _background_build_running(tree: Path, env: dict[str, str]) -> bool:
