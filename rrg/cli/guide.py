@@ -44,6 +44,7 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - Quote the question; keep patterns short alternations of distinctive words.
 - Each file first shows one line, the match in its passage that answers best (-m N: its
   first N); -l and --files list files best first; with no pattern, the best paragraphs.
+- A machine's first search prepares the model (10-30 s, once); stopped, run it again.
 - A new question costs up to a second (the model reads 32 passages; less once the job
   below is done and rrg's resident process is up); add --fast for a cheaper order (BM25
   and static vectors only) when many quick searches matter more.
@@ -60,6 +61,5 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
   a project of up to 60,000 passages (RRG_EMBED_AHEAD): new questions cost less once it is
   done (rrg --index-status says; RRG_PASSAGES_AHEAD=0 turns it off).
 - A project embedded (by that job, or rrg --index --embed) answers new questions without
-  reading its passages again. Hosts that take tools over MCP can run rrg --mcp PATH
-  instead of a shell.
+  reading its passages again. MCP hosts can run rrg --mcp PATH instead of a shell.
 """
