@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -131,9 +131,33 @@ class Options:
         )
 
 
+if TYPE_CHECKING:  # generic from click 8.2 on; rrg takes 8.1 too
+    _ParamType = click.ParamType[int, Any]
+else:
+    _ParamType = click.ParamType
+
+
+class _Count(_ParamType):
+    """A count of ``minimum`` or more, said so where the value is none: click's own words
+    were "'abc' is not a valid integer range", of an option that takes no range."""
+
+    name = "count"
+
+    def __init__(self, minimum: int) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not text.isdigit() or int(text) < self.minimum:
+            raise click.BadParameter(f"takes a whole number, {self.minimum} or more, not {value!r}")
+        return int(text)
+
+
 def _click_type(opt: RrgOption) -> Any:
     if opt.minimum is not None:
-        return click.IntRange(min=opt.minimum)
+        return _Count(opt.minimum)
     return click.STRING
 
 
@@ -157,6 +181,9 @@ def parse_options(split: SplitArgs) -> Options:
         tokens.append(opt.long if value is None else f"{opt.long}={value}")
     try:
         parsed: dict[str, Any] = _command().main(tokens, standalone_mode=False)
+    except click.BadParameter as err:
+        named = err.param.opts[0] if err.param is not None and err.param.opts else "an option"
+        raise RrgError(f"{named} {err.message}") from err
     except click.ClickException as err:
         raise RrgError(err.format_message()) from err
     except click.exceptions.Abort:

@@ -83,7 +83,9 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
     "args,needle",
     [
         (["--limit", "-1", "-q", "x", "y"], b"--limit"),
-        (["--limit", "abc", "-q", "x", "y"], b"--limit"),
+        (["--limit", "abc", "-q", "x", "y"], b"--limit takes a whole number, 0 or more, not 'abc'"),
+        (["-q", "x", "--limit", "-5", "y"], b"--limit takes a whole number, 0 or more, not '-5'"),
+        (["-q", "x", "--rerank", "--pool", "0", "y"], b"--pool takes a whole number, 1 or more"),
         (["-q", "  ", "y"], b"the query is empty"),
         (["-qi", "x"], b"cannot be bundled"),
         (["-q"], b"-q needs a value"),
