@@ -66,11 +66,19 @@ def _completion_asked(argv: list[str]) -> str | None:
     return shell if kind.startswith("complete-") and shell in _SHELLS else None
 
 
+def _warn(message: str) -> None:
+    sys.stderr.write(f"rrg: {message}\n")
+
+
 def _print_completion(shell: str) -> int:
     from rrg.cli.completions import GENERATORS
+    from rrg.rg.version import check_version
 
     try:
-        text = GENERATORS[shell](find_rg())
+        rg = find_rg()
+        # Completions made from what another program prints would complete nothing.
+        check_version(rg, _warn)
+        text = GENERATORS[shell](rg)
     except RrgError as err:
         sys.stderr.write(f"rrg: {err}\n")
         return EXIT_ERROR

@@ -89,3 +89,11 @@ def test_other_generate_kinds_are_rgs(
         theirs.stdout,
         theirs.stderr,
     )
+
+
+def test_completions_are_not_made_from_a_program_that_is_not_ripgrep(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    out = run([*rrg_cmd(), "--generate", "complete-bash"], tmp_path, {**env, "RRG_RG": "/bin/echo"})
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.startswith(b"rrg: /bin/echo is not ripgrep"), out.stderr
