@@ -122,6 +122,12 @@ def run(
     )
 
 
+def outcome(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes]:
+    """What a run gave: its exit code, standard output and standard error, the three a
+    differential test holds rrg's run to (rg's, or another of rrg's)."""
+    return done.returncode, done.stdout, done.stderr
+
+
 def rrg_cmd() -> list[str]:
     script = BIN / "rrg"
     return [str(script)] if script.exists() else [sys.executable, "-m", "rrg"]

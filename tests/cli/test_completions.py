@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, rrg_cmd, run
+from conftest import ROOT, outcome, rrg_cmd, run
 from rrg.cli.completions import FILES, GENERATORS
 
 COMPLETIONS = ROOT / "completions"
@@ -84,11 +84,7 @@ def test_other_generate_kinds_are_rgs(
     line: rg's bytes and exit code."""
     ours = run([*rrg_cmd(), *args], tmp_path, env)
     theirs = run([rg, *args], tmp_path, env)
-    assert (ours.returncode, ours.stdout, ours.stderr) == (
-        theirs.returncode,
-        theirs.stdout,
-        theirs.stderr,
-    )
+    assert outcome(ours) == outcome(theirs)
 
 
 def test_completions_are_not_made_from_a_program_that_is_not_ripgrep(

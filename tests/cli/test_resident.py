@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import on_a_terminal, rrg_cmd, run, without_timings
+from conftest import on_a_terminal, outcome, rrg_cmd, run, without_timings
 
 
 @pytest.fixture
@@ -96,11 +96,7 @@ def test_a_handed_search_gives_its_own_process_answer(
     there = run([*rrg_cmd(), "--scope-file", scope, "-n", "Watson"], corpus, resident)
     assert server in _rg_parents(resident)[before:], "a scope's search not handed over"
     alone = run([*rrg_cmd(), "--scope-file", scope, "-n", "Watson"], corpus, here)
-    assert (there.returncode, there.stdout, there.stderr) == (
-        alone.returncode,
-        alone.stdout,
-        alone.stderr,
-    )
+    assert outcome(there) == outcome(alone)
 
 
 def test_stdin_patterns_and_a_closed_reader(corpus: Path, resident: dict[str, str]) -> None:

@@ -17,6 +17,7 @@ from conftest import (
     flock_waited_for,
     make_tree,
     model_that_fails_on_long_inputs,
+    outcome,
     q,
     rrg_cmd,
     run,
@@ -152,11 +153,7 @@ def test_pass_through_is_untouched_by_the_checks(
     for args in (["needle", "nosuch"], ["a(b"]):
         got = subprocess.run([*rrg_cmd(), *args], cwd=tree, env=env, capture_output=True)
         want = subprocess.run([rg, *args], cwd=tree, env=env, capture_output=True)
-        assert (got.returncode, got.stdout, got.stderr) == (
-            want.returncode,
-            want.stdout,
-            want.stderr,
-        )
+        assert outcome(got) == outcome(want)
 
 
 def test_a_fresh_cache_dir_prepares_nothing_and_holds_no_model_files(

@@ -19,6 +19,7 @@ from conftest import (
     ROOT,
     make_tree,
     model_that_fails_on_long_inputs,
+    outcome,
     q,
     rrg_cmd,
     run,
@@ -376,7 +377,7 @@ def test_a_bad_number_in_the_environment_is_one_line_exit_2(
 ) -> None:
     tree = make_tree(tmp_path / "tree", 5)
     out = run(q("needle", "needle"), tree, {**env, name: value})
-    assert (out.returncode, out.stdout, out.stderr) == (2, b"", said)
+    assert outcome(out) == (2, b"", said)
     plain = run([*rrg_cmd(), "needle"], tree, {**env, name: value})  # rg's alone: unread
     assert plain.returncode == 0 and plain.stderr == b""
 

@@ -17,6 +17,7 @@ from conftest import (
     on_a_terminal,
     opening_logger,
     openings,
+    outcome,
     rrg_cmd,
     run,
     without_timings,
@@ -145,11 +146,7 @@ def test_rgs_reports_on_itself_are_rgs(corpus: Path, rg: str, env: dict[str, str
     ):
         ours = run(q("doctor watson", *args), corpus, env)
         theirs = run([rg, *args], corpus, env)
-        assert (ours.returncode, ours.stdout, ours.stderr) == (
-            theirs.returncode,
-            theirs.stdout,
-            theirs.stderr,
-        )
+        assert outcome(ours) == outcome(theirs)
 
 
 def test_a_query_of_bytes_that_are_no_utf8_still_searches(
@@ -202,7 +199,7 @@ def test_a_flag_rg_does_not_know_is_refused_in_rgs_words_without_a_pattern(
         ours = run([*rrg_cmd(), *mode, *flag], corpus, env)
         theirs = run([rg, *flag, "--files"], corpus, env)
         assert theirs.returncode == 2
-        assert (ours.returncode, ours.stdout, ours.stderr) == (2, b"", theirs.stderr), flag
+        assert outcome(ours) == (2, b"", theirs.stderr), flag
 
 
 @pytest.mark.parametrize("args", [["Watson"], ["-c", "Watson"], ["-g", "*.zzz", "Watson"]])
@@ -216,11 +213,7 @@ def test_a_search_of_no_file_says_what_rg_says(
     ours = run(q("doctor watson", *args), where, env)
     theirs = run([rg, *args], where, env)
     assert theirs.returncode == 2 and b"No files were searched" in theirs.stderr
-    assert (ours.returncode, ours.stdout, ours.stderr) == (
-        theirs.returncode,
-        theirs.stdout,
-        theirs.stderr,
-    )
+    assert outcome(ours) == outcome(theirs)
 
 
 def test_cap_stops_and_says_so(topical: Path, env: dict[str, str]) -> None:
