@@ -72,17 +72,13 @@ class ServedRoot:
         None where there is none yet or it cannot be read as is."""
         return open_view(self.index_path, static_table(self.encoder).shape[0])
 
-    def model_prepared(self) -> bool:
-        """Whether this machine holds the model's static table already."""
-        return static_table_path(self.spec).is_file()
-
     def prepare_model(
         self, show_progress: bool, on_start: Callable[[], None] | None = None
     ) -> bool:
         """Distil the model's static table where this machine has none yet (once a machine:
         ``rrg.cachedir.prepared_dir``); whether it was distilled now. ``on_start``: told as
         the distilling, or the wait for another process's, begins."""
-        if self.model_prepared():
+        if static_table_path(self.spec).is_file():
             static_table(self.encoder)
             return False
         preparing = Progress("rrg: preparing the model (once a machine)", show_progress, "tokens")

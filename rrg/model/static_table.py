@@ -5,6 +5,7 @@ static vector of a text, the idf-weighted mean of its tokens' rows."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -38,9 +39,9 @@ def static_table(
     Each token runs through the model alone (``[CLS] token [SEP]``) and keeps its output at
     its own position; the table is centred and reduced by PCA. Computed once per model and
     machine (about 15 s on 2 cores for MiniLM) and kept where every cache dir reads it;
-    one process at a time makes it (``rrg.cachedir.preparing``). ``on_start`` is told when
-    this process starts making it, its model loaded (a model that cannot load says only
-    that), or waits for another process that makes it.
+    one process at a time makes it (``rrg.cachedir.preparing``). ``on_start`` is told once,
+    when this process starts making it, its model loaded (a model that cannot load says
+    only that), or waits for another process that makes it.
     """
     from rrg.cachedir import preparing
 
@@ -51,11 +52,13 @@ def static_table(
     if table is None:
         table = _moved_from_cache_dir(encoder.spec, cache)
     if table is None:
-        with preparing(cache.name, on_start):
+        # Once, though it may wait for another process and then make the table itself.
+        told = functools.cache(on_start) if on_start is not None else None
+        with preparing(cache.name, told):
             # Made by another process while this one waited for the lock, or made here.
             table = _kept(cache)
             if table is None:
-                table = _distilled(encoder, cache, on_progress, on_start)
+                table = _distilled(encoder, cache, on_progress, told)
     _TABLES[str(cache)] = table
     return table
 

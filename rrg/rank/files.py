@@ -255,18 +255,12 @@ def _refreshed_index(
     can serve (then rg's order does)."""
     warn = settings.warn
     rel = listing.paths if listing is not None else relative_to(served.root, printed)
-    said: list[bool] = []
-
-    def say_preparing() -> None:
-        # Where no bar shows it (a pipe, an agent's tool), the wait of 10-30 s is said as
-        # it begins, not after it: a tool that stops the search meanwhile (its timeout)
-        # leaves the reader a line that tells what it stopped, and to ask again.
-        if not said and not draws(settings.show_progress):
-            said.append(True)
-            warn(PREPARING)
-
+    # Where no bar shows it (a pipe, an agent's tool), the wait of 10-30 s is said as it
+    # begins, not after it: a tool that stops the search meanwhile (its timeout) leaves
+    # the reader a line that tells what it stopped, and to ask again.
+    said = None if draws(settings.show_progress) else lambda: warn(PREPARING)
     try:
-        served.prepare_model(settings.show_progress, say_preparing)  # once a machine
+        served.prepare_model(settings.show_progress, said)  # once a machine
     except ModelError:
         raise
     except RrgError as err:  # its table cannot be kept (a full disk): the next search tries
