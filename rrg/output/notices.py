@@ -39,6 +39,15 @@ COMMAND_LINE = CapWords("--limit", "-m N")
 PARAMETERS = CapWords("limit", None)
 
 
+def lines_cut(count: int, width: int) -> str:
+    """The notice of lines cut to their excerpt (the command line adds how to print them
+    whole; the MCP tools take no such setting)."""
+    return (
+        f"{count} long line{'s' * (count > 1)} cut to {width} characters around their "
+        "match, marked [...]"
+    )
+
+
 def cap_reached(cap: int, held: HeldBack | None, words: CapWords) -> str:
     """The notice of a search the cap stopped: where the per-file share held lines back,
     how many in how many files, and whether the shares' rest went to the best files (the

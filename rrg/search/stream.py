@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rrg.output import reports
-from rrg.output.notices import COMMAND_LINE, CapWords, cap_reached
+from rrg.output.notices import COMMAND_LINE, CapWords, cap_reached, lines_cut
 from rrg.rg.args import RECORD_MODES
 from rrg.rg.ordered import OrderedSearch, StreamResult, StreamSettings
 from rrg.search.plan import OrderedRun
@@ -49,8 +49,6 @@ def search_in_order(
     if result.capped:
         result.facts.append(cap_reached(cap, result.held, words))
     if search.lines_cut:
-        result.facts.append(
-            f"{search.lines_cut} long line{'s' * (search.lines_cut > 1)} cut to {excerpt} "
-            "characters around their match, marked [...] (--excerpt 0 prints them whole)"
-        )
+        said = lines_cut(search.lines_cut, excerpt)
+        result.facts.append(f"{said} (--excerpt 0 prints them whole)")
     return result

@@ -21,6 +21,7 @@ from rrg import defaults
 from rrg.api import LineMatch, Passage, Project
 from rrg.errors import RrgError
 from rrg.excerpt import char_offset, cut_text
+from rrg.output.notices import lines_cut
 from rrg.output.passages import PassageStyle, entry_points, most_relevant, passage_blocks
 from rrg.rank.paragraphs import Paragraph
 from rrg.search.plan import held_bytes
@@ -158,10 +159,7 @@ class Tools:
         cut = sum(was_cut for _, was_cut in shown)
         notices = list(result.notices)
         if cut:
-            notices.append(
-                f"{cut} long line{'s' * (cut > 1)} cut to {defaults.EXCERPT} characters "
-                "around their match, marked [...]"
-            )
+            notices.append(lines_cut(cut, defaults.EXCERPT))
         data = {"matches": [asdict(m) for m in result.matches]}
         return _answer("".join(line for line, _ in shown), data, notices)
 
