@@ -73,6 +73,11 @@ def save_array(path: Path, array: object) -> None:
 LOW_SPACE = 64 << 20
 
 
+def size_said(count: int) -> str:
+    """A number of bytes as rrg's messages and status write it: MB from 0.1 MB, else KB."""
+    return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.1f} KB"
+
+
 def write_failure(err: Exception, where: Path) -> str:
     """Why a write under ``where`` failed, in the words a person acts on: the system's, and
     the space its disk has left where that is low or the error says so."""
@@ -88,6 +93,5 @@ def write_failure(err: Exception, where: Path) -> str:
     except OSError:
         return said
     if full or free < LOW_SPACE:
-        room = f"{free / 1e6:.1f} MB" if free >= 100_000 else f"{free / 1e3:.1f} KB"
-        return f"{said}; the disk holding {where} has {room} free"
+        return f"{said}; the disk holding {where} has {size_said(free)} free"
     return said

@@ -15,7 +15,7 @@ from contextlib import suppress
 from functools import partial
 from pathlib import Path
 
-from rrg.atomic import atomic_write_bytes, write_failure
+from rrg.atomic import atomic_write_bytes, size_said, write_failure
 from rrg.environment import cache_max_bytes
 from rrg.errors import RrgError
 from rrg.index.embedded import embed_dir
@@ -327,7 +327,7 @@ def _size(path: Path) -> str:
             count = sum(1 for f in path.iterdir() if f.is_dir())
         kind = "part" if path.name.endswith(".embed") else "segment"
         return f"{size / 1e6:.1f} MB in {count} {kind}{'' if count == 1 else 's'}"
-    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
+    return size_said(size)
 
 
 def index_status(

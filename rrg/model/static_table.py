@@ -164,11 +164,12 @@ def _check_room(encoder: Encoder, cache: Path) -> None:
     except OSError:
         return  # the write says what is wrong
     if free < needed:
-        room = f"{free / 1e6:.1f} MB" if free >= 100_000 else f"{free / 1e3:.1f} KB"
+        from rrg.atomic import size_said
+
         raise RrgError(
             f"cannot keep the model's static table in {cache.parent}: the disk holding it "
-            f"has {room} free (it needs {needed / 1e6:.1f} MB; RRG_PREPARED_DIR may name "
-            "another folder)"
+            f"has {size_said(free)} free (it needs {needed / 1e6:.1f} MB; RRG_PREPARED_DIR "
+            "may name another folder)"
         )
 
 
