@@ -686,3 +686,62 @@ def test_a_limit_of_the_process_is_said_as_the_system_says_it(
     assert outcomes == {0, 2}  # both ways were met within the sweep
     status = run([*rrg_cmd(), "--index-status", "."], corpus, env).stdout.decode()
     assert "unreadable" not in status and "files indexed:" in status
+
+
+def test_a_search_that_waited_on_a_build_ranks_what_the_build_registered(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Searches started at once on a new tree wait for the first one's build. One that
+    waited in vain ranked from the index as it stood before its wait (none at all, so rg's
+    order for every file) although the build had registered its first chunk meanwhile: it
+    now reads the index again after the wait and ranks those files."""
+    import threading
+
+    from rrg.index import refresh
+    from rrg.index.served import ServedRoot
+    from rrg.model.registry import default_model
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for k in range(20):
+        (tree / f"doc{k:02}.txt").write_text(f"alpha beta unique{k}\n")
+    monkeypatch.setenv("RRG_CACHE_DIR", env["RRG_CACHE_DIR"])
+    monkeypatch.setattr(refresh, "FIRST_CHUNK_FILES", 8)
+    monkeypatch.setattr(refresh, "CHUNK_FILES", 8)
+    monkeypatch.setattr(refresh, "READ_BATCH", 4)
+    builder_holds_lock, waiter_began, waiter_done = (threading.Event() for _ in range(3))
+    read_head, open_view = refresh.read_head, refresh.open_view
+    reads = []
+
+    def paced(root: Path, rel: bytes, limit: int = refresh.READ_LIMIT) -> bytes | None:
+        reads.append(rel)
+        if len(reads) == 1:  # the builder has the lock: let the waiter look, then write
+            builder_holds_lock.set()
+            assert waiter_began.wait(30)
+        if len(reads) == 9:  # the first chunk (8 files) is registered: hold the lock
+            assert waiter_done.wait(30)
+        return read_head(root, rel, limit)
+
+    def seen(index_path: Path, vocab: int) -> object:
+        view = open_view(index_path, vocab)
+        if threading.current_thread() is threading.main_thread():
+            waiter_began.set()
+        return view
+
+    monkeypatch.setattr(refresh, "read_head", paced)
+    monkeypatch.setattr(refresh, "open_view", seen)
+    served = ServedRoot(os.fsencode(tree), default_model())
+    rel = sorted(p.name.encode() for p in tree.iterdir())
+    served.prepare_model(False)
+    builder = threading.Thread(target=served.refresh, args=(rel, lambda _: None, False))
+    builder.start()
+    try:
+        assert builder_holds_lock.wait(60)
+        with pytest.raises(refresh.IndexBusy) as busy:
+            served.refresh(rel, lambda _: None, False, deadline=time.monotonic() + 2)
+    finally:
+        waiter_began.set()
+        waiter_done.set()
+        builder.join(60)
+    assert busy.value.view is not None and busy.value.rows is not None
+    assert int((busy.value.rows >= 0).sum()) == 8
