@@ -3,8 +3,9 @@ where the network allows) turned into a model folder rrg can use: ``model.onnx``
 transformer, outputs ``last_hidden_state``), ``tokenizer.json`` and ``rrg-model.json``
 (pooling, dimensions, token limit, source).
 
-Needs the optional extra ``rrg[import]`` (sentence-transformers, torch). Code shipped inside
-a model folder is never run unless the user passes ``--trust-remote-code``.
+Needs the optional extra ``import``: sentence-transformers and torch (``pip install
+'.[import]'`` in rrg's checkout). Code shipped inside a model folder is never run unless the
+user passes ``--trust-remote-code``.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ def import_model(source: str, trust_remote_code: bool = False) -> Path:
         from transformers.utils import logging as hf_logging
     except ImportError as err:
         raise RrgError(
-            "--import-model needs the optional extra: pip install 'rrg[import]' "
-            "(sentence-transformers and torch==2.13.0)"
+            "--import-model needs the optional extra: pip install '.[import]' in rrg's "
+            "checkout (sentence-transformers and torch==2.13.0)"
         ) from err
     hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:

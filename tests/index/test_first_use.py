@@ -140,9 +140,12 @@ def test_max_columns_in_a_pipe_is_rgs_text(
 
 def test_the_readme_names_installable_commands() -> None:
     """Issue 34, item 10: rrg is installed from its checkout (no such package on PyPI),
-    and a scope file's path is the one --recall prints, not a fixed one."""
+    and a scope file's path is the one --recall prints, not a fixed one. The same in
+    the docs and in rrg's own messages (--import-model's named the package)."""
     readme = (ROOT / "README.md").read_text()
     assert "pip install 'rrg[" not in readme and "pip install '.[mcp]'" in readme
+    for path in [*(ROOT / "docs").glob("*.md"), *(ROOT / "rrg").rglob("*.py")]:
+        assert "rrg[" not in path.read_text(), path
     assert "scopes/scope-1.txt" not in readme
 
 
