@@ -302,10 +302,13 @@ def refresh(
     warn: Warn,
     progress: Progress | None = None,
     deadline: float | None = None,
+    read_first: Callable[[list[bytes]], list[bool]] | None = None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
     """Bring the index up to date for the listed files (relative to root, stat-ed: see
     ``StatPass``); returns the view, each path's row in it (-1: not indexed) and what was
-    done.
+    done. The changed files are read in path order, those ``read_first`` marks (by their
+    paths alone: the index's chunks, so its vectors, are the same whoever builds it)
+    before the rest.
 
     With a ``deadline`` (``time.monotonic()``), the refresh registers what it has read by
     then and stops; the files left have no row, and ``report.left`` counts them. A process
@@ -316,7 +319,7 @@ def refresh(
     stays whole (SQLite's transactions, segments renamed into place once written).
     """
     try:
-        return _refresh(index_path, root, listing, encoder, warn, progress, deadline)
+        return _refresh(index_path, root, listing, encoder, warn, progress, deadline, read_first)
     except (OSError, sqlite3.Error) as err:
         reason = f"index {index_path.name}: {write_failure(err, index_path.parent)}"
         try:
@@ -335,6 +338,7 @@ def _refresh(
     warn: Warn,
     progress: Progress | None,
     deadline: float | None,
+    read_first: Callable[[list[bytes]], list[bool]] | None,
 ) -> tuple[IndexView, np.ndarray, RefreshReport]:
     report = RefreshReport(listed=len(listing.paths))
     table = static_table(encoder)
@@ -378,6 +382,8 @@ def _refresh(
             if len(changes.stale) or changes.gone:
                 with timings.phase("write"):
                     writer = _Writer(store, root, encoder, table, report, progress, deadline)
+                    if read_first is not None:
+                        changes = _read_first(changes, listing, read_first)
                     _apply_changes(writer, view, listing, changes)
                 if not report.left:  # a refresh out of time leaves merging to a later one
                     with timings.phase("merge"):
@@ -389,6 +395,21 @@ def _refresh(
             return view, changes.rows, report
         finally:
             store.close()
+
+
+def _read_first(
+    changes: Changes, listing: Listing, first: Callable[[list[bytes]], list[bool]]
+) -> Changes:
+    """The changes with the stale files ``first`` holds moved ahead of the others, each
+    group still in path order. A search that indexes for its 3 s, on a tree larger than
+    that reads (a first search, a branch switched), ranks the files read by then and the
+    rest in rg's order: read in path order those were a repository's ``CHANGELOG.md``,
+    ``build/`` and ``docs/`` (exposed's first search showed its changelog and API pages
+    as the best passages), not its source."""
+    paths = listing.paths
+    ahead = np.array(first([paths[i] for i in changes.stale.tolist()]), bool)
+    stale = np.concatenate([changes.stale[ahead], changes.stale[~ahead]])
+    return Changes(changes.rows, stale, changes.gone)
 
 
 @dataclass

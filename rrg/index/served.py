@@ -95,10 +95,11 @@ class ServedRoot:
         show_progress: bool,
         listing: Listing | None = None,
         deadline: float | None = None,
+        read_first: Callable[[list[bytes]], list[bool]] | None = None,
     ) -> tuple[IndexView, np.ndarray, RefreshReport]:
         """The index brought up to date for ``rel`` (paths relative to the root; by
-        ``deadline``, where one is given: see ``rrg.index.refresh.refresh``); ``listing``:
-        the same paths already stat-ed."""
+        ``deadline``, where one is given; the files ``read_first`` marks read first: see
+        ``rrg.index.refresh.refresh``); ``listing``: the same paths already stat-ed."""
         self.prepare_model(show_progress)
         bar = Progress("rrg: indexing", show_progress)
         try:
@@ -111,7 +112,9 @@ class ServedRoot:
             if listing is None:
                 with timings.phase("stat"):
                     listing = stat_listing(self.folder, rel)
-            return refresh(path, self.folder, listing, self.encoder, warn, bar, deadline)
+            return refresh(
+                path, self.folder, listing, self.encoder, warn, bar, deadline, read_first
+            )
         finally:
             bar.close()
 

@@ -20,11 +20,12 @@ Pure: queries and paths in, offsets out.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rrg.index.definitions import is_code
+from rrg.index.definitions import CODE_SUFFIXES, is_code
 
 # The priors' weights are chosen points of ``rrg.rank.tuning.Tuning`` (their sweeps there).
 
@@ -260,6 +261,29 @@ def secondary_kinds(
     if superseded and "compat" not in asks_for and normal.startswith(tuple(superseded)):
         kinds += 1
     return kinds
+
+
+_CODE_SUFFIX_BYTES = frozenset(suffix.encode() for suffix in CODE_SUFFIXES)
+
+
+def primary_sources(paths: list[bytes]) -> list[bool]:
+    """Whether each path (relative, as the index keeps it) names code outside the folders
+    of tests, docs, examples, benchmarks and vendored code: the files an index reads
+    first, so that a search that indexes for its 3 s ranks the source. By its folders
+    alone, each folder weighed once (0.5 us a path; ``secondary_kinds`` costs 20 us, 4 s
+    before a first search of 200,000 files could begin)."""
+    source_folder: dict[bytes, bool] = {}
+    verdicts = []
+    for path in paths:
+        folder, _, name = path.rpartition(b"/")
+        dot = name.rfind(b".")
+        if dot < 0 or name[dot:].lower() not in _CODE_SUFFIX_BYTES:  # is_code, in bytes
+            verdicts.append(False)
+            continue
+        if folder not in source_folder:
+            source_folder[folder] = not _folder_kinds(os.fsdecode(folder))
+        verdicts.append(source_folder[folder])
+    return verdicts
 
 
 def names_an_instance(stem: list[str], kind_words: frozenset[str], alone: frozenset[str]) -> bool:

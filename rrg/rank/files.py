@@ -29,6 +29,7 @@ from rrg.paths import relative_to
 from rrg.progress import draws
 from rrg.rank.cheap import cheap_order
 from rrg.rank.code_order import skips_stage
+from rrg.rank.code_priors import primary_sources
 from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
 from rrg.rank.kept_orders import KeptOrder, Spans, find_order, keep_order, order_key
 from rrg.rank.passage_order import line_spans
@@ -269,7 +270,9 @@ def _refreshed_index(
     wait = settings.index_wait
     deadline = None if wait is None else time.monotonic() + wait
     try:
-        return served.refresh(rel, warn, settings.show_progress, listing, deadline)
+        return served.refresh(
+            rel, warn, settings.show_progress, listing, deadline, read_first=primary_sources
+        )
     except ModelError:
         raise
     except IndexBehind as behind:

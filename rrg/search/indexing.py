@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rrg.errors import RrgError
 from rrg.paths import relative_to
+from rrg.rank.code_priors import primary_sources
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates
 
@@ -55,7 +56,10 @@ def build_index(
         start = time.monotonic()
     try:
         view, rows, report = served.refresh(
-            relative_to(served.root, candidates.paths), warn, show_progress
+            relative_to(served.root, candidates.paths),
+            warn,
+            show_progress,
+            read_first=primary_sources,
         )
     except IndexUnavailable as err:
         raise RrgError(f"cannot update the index of {where}: {err}") from err

@@ -410,3 +410,41 @@ def test_a_background_build_lowers_its_own_sessions_group_alone() -> None:
     own = Path("/proc/self/autogroup").read_text().strip()
     beside = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert beside.stdout.strip() == own, beside.stderr
+
+
+def test_a_search_that_indexes_part_of_a_tree_indexes_its_source_first(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first search indexes for its 3 s and ranks what it read by then. Read in path order,
+    those were a repository's changelog, build files and docs (exposed's first search
+    showed its CHANGELOG.md and API pages as the best passages): code outside the folders
+    of tests, docs and examples is read first now, by the search and by ``rrg --index``
+    alike, so the index is the same whoever built it."""
+    from rrg.index import refresh
+    from rrg.rank.code_priors import primary_sources
+
+    tree = tmp_path / "tree"
+    for name in ("CHANGELOG.md", "README.md", "build.gradle", "docs/a.md", "docs/b.py"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("session transaction notes\n")
+    for name in ("tests/test_session.py", "src/session.py", "src/transaction.py"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("def session_transaction():\n    pass\n")
+    monkeypatch.setattr(refresh, "READ_BATCH", 2)  # the deadline is looked at every 2 files
+    served = ServedRoot(os.fsencode(tree), default_model())
+    monkeypatch.setenv("RRG_CACHE_DIR", env["RRG_CACHE_DIR"])
+    rel = sorted(str(p.relative_to(tree)).encode() for p in tree.rglob("*") if p.is_file())
+    # A deadline already past: the first files read, and no more.
+    view, rows, report = served.refresh(
+        rel, lambda _: None, False, deadline=time.monotonic() - 1, read_first=primary_sources
+    )
+    indexed = sorted(path for path, row in zip(rel, rows.tolist(), strict=True) if row >= 0)
+    assert indexed == [b"src/session.py", b"src/transaction.py"], indexed
+    assert report.left == len(rel) - 2
+    # The rest follow in path order.
+    view, rows, report = served.refresh(rel, lambda _: None, False, read_first=primary_sources)
+    assert [view.path(row) for row in sorted(rows.tolist())] == [
+        b"src/session.py",
+        b"src/transaction.py",
+        *[p for p in rel if not p.startswith(b"src/")],
+    ]
