@@ -268,10 +268,11 @@ _CODE_SUFFIX_BYTES = frozenset(suffix.encode() for suffix in CODE_SUFFIXES)
 
 def primary_sources(paths: list[bytes]) -> list[bool]:
     """Whether each path (relative, as the index keeps it) names code outside the folders
-    of tests, docs, examples, benchmarks and vendored code: the files an index reads
-    first, so that a search that indexes for its 3 s ranks the source. By its folders
-    alone, each folder weighed once (0.5 us a path; ``secondary_kinds`` costs 20 us, 4 s
-    before a first search of 200,000 files could begin)."""
+    of tests, docs, examples, benchmarks, vendored code and the other secondary kinds:
+    the files an index reads first, so that a search that indexes for its 3 s ranks the
+    source. By its folder alone, each folder weighed once (about 1 us a path;
+    ``secondary_kinds`` costs 20 us, 4 s before a first search of 200,000 files could
+    begin)."""
     source_folder: dict[bytes, bool] = {}
     verdicts = []
     for path in paths:
@@ -281,9 +282,18 @@ def primary_sources(paths: list[bytes]) -> list[bool]:
             verdicts.append(False)
             continue
         if folder not in source_folder:
-            source_folder[folder] = not _folder_kinds(os.fsdecode(folder))
+            source_folder[folder] = not _secondary_folder(os.fsdecode(folder))
         verdicts.append(source_folder[folder])
     return verdicts
+
+
+def _secondary_folder(folder: str) -> bool:
+    """Whether a folder is one of a secondary kind's, by its words or as the kinds'
+    patterns spell it (``docs_src/``, ``documentation-website/``, ``changelog.d/``)."""
+    if not folder:
+        return False
+    spelled = folder.replace("\\", "/") + "/"
+    return bool(_folder_kinds(folder)) or any(kind.search(spelled) for kind in _KINDS.values())
 
 
 def names_an_instance(stem: list[str], kind_words: frozenset[str], alone: frozenset[str]) -> bool:

@@ -424,7 +424,7 @@ def test_a_search_that_indexes_part_of_a_tree_indexes_its_source_first(
     from rrg.rank.code_priors import primary_sources
 
     tree = tmp_path / "tree"
-    for name in ("CHANGELOG.md", "README.md", "build.gradle", "docs/a.md", "docs/b.py"):
+    for name in ("CHANGELOG.md", "README.md", "build.gradle", "docs/a.md", "docs_src/b.py"):
         (tree / name).parent.mkdir(parents=True, exist_ok=True)
         (tree / name).write_text("session transaction notes\n")
     for name in ("tests/test_session.py", "src/session.py", "src/transaction.py"):
