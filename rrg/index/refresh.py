@@ -400,7 +400,7 @@ def _refresh(
 def _read_first(
     changes: Changes, listing: Listing, first: Callable[[list[bytes]], list[bool]]
 ) -> Changes:
-    """The changes with the stale files ``first`` holds moved ahead of the others, each
+    """The changes with the stale files ``first`` marks moved ahead of the others, each
     group still in path order. A search that indexes for its 3 s, on a tree larger than
     that reads (a first search, a branch switched), ranks the files read by then and the
     rest in rg's order: read in path order those were a repository's ``CHANGELOG.md``,
