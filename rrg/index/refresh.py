@@ -93,6 +93,8 @@ class RefreshReport:
     deleted: int = 0
     #: New or changed files left for later: the refresh's deadline came first.
     left: int = 0
+    #: Of the new or changed files, those read before the others (``read_first``'s).
+    ahead: int = 0
 
 
 def content_hash(data: bytes) -> int:
@@ -383,7 +385,7 @@ def _refresh(
                 with timings.phase("write"):
                     writer = _Writer(store, root, encoder, table, report, progress, deadline)
                     if read_first is not None:
-                        changes = _read_first(changes, listing, read_first)
+                        changes, report.ahead = _read_first(changes, listing, read_first)
                     _apply_changes(writer, view, listing, changes)
                 if not report.left:  # a refresh out of time leaves merging to a later one
                     with timings.phase("merge"):
@@ -399,17 +401,17 @@ def _refresh(
 
 def _read_first(
     changes: Changes, listing: Listing, first: Callable[[list[bytes]], list[bool]]
-) -> Changes:
+) -> tuple[Changes, int]:
     """The changes with the stale files ``first`` marks moved ahead of the others, each
-    group still in path order. A search that indexes for its 3 s, on a tree larger than
-    that reads (a first search, a branch switched), ranks the files read by then and the
-    rest in rg's order: read in path order those were a repository's ``CHANGELOG.md``,
-    ``build/`` and ``docs/`` (exposed's first search showed its changelog and API pages
-    as the best passages), not its source."""
+    group still in path order, and how many it marks. A search that indexes for its 3 s,
+    on a tree larger than that reads (a first search, a branch switched), ranks the files
+    read by then and the rest in rg's order: read in path order those were a repository's
+    ``CHANGELOG.md``, ``build/`` and ``docs/`` (exposed's first search showed its changelog
+    and API pages as the best passages), not its source."""
     paths = listing.paths
     ahead = np.array(first([paths[i] for i in changes.stale.tolist()]), bool)
     stale = np.concatenate([changes.stale[ahead], changes.stale[~ahead]])
-    return Changes(changes.rows, stale, changes.gone)
+    return Changes(changes.rows, stale, changes.gone), int(ahead.sum())
 
 
 @dataclass

@@ -73,10 +73,12 @@ def rank_candidates(
             if started
             else "(each search indexes more; rrg --index builds it all)"
         )
+        # Said where the tree has source to read first: in a tree of prose nothing is.
+        first = ", the source first," if report.ahead else ""
         warn(
-            f"indexed {report.listed - report.left:,} of {report.listed:,} files in the "
-            f"{settings.index_wait or 0:g} s a search waits for its index (RRG_INDEX_WAIT_S); "
-            f"the others follow in rg's order {then}"
+            f"indexed {report.listed - report.left:,} of {report.listed:,} files{first} in "
+            f"the {settings.index_wait or 0:g} s a search waits for its index "
+            f"(RRG_INDEX_WAIT_S); the others follow in rg's order {then}"
         )
     return candidates, ranking
 

@@ -314,6 +314,7 @@ def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
     notice = first.stderr.decode()
     assert notice.count("\n") == 1 and "RRG_INDEX_WAIT_S" in notice, notice
     assert "of 3,000 files" in notice and "each search indexes more" in notice
+    assert "source first" not in notice  # a tree of prose: nothing is read first
     # Without a background build, each search goes on where the last one stopped.
     second = run(q("water quality", "-l", "--limit", "0", "needle"), tree, bounded)
     done = [
@@ -440,7 +441,7 @@ def test_a_search_that_indexes_part_of_a_tree_indexes_its_source_first(
     )
     indexed = sorted(path for path, row in zip(rel, rows.tolist(), strict=True) if row >= 0)
     assert indexed == [b"src/session.py", b"src/transaction.py"], indexed
-    assert report.left == len(rel) - 2
+    assert report.left == len(rel) - 2 and report.ahead == 2
     # The rest follow in path order.
     view, rows, report = served.refresh(rel, lambda _: None, False, read_first=primary_sources)
     assert [view.path(row) for row in sorted(rows.tolist())] == [
@@ -448,3 +449,23 @@ def test_a_search_that_indexes_part_of_a_tree_indexes_its_source_first(
         b"src/transaction.py",
         *[p for p in rel if not p.startswith(b"src/")],
     ]
+
+
+def test_a_first_search_of_a_large_tree_ranks_its_source_and_says_so(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The command as a new user meets it: a first search that indexes part of a tree
+    (docs sort before the source) ranks the source it read first, and its one notice says
+    the source was read first."""
+    tree = tmp_path / "tree"
+    (tree / "docs").mkdir(parents=True)
+    (tree / "src").mkdir()
+    for k in range(400):
+        (tree / "docs" / f"page{k:03}.md").write_text(f"How to parse the config, part {k}.\n")
+        (tree / "src" / f"config{k:03}.py").write_text(f"def parse_config_{k}(text):\n    pass\n")
+    bounded = {**env, "RRG_INDEX_WAIT_S": "0.01", "RRG_INDEX_BACKGROUND": "0"}
+    first = run(q("parse the config", "--files", "--limit", "3"), tree, bounded)
+    assert first.returncode == 0, first.stderr
+    notice = first.stderr.decode()
+    assert "of 800 files, the source first, in the" in notice, notice
+    assert all(path.startswith(b"src/") for path in first.stdout.splitlines()), first.stdout
