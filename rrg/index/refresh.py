@@ -360,12 +360,14 @@ def _refresh(
         wait = min(index_busy_s(), max(0.0, left))
     with writer_lock(index_path, wait) as got_lock:
         if not got_lock:
+            rows = changes.rows if view is not None else None
             if wait:
                 # The writer registered chunks while this process waited (searches started
                 # at once on a new tree all wait on the first one's build): rank from
                 # those, not from the index as it stood before the wait (often none).
-                view = open_view(index_path, vocab) or view
-            rows = find_changes(view, root, listing).rows if view is not None else None
+                newer = open_view(index_path, vocab)
+                if newer is not None:
+                    view, rows = newer, find_changes(newer, root, listing).rows
             raise IndexBusy(busy_reason(index_path, wait), view, rows, report)
         store = open_store(index_path, warn)
         try:
