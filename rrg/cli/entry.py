@@ -80,7 +80,7 @@ def _print_completion(shell: str) -> int:
         check_version(rg, _warn)
         text = GENERATORS[shell](rg)
     except RrgError as err:
-        sys.stderr.write(f"rrg: {err}\n")
+        _warn(str(err))
         return EXIT_ERROR
     try:
         sys.stdout.write(text)
