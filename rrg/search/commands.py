@@ -30,6 +30,7 @@ from rrg.rg.preflight import (
 )
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
+from rrg.search.as_written import as_written
 from rrg.search.candidates import (
     NothingMatches,
     more_scope_spans,
@@ -179,7 +180,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         with timings.phase("passages"):
             # One more than printed: whether the cap held any back.
             found = best_paragraphs(ranking, limit + 1 if limit else ALL)
-            best = found[:limit] if limit else found
+            best = as_written(found[:limit] if limit else found)
             sep = args.path_separator
             painted = None
             if plan.palette is not None:  # each path as rg prints it: its colour, its link
@@ -268,7 +269,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
         )
     if request.paragraphs:
         sep = args.path_separator
-        found = best_paragraphs(ranking, request.paragraphs)
+        found = as_written(best_paragraphs(ranking, request.paragraphs))
         reports.passed_on(entry_points([(as_printed(path, sep), p) for path, p in found]))
     if candidates.error or missing:
         return EXIT_ERROR

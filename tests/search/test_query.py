@@ -538,6 +538,31 @@ def test_passages_print_a_files_text_as_rg_prints_it_without_its_byte_order_mark
     assert out.stdout.count(b"\n" + lines[b"utf16.txt"].removeprefix(b"1:") + b"\n") == 1
 
 
+def test_passages_print_a_files_own_bytes_where_they_are_no_utf8(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg prints a Latin-1 line's bytes as the file holds them; a passage printed each byte
+    that is not UTF-8 as U+FFFD, the text the ranking read. Each line rg prints (a CRLF
+    line with its ``\\r``, a UTF-8 file's line) is printed as rg prints it."""
+    root = tmp_path / "latin1"
+    root.mkdir()
+    (root / "shop.py").write_bytes(
+        b'def caf\xe9_price():\r\n    """The caf\xe9 price in \xa3."""\r\n    return 3\r\n'
+    )
+    (root / "menu.txt").write_bytes("the café menu lists each price\n".encode())
+    theirs = run([rg, "-N", "--no-heading", "-I", "caf"], root, env).stdout.split(b"\n")
+    assert b'    """The caf\xe9 price in \xa3."""\r' in theirs
+    out = run(q("cafe price", "--limit", "0", "-N", "--heading"), root, env)
+    assert out.returncode == 0, out.stderr
+    shown = out.stdout.split(b"\n")
+    assert b"\xef\xbf\xbd" not in out.stdout
+    assert all(line in shown for line in theirs), out.stdout
+    recalled = run([*rrg_cmd(), "--recall", "cafe price"], root, env)
+    assert recalled.returncode == 0, recalled.stderr
+    assert b"def caf\xe9_price():" in recalled.stdout
+    assert b"\xef\xbf\xbd" not in recalled.stdout
+
+
 def test_passages_number_lines_as_rg_does_past_form_feeds_and_lone_returns(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
