@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import sqlite3
+import textwrap
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -287,6 +288,15 @@ def _last_used(index_path: Path) -> str:
     return f"{when} (its files go after {MAX_AGE_DAYS} days unused)"
 
 
+def _fitted(line: str) -> str:
+    """A status line of words (no path in it) folded to a terminal's 80 columns, its
+    continuation indented under its name, as ``--help`` is: some ran past 120."""
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.fill(
+        line, 80, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
+
+
 def _every_root(index_dir: Path) -> str:
     """What the roots of the cache dir take together, against ``RRG_CACHE_MAX_MB``."""
     try:
@@ -296,7 +306,7 @@ def _every_root(index_dir: Path) -> str:
     except (OSError, RrgError) as err:
         return f"not known ({err})"
     bound = (
-        f"at most {budget / 2**20:.0f} MB before a new root removes those used longest ago"
+        f"at most {budget / 2**20:,.0f} MB before a new root removes those used longest ago"
         if budget
         else "no bound but age"
     )
@@ -366,14 +376,14 @@ def index_status(
         vectors = "\n    ".join(
             (
                 f"{sum(counts.values())} model vectors, {static} static passage vectors, "
-                f"{vector_bytes / 1e6:.1f} MB "
-                f"(kept up to {MAX_BYTES // 2**20} MB, {MAX_AGE_DAYS} days unused)",
+                f"{vector_bytes / 1e6:.1f} MB (up to {MAX_BYTES // 2**20} MB)",
                 f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
                 f"{cut_bytes / 1e6:.1f} MB (up to {MAX_CUT_BYTES // 2**20} MB)",
                 f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a "
                 f"pattern, {order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB)",
                 f"the word counts of {counted} passage{'' if counted == 1 else 's'}, "
                 f"{term_bytes / 1e6:.1f} MB (up to {MAX_TERM_BYTES // 2**20} MB)",
+                f"each kept until {MAX_AGE_DAYS} days unused",
             )
         )
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
@@ -387,15 +397,15 @@ def index_status(
         )
     lines = [
         where,
-        f"  files indexed: {files}",
+        _fitted(f"  files indexed: {files}"),
         f"  last written: {age:.0f} s ago",
-        f"  last used by a search: {_last_used(index_path)}",
-        f"  every root kept: {_every_root(index_path.parent)}",
+        _fitted(f"  last used by a search: {_last_used(index_path)}"),
+        _fitted(f"  every root kept: {_every_root(index_path.parent)}"),
         f"  model: {model}",
         f"  file: {index_path}",
-        f"  vector cache: {vectors}",
-        f"  embedded: {embedded or 'no (rrg --index --embed embeds every passage once)'}",
-        *([f"  passages computed ahead: {warmed}"] if warmed else []),
+        "\n".join(_fitted(line) for line in f"  vector cache: {vectors}".split("\n")),
+        _fitted(f"  embedded: {embedded or 'no (rrg --index --embed embeds every passage once)'}"),
+        *([_fitted(f"  passages computed ahead: {warmed}")] if warmed else []),
         "  cache files:",
     ]
     lines += [f"    {path} ({_size(path)})" for path in root_files(index_path) if path.exists()]

@@ -47,6 +47,18 @@ def test_status_lists_every_cache_file_and_clear_removes_them(
     assert not [p for p in index.parent.iterdir() if p.name.startswith(index.stem)]
 
 
+def test_status_lines_of_words_fit_a_terminal(tmp_path: Path, env: dict[str, str]) -> None:
+    """Every line but a path's fits 80 columns (some ran to 127), a folded line's rest
+    indented under its name."""
+    tree = make_tree(tmp_path / "folded", 40)
+    assert run([*rrg_cmd(), "-q", "omega", "--files"], tree, env).returncode == 0
+    status = _status(tree, env)
+    paths = (env["RRG_CACHE_DIR"], str(tree))
+    worded = [line for line in status.splitlines() if not any(p in line for p in paths)]
+    assert "  every root kept: 1 root," in status and "RRG_CACHE_MAX_MB" in status
+    assert len(worded) > 10 and max(len(line) for line in worded) <= 80, status
+
+
 def test_a_damaged_vector_cache_is_reported_then_made_anew_by_a_search(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
