@@ -128,12 +128,15 @@ def run_here(split: SplitArgs) -> int:
     try:
         # Ctrl-C while the modules load (a third of a second): exit 130 as rrg.cli.app
         # does once it runs, not with a traceback.
-        from rrg.cli.prestart import start_walk
+        from rrg.rg.children import stopped_with_this_process
 
-        walk = start_walk(split)
-        from rrg.cli.app import run
+        with stopped_with_this_process():
+            from rrg.cli.prestart import start_walk
 
-        return run(split, walk)
+            walk = start_walk(split)
+            from rrg.cli.app import run
+
+            return run(split, walk)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # in saying an error, after rrg.cli.app's own catch

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rrg.rg.args import RgArgs
+from rrg.rg.children import started
 from rrg.rg.replies import StderrFilter, reaped
 
 #: After rg's config file, which rg reads for every run: its ``--color=always`` (or
@@ -35,9 +36,7 @@ def list_candidates(
     thread drains rg's output so that rg never waits on a full pipe meanwhile.
     """
     cmd = [rg, "--files", *LISTING_FLAGS, *args.file_selection_args(), "--", *args.paths]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
+    proc = started(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     messages = StderrFilter(proc, set())
     assert proc.stdout is not None
     blocks: queue.SimpleQueue[bytes] = queue.SimpleQueue()

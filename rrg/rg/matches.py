@@ -18,6 +18,7 @@ import xxhash
 from rrg.errors import EXIT_ERROR
 from rrg.excerpt import char_offset, window
 from rrg.rg.args import RgArgs
+from rrg.rg.children import started
 from rrg.rg.ordered import Json, OrderedSearch, batches
 from rrg.rg.replies import StderrFilter, reaped
 
@@ -108,7 +109,7 @@ def collect(
     said = bytearray()
     for batch in batches(files):
         cmd: list[str | bytes] = [rg, *user_flags, *patterns, "--json", "-j1", "--", *batch]
-        proc = subprocess.Popen(
+        proc = started(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
         )
         # A listed file deleted since rg listed it is no error, as in rg's own walk.

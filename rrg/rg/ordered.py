@@ -21,6 +21,7 @@ from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.excerpt import MARK_FLAGS, Paints, cut_line, painted, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
+from rrg.rg.children import started
 from rrg.rg.chosen_lines import (
     LINES_FLAGS,
     LINES_PASS_MOST,
@@ -250,7 +251,7 @@ class OrderedSearch:
         if not any(path in spans for path in cut_files):
             return {}
         with timings.phase("matching lines"):
-            proc = subprocess.Popen(
+            proc = started(
                 self._cmd(LINES_FLAGS, list(cut_files), counting=True),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,  # the print pass says what rg says of these files
@@ -333,7 +334,7 @@ class OrderedSearch:
         )
         shown = self._as_on_terminal() if piped and not json_mode else []
         cmd = self._cmd([*shown, *marks, *extra], files)
-        proc = subprocess.Popen(
+        proc = started(
             cmd,
             stdout=subprocess.PIPE if piped else None,
             stderr=subprocess.PIPE,
@@ -454,7 +455,7 @@ class OrderedSearch:
     def _named_counts(
         self, batch: list[bytes], result: StreamResult
     ) -> Iterator[tuple[bytes | None, int]]:
-        proc = subprocess.Popen(
+        proc = started(
             self._cmd(COUNT_FLAGS, batch, counting=True),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -573,7 +574,7 @@ class OrderedSearch:
         piped = subprocess.PIPE if self.stats is not None else None
         shown = self._as_on_terminal() if piped else []
         for group, _ in self._counted_groups(paths, result, per_file=True):
-            proc = subprocess.Popen(
+            proc = started(
                 self._cmd(shown, group),
                 stdout=piped,
                 stderr=subprocess.PIPE,
@@ -596,7 +597,7 @@ class OrderedSearch:
         sep = line_end if counts or not self.args.has("--null") else b"\0"
         shown = self._as_on_terminal()
         for batch in batches(paths):
-            proc = subprocess.Popen(
+            proc = started(
                 self._cmd(shown, batch),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -645,7 +646,7 @@ class OrderedSearch:
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None
         for batch in batches(paths):
-            proc = subprocess.Popen(
+            proc = started(
                 self._cmd([], batch), stdout=piped, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
             )
             messages = StderrFilter(proc, set(batch))

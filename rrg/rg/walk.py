@@ -17,6 +17,7 @@ import threading
 
 from rrg.errors import EXIT_ERROR, EXIT_NO_MATCH
 from rrg.rg.args import RgArgs
+from rrg.rg.children import started
 from rrg.rg.replies import StderrFilter, count_records, reaped
 
 # Appended after the user's flags: rg lets the last mode flag win. The paths of a count
@@ -78,7 +79,7 @@ class CountWalk:
         # reads to the end, since its counts are the search's.
         self.most_files = DENSE_FACTOR * cap if cap else None
         self.nuls_a_record = 2 if nul_ended else 1
-        self.proc = subprocess.Popen(
+        self.proc = started(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
         )
         self.report = bytearray()

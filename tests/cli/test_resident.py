@@ -225,6 +225,53 @@ def test_the_rg_a_handed_search_runs_stops_with_its_caller(
     assert _until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in ran)), ran
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_search_in_its_own_process_stops_its_rg_when_signalled_alone(
+    tmp_path: Path, env: dict[str, str], signum: int
+) -> None:
+    """A signal to rrg's pid alone (an agent's tool stopping a command, a closed terminal),
+    the search run in its own process: its rg processes stop with it. They ran on (one
+    waiting on a FIFO for ever, one printing straight to the terminal), and rrg still dies
+    by the signal."""
+    children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+    if not children.exists():
+        pytest.skip("needs Linux's /proc children lists")
+    tree = tmp_path / "fifo"
+    tree.mkdir()
+    (tree / "notes.txt").write_text("Holmes and Watson\n")
+    os.mkfifo(tree / "pipe")  # rg opens it and waits for a writer that never comes
+    cmd = [*rrg_cmd(), "-q", "Holmes", "Watson", "notes.txt", "pipe"]
+    proc = subprocess.Popen(
+        cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    listed = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+
+    def waiting_on_the_fifo() -> list[int]:
+        pids = [int(p) for p in listed.read_text().split()]
+        return [p for p in pids if b"\0pipe" in _cmdline(p)]
+
+    assert _until(lambda: bool(waiting_on_the_fifo())), proc.stderr
+    ran = waiting_on_the_fifo()
+    proc.send_signal(signum)
+    assert proc.wait(timeout=10) == -signum
+    assert _until(lambda: all(_gone(pid) for pid in ran)), ran
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError):
+        return b""
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or one that has ended and waits to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
 def test_off_and_bad_values(corpus: Path, resident: dict[str, str]) -> None:
     off = run([*rrg_cmd(), "-q", "Holmes", "--files"], corpus, {**resident, "RRG_RESIDENT": "0"})
     assert off.returncode == 0

@@ -1,0 +1,67 @@
+"""The rg processes a search starts, stopped with it.
+
+A search run in its own process (``RRG_RESIDENT=0``, a library caller) that gets SIGTERM or
+SIGHUP alone (an agent's tool stopping a command by its pid, not its process group; a
+closed terminal) died at once and left its rg processes running: one writing straight to
+the terminal went on printing there, one walking a large tree walked on until it first
+wrote to the pipe nobody read. A search the resident process runs is in a process group of
+its own, which the resident process stops whole (``rrg.cli.resident_server``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import weakref
+from collections.abc import Iterator, Sequence
+from typing import IO
+
+#: rg's processes not yet reaped. Weak: a process reaped and dropped leaves by itself.
+_LIVE: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()
+
+_Stream = int | IO[bytes] | None
+
+
+def started(
+    cmd: Sequence[str | bytes],
+    *,
+    stdout: _Stream,
+    stderr: _Stream,
+    stdin: _Stream = subprocess.DEVNULL,
+) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen(cmd, ...)``, kept to be stopped with this process."""
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, stdin=stdin)
+    _LIVE.add(proc)
+    return proc
+
+
+def stop_all() -> None:
+    """SIGTERM to every rg process started here still running (rg's own way to stop)."""
+    for proc in list(_LIVE):
+        with contextlib.suppress(OSError):
+            proc.send_signal(signal.SIGTERM)  # it checks that the pid is still its child's
+
+
+@contextlib.contextmanager
+def stopped_with_this_process() -> Iterator[None]:
+    """Within: SIGTERM or SIGHUP stops rg's processes, then this one by that signal, as
+    before (``timeout`` and a shell see what they saw). A signal the caller ignores stays
+    ignored (``nohup``)."""
+    before = {}
+
+    def stop(signum: int, _frame: object) -> None:
+        stop_all()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        handler = signal.getsignal(signum)
+        if handler == signal.SIG_DFL:
+            before[signum] = handler
+            signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
