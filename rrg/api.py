@@ -190,6 +190,7 @@ class Project:
         the best files' passages the transformer stage read (the cheap tier's order with
         ``fast``)."""
         from rrg.rank.entry_points import best_paragraphs
+        from rrg.search.as_written import as_written
 
         _check_limit(limit, "limit")
         plan = self._plan(query, ["--files"], paths, globs, fast, limit)
@@ -198,7 +199,7 @@ class Project:
             _, ranking = rank_candidates(plan, notices.append)
         # One more than asked: whether the limit held any back.
         found = best_paragraphs(ranking, limit + 1 if limit else _EVERY)
-        shown = found[:limit] if limit else found
+        shown = as_written(found[:limit] if limit else found)
         more = len(found) > len(shown)
         passages = [
             Passage(

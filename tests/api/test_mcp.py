@@ -207,6 +207,11 @@ def test_bytes_that_are_not_utf8_are_written_as_escapes(
             result = await client.call_tool(name, args)
             assert not result.is_error, (name, _text(result))
             assert "caf\\xe9.py" in _text(result), (name, _text(result))
+        # A passage's byte too, as the file holds it (it read U+FFFD).
+        passages = await client.call_tool("search", {"query": "timeout handler"})
+        assert "    return 'timeout caf\\xe9'" in _text(passages), _text(passages)
+        texts = [p["text"] for p in passages.structured_content["passages"]]
+        assert "def timeout_handler():\n    return 'timeout caf\\xe9'" in texts, texts
         lines = await client.call_tool("search", {"query": "timeout handler", "pattern": "caf"})
         assert lines.structured_content["matches"][0]["text"] == "    return 'timeout caf\\xe9'"
         # A path so written is named back to a tool as the answers wrote it.
