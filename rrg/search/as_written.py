@@ -7,6 +7,7 @@ passages take their lines from the file again, where the text read lost a byte."
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 from rrg.rank.paragraphs import Paragraph
@@ -18,29 +19,33 @@ def as_written(found: list[tuple[bytes, Paragraph]]) -> list[tuple[bytes, Paragr
     """``found`` (paths as rg printed them, readable from the working folder), each
     passage whose text lost a byte holding its file's own lines instead; the others, and
     any whose file no longer reads as it did, as they were."""
-    bytes_of: dict[bytes, bytes | None] = {}
-    out = []
-    for path, passage in found:
-        if _LOST in passage.text and not (passage.starts_mid_line or passage.ends_mid_line):
-            if path not in bytes_of:
-                bytes_of[path] = _read(path)
-            passage = _from_bytes(passage, bytes_of[path])
-        out.append((path, passage))
-    return out
+    lost = [(path, p) for path, p in found if _LOST in p.text]
+    if not lost:
+        return found
+    # A file's lines up to the last one a passage needs (a log may run to gigabytes).
+    needed: dict[bytes, int] = {}
+    for path, p in lost:
+        needed[path] = max(needed.get(path, 0), p.end)
+    lines = {path: _first_lines(path, count) for path, count in needed.items()}
+    return [(path, _from_lines(p, lines.get(path))) for path, p in found]
 
 
-def _read(path: bytes) -> bytes | None:
+def _first_lines(path: bytes, count: int) -> list[bytes] | None:
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            return list(itertools.islice(fh, count))
     except OSError:
         return None  # gone or unreadable since it was ranked: the text read then stands
 
 
-def _from_bytes(passage: Paragraph, data: bytes | None) -> Paragraph:
-    if data is None:
+def _from_lines(passage: Paragraph, file_lines: list[bytes] | None) -> Paragraph:
+    if file_lines is None or _LOST not in passage.text:
         return passage
-    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")[passage.start - 1 : passage.end]
+    if passage.starts_mid_line or passage.ends_mid_line:
+        return passage  # a piece of a line: where it starts in the line's bytes is not kept
+    lines = [line.removesuffix(b"\n") for line in file_lines[passage.start - 1 : passage.end]]
+    if passage.start == 1 and lines:
+        lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # rg prints no byte order mark
     # A prose block's CRLF lines end without their \r (rank.paragraphs); code cut at its
     # definitions keeps them, as the file has them.
     for raw in (b"\n".join(lines), b"\n".join(line.removesuffix(b"\r") for line in lines)):
