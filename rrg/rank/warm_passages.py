@@ -167,7 +167,7 @@ def warm_status(served: ServedRoot, tuning: Tuning = TUNING) -> str:
     # Files changed since are computed by the queries that read them.
     if running:
         return "being computed in the background"
-    return "yes (files changed since: by the queries that read them)"
+    return "yes (changed files: by the queries that read them)"
 
 
 def warm_passages(

@@ -103,7 +103,7 @@ def test_the_first_search_computes_the_passages_ahead_and_ranks_alike(
     assert _count(cache, "SELECT COUNT(*) FROM marks") == 1
     status = run([*rrg_cmd(), "--index-status"], root, env).stdout.decode()
     assert (
-        "\n  passages computed ahead: yes (files changed since: by the queries that read them)\n"
+        "\n  passages computed ahead: yes (changed files: by the queries that read them)\n"
         in status
     )
     assert (
