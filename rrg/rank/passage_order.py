@@ -12,7 +12,7 @@ import numpy as np
 from rrg.index.definitions import defined_names
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passages import ScoredPassages
-from rrg.rank.preamble import is_preamble
+from rrg.rank.preamble import is_file_preamble
 from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
 
@@ -84,19 +84,13 @@ def _best_first(
     keys = np.round(as_their_functions(keys, scored.paragraphs, scored.owners), 6)
     order = order_by(keys) if ties is None else np.lexsort((-ties, -keys))
     best: list[int] = order.tolist()
-    preambles = {k for k in best if _is_preamble(scored.paragraphs[k])}
+    preambles = {k for k in best if is_file_preamble(scored.paragraphs[k])}
     if preambles:
         best = [k for k in best if k not in preambles] + [k for k in best if k in preambles]
     names = _asked_names(query)
     if names:
         best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
     return best
-
-
-def _is_preamble(passage: Paragraph) -> bool:
-    """A passage that holds only a file's imports and licence: what stands above its first
-    definition (a definition's own passage, or a later part of one, never is one)."""
-    return not passage.name and not passage.within and is_preamble(passage.text)
 
 
 def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from rrg.rank.paragraphs import Paragraph
+
 #: A line that brings in another module or names the file's own.
 _IMPORT = re.compile(
     r"""^\s*(
@@ -40,13 +42,14 @@ _VALUED_MACRO = re.compile(r"^\s*#\s*define\s+\w+(\([^)]*\))?\s+\S")
 #: A comment's marker, in the languages rrg cuts at definitions and their neighbours.
 _COMMENT = re.compile(r"^\s*(//+!?|/\*+|\*+/?|#+!?|--|;+|%)")
 #: What an import list holds between its import lines: a quoted path (Go's import block),
-#: the names of a list cut over lines, the brackets that close it.
+#: the names of a list cut over lines, the brackets that close it (alone, or after its
+#: last names: Python's ``    ProductSet)``).
 _NAME = r"[\w.:*{}\\]+(\s+as\s+\w+)?"
 _LISTED = re.compile(
     rf"""^\s*(
         ["'`<][^"'`>]*["'`>]\s*[,;]?
       | [)}}\]]+\s*;?
-      | {_NAME}(\s*,\s*{_NAME})*\s*[,;]?
+      | {_NAME}(\s*,\s*{_NAME})*\s*,?\s*[)}}\]]*\s*[,;]?
     )\s*$""",
     re.X,
 )
@@ -93,3 +96,9 @@ def is_preamble(text: str) -> bool:
             return False
     end_block()
     return (imports or licence) and prose <= _PROSE_LINES
+
+
+def is_file_preamble(passage: Paragraph) -> bool:
+    """A passage that holds only a file's imports and licence: what stands above its first
+    definition (a definition's own passage, or a later part of one, never is one)."""
+    return not passage.name and not passage.within and is_preamble(passage.text)

@@ -93,3 +93,13 @@ def test_entry_points_take_each_files_best_passage_before_any_second() -> None:
     file_rank = [1, 0, 2]
     assert spread(best, owners, file_rank, 3) == [3, 0, 4]
     assert spread(best, owners, file_rank, 5) == [3, 0, 4, 1, 2]
+
+
+def test_a_files_preamble_comes_after_every_other_passage_but_its_files_best() -> None:
+    """File 0's second passage is its imports: file 1's second, though file 1 ranks below,
+    comes first; a preamble that is its file's best keeps its place (file 2 holds no other)."""
+    best = [0, 2, 4, 1, 3]
+    owners = [0, 0, 1, 1, 2]
+    file_rank = [0, 1, 2]
+    assert spread(best, owners, file_rank, 5) == [0, 2, 4, 1, 3]
+    assert spread(best, owners, file_rank, 5, last={1, 4}) == [0, 2, 4, 3, 1]

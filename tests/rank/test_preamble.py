@@ -36,6 +36,9 @@ APACHE = """// Copyright 2018 The Abseil Authors.
         "//! Deserialization for untagged enums.\nuse crate::de::{\n    expr_is_missing, "
         "field_i,\n    wrap_deserialize_field_with,\n};\n",
         "from pydantic import (\n    BaseModel, Field as F,\n    validator,\n)\n",
+        # A list's last names and its bracket on one line (sympy's imports).
+        "from sympy.sets.sets import (Set, Interval, Union,\n    ProductSet)\n"
+        "from sympy.utilities.misc import filldedent\n",
     ],
 )
 def test_a_licence_and_imports_are_a_preamble(text: str) -> None:
@@ -59,6 +62,7 @@ def test_a_licence_and_imports_are_a_preamble(text: str) -> None:
         '"""Parse the configuration file into settings."""\nimport os\n',
         "import os\n\nlogger = logging.getLogger(__name__)\n",
         "from os import path\nreturn a, b\n",
+        "from os import path\nvalue = compute(a,\n    b)\n",
         "#include <stddef.h>\n\n#define BUF_SIZE 4096\n",  # a macro's value is code
         "def parse(path):\n    return open(path).read()\n",
         "# Installation\n\nRun the installer, then import the module.\n",  # prose, no code
