@@ -55,7 +55,7 @@ def test_status_lines_of_words_fit_a_terminal(tmp_path: Path, env: dict[str, str
     status = _status(tree, env)
     paths = (env["RRG_CACHE_DIR"], str(tree))
     worded = [line for line in status.splitlines() if not any(p in line for p in paths)]
-    assert "  every root kept: 1 root," in status and "RRG_CACHE_MAX_MB" in status
+    assert "  every root kept: " in status and "RRG_CACHE_MAX_MB" in status
     assert len(worded) > 10 and max(len(line) for line in worded) <= 80, status
 
 

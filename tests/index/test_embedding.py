@@ -53,7 +53,9 @@ def _embedded(stdout: bytes) -> tuple[int, int]:
 def _status_line(root: Path, env: dict[str, str]) -> str:
     out = run([*rrg_cmd(), "--index-status", "."], root, env)
     assert out.returncode == 0, out.stderr
-    lines = [ln for ln in out.stdout.decode().splitlines() if ln.strip().startswith("embedded:")]
+    # A line folded to the terminal's width goes on in the lines indented under it.
+    unfolded = re.sub(r"\n {4,}", " ", out.stdout.decode())
+    lines = [ln for ln in unfolded.splitlines() if ln.strip().startswith("embedded:")]
     assert len(lines) == 1, out.stdout
     return lines[0]
 
