@@ -16,6 +16,7 @@ import unicodedata
 
 from rrg.excerpt import MARKER, char_offset, window
 from rrg.rg.args import RgArgs, as_printed
+from rrg.rg.hyperlinks import CLOSE, LineLink
 from rrg.rg.matches import Match, line_json
 from rrg.rg.palette import DEFAULT, Paint, Palette
 
@@ -57,8 +58,11 @@ class Printer:
         palette: Palette | None,
         excerpt: int,
         terminal: bool,
+        links: dict[bytes, LineLink] | None = None,
     ) -> None:
         self.colour = palette is not None
+        #: Each path's line links (``--hyperlink-format``), as rg draws them in colour.
+        self.links = links or {}
         self.palette = palette or DEFAULT
         self.excerpt = excerpt
         self.with_filename = with_filename
@@ -121,16 +125,26 @@ class Printer:
         return self._prelude(match, spans[0][0] if spans else 0) + self._body(line, spans)
 
     def _prelude(self, match: Match, column: int) -> bytes:
-        out = b""
+        fields: list[tuple[bytes, bytes]] = []  # each field and the separator after it
         if self.with_filename:
             path = as_printed(match.path, self.path_separator)
-            out += self._paint(self.palette.path, path) + (b"\0" if self.null else self.field)
+            fields.append(
+                (self._paint(self.palette.path, path), b"\0" if self.null else self.field)
+            )
         if self.line_numbers and match.line_number is not None:
             number = str(match.line_number).encode()
-            out += self._paint(self.palette.line, number) + self.field
+            fields.append((self._paint(self.palette.line, number), self.field))
         if self.column:
-            out += self._paint(self.palette.column, str(column + 1).encode()) + self.field
-        return out
+            fields.append((self._paint(self.palette.column, str(column + 1).encode()), self.field))
+        link = self.links.get(match.path) if self.with_filename else None
+        if link is None or not fields:
+            return b"".join(field + sep for field, sep in fields)
+        # rg links the prelude's fields, the separator after the last one outside the link;
+        # the line is 1 where none is printed, the column the match's, printed or not.
+        line = match.line_number if self.line_numbers else None
+        *inner, (last, sep) = fields
+        opened = link(line, column + 1)
+        return opened + b"".join(f + s for f, s in inner) + last + CLOSE + sep
 
     def _exceeds(self, data: bytes) -> bool:
         return self.max_columns is not None and len(data) > self.max_columns

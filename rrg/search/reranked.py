@@ -10,8 +10,10 @@ from rrg.output.printer import Printer
 from rrg.rank import rerank as scoring
 from rrg.rank.keywords import rerank_query
 from rrg.rg.args import RgArgs
+from rrg.rg.hyperlinks import LineLink, format_of, line_links
 from rrg.rg.matches import collect
 from rrg.rg.ordered import OrderedSearch, StreamResult
+from rrg.rg.palette import Palette, painted_paths
 from rrg.search.plan import OrderedRun
 
 
@@ -42,7 +44,8 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
             search.write(Printer.json_messages(match))
         search.write(Printer.json_summary(best, time.monotonic() - started))
     else:
-        printer = Printer(args, run.with_filename, plan.palette, plan.excerpt, plan.terminal)
+        links = _line_links(plan.rg, args, [m.path for m in best], plan.palette)
+        printer = Printer(args, run.with_filename, plan.palette, plan.excerpt, plan.terminal, links)
         for match in best:
             search.write(printer.lines(match))
     tail = f"; more matches lie beyond --pool {request.pool}" if more else ""
@@ -63,3 +66,17 @@ def patterns_of(args: RgArgs) -> list[str]:
         except OSError:
             continue  # rg reports an unreadable pattern file itself
     return out
+
+
+def _line_links(
+    rg: str, args: RgArgs, paths: list[bytes], palette: Palette | None
+) -> dict[bytes, LineLink] | None:
+    """Each printed file's line links where a ``--hyperlink-format`` is in force and colour
+    is on (rg draws links only then)."""
+    format_ = format_of(args)
+    if palette is None or not format_:
+        return None
+    files = list(dict.fromkeys(paths))
+    painted = painted_paths(rg, args, files, palette)
+    found = {path: line_links(format_, listed) for path, listed in zip(files, painted, strict=True)}
+    return {path: link for path, link in found.items() if link is not None}

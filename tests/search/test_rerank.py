@@ -14,6 +14,7 @@ from rrg.index.vectors import VectorCache
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.rerank import score
+from rrg.rg.hyperlinks import ALIASES, line_links, parts
 from rrg.rg.matches import Match
 
 
@@ -92,6 +93,12 @@ def test_reranked_lines_are_rg_lines(
             "--colors=match:style:underline",
         ],
         ["--colors=path:none", "--colors=match:none"],
+        # rg's links around each prelude: its aliases, a format of one's own (a brace
+        # written twice is a brace), with and without line numbers and columns, -o, -0.
+        ["--hyperlink-format=vscode"],
+        ["--hyperlink-format=default", "--column"],
+        ["--hyperlink-format=kitty", "-N"],
+        ["--hyperlink-format=x://{host}/{path}?l={line}&c={column}{{and}}", "-o", "-0"],
     ],
 )
 def test_rerank_colours_like_rg(
@@ -102,6 +109,20 @@ def test_rerank_colours_like_rg(
     assert ours.returncode == 0, ours.stderr
     lines = ours.stdout.splitlines()
     assert len(lines) == 4 and set(lines) <= set(theirs.stdout.splitlines()), lines
+    assert all(b"\x1b]8;;" in line for line in lines) == any("hyperlink" in c for c in colours)
+
+
+def test_a_line_link_is_the_files_link_as_rg_listed_it_at_another_line() -> None:
+    listed = b"\x1b]8;;vscode://file/r/a%20b.py:1:1\x1b\\\x1b[0m\x1b[35ma b.py\x1b[0m\x1b]8;;\x1b\\"
+    link = line_links(ALIASES["vscode"], listed)
+    assert link is not None and link(12, 5) == b"\x1b]8;;vscode://file/r/a%20b.py:12:5\x1b\\"
+    assert link(None, 3) == b"\x1b]8;;vscode://file/r/a%20b.py:1:3\x1b\\"  # -N: line 1
+    own = line_links("x://{host}{path}#{line}{{1}}", b"\x1b]8;;x://h/r/1.py#1{1}\x1b\\")
+    assert own is not None and own(7, 1) == b"\x1b]8;;x://h/r/1.py#7{1}\x1b\\"
+    assert line_links("x://{path}:{line}", b"\x1b[35ma.py") is None  # rg drew no link
+    assert line_links("y://{path}:{line}", listed) is None  # not the format rg used
+    assert parts("{nope}") is None and parts("a}b") is None  # formats rg refuses
+    assert parts("a{{b}}{path}") == [("text", "a{b}"), ("var", "path")]
 
 
 def test_colours_from_rg_config_file_and_a_bad_one(
