@@ -184,6 +184,13 @@ class RgArgs:
         return "--quiet" if quiet and mode != "--json" else mode
 
     @property
+    def lists_files_without_match(self) -> bool:
+        """Whether rg prints the files without a match (``--files-without-match`` the last
+        mode given; ``--quiet`` only silences it)."""
+        modes = [name for name, _ in self.flags if name in RECORD_MODES or name == "--json"]
+        return bool(modes) and modes[-1] == "--files-without-match"
+
+    @property
     def max_columns(self) -> int:
         """The last ``-M``/``--max-columns`` (0: none, as rg reads 0)."""
         limit = 0

@@ -224,6 +224,11 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     )
     with timings.phase("search"):
         result = search_in_order(run)
+    if args.lists_files_without_match and len(files) < len(ranking.ordered):
+        # rg's walk stops reading a binary file at its first NUL, before any match: the
+        # file goes unprinted, yet counts as one without a match, so rg exits 0 whatever
+        # else it printed. rrg leaves such files out of its runs; its exit code says so.
+        result.matched = True
     if not result.matched and not result.error:
         result.facts += _pattern_as_path(request.query, args)
     report_facts(result.facts, args.output_mode == "--json")

@@ -470,6 +470,29 @@ def test_exit_codes_follow_rg(corpus: Path, rg: str, env: dict[str, str]) -> Non
         assert sorted(ours.stderr.splitlines()) == sorted(theirs.stderr.splitlines())
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--files-without-match", "alpha"],
+        ["--files-without-match", "--quiet", "alpha"],
+        ["--files-without-match", "alpha", "a.txt", "c.bin"],  # named: searched whole
+        ["--files-without-match", "-a", "alpha"],
+        ["--files-without-match", "zeta"],
+        ["--count", "--files-without-match", "alpha"],
+    ],
+)
+def test_files_without_match_exits_as_rg_past_a_binary_file(
+    tmp_path: Path, rg: str, env: dict[str, str], args: list[str]
+) -> None:
+    """rg's walk stops reading a binary file at its NUL: unprinted by --files-without-match,
+    yet a file without a match, so rg exits 0 though it printed nothing; rrg exited 1."""
+    (tmp_path / "a.txt").write_text("alpha\n")
+    (tmp_path / "c.bin").write_bytes(b"bin\0ary alpha\n")
+    ours = run(q("alpha", *args), tmp_path, env)
+    theirs = run([rg, *args], tmp_path, env)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), args
+
+
 def test_passages_name_their_paths_as_rg_prints_paths(corpus: Path, env: dict[str, str]) -> None:
     """--path-separator applies to every path rrg prints: the passages' headings and
     --recall's entry points (its scope file keeps the paths that open)."""
