@@ -1,11 +1,12 @@
 """The rg processes a search starts, stopped with it.
 
-A search run in its own process (``RRG_RESIDENT=0``, a library caller) that gets SIGTERM or
-SIGHUP alone (an agent's tool stopping a command by its pid, not its process group; a
-closed terminal) died at once and left its rg processes running: one writing straight to
-the terminal went on printing there, one walking a large tree walked on until it first
-wrote to the pipe nobody read. A search the resident process runs is in a process group of
-its own, which the resident process stops whole (``rrg.cli.resident_server``)."""
+A search run in its own process (``RRG_RESIDENT=0``, or where no resident process starts)
+that got SIGTERM or SIGHUP alone (an agent's tool stopping a command by its pid, not its
+process group; a closed terminal) died at once and left its rg processes running: one
+writing straight to the terminal went on printing there, one walking a large tree walked
+on until it first wrote to the pipe nobody read. A search the resident process runs is in
+a process group of its own, which the resident process stops whole
+(``rrg.cli.resident_server``). The library installs no handler: signals are its caller's."""
 
 from __future__ import annotations
 
