@@ -18,13 +18,13 @@ from collections.abc import Iterable, Mapping
 Paints = Mapping[bytes, tuple[bytes, bytes]]
 
 #: Appended to the print pass: each field rg marks (path, line number, column or offset,
-#: match) in a colour of its own and no style, every other colour and link off. The marks
-#: must be told from the escapes a file's lines hold themselves (a coloured log's), which
-#: rg prints as they are: such colours are no file's. A user's colours and links (rg's
-#: config file) are overridden, as a later flag wins.
+#: match) in a colour of its own and no style, every other colour off. The marks must be
+#: told from the escapes a file's lines hold themselves (a coloured log's), which rg prints
+#: as they are: such colours are no file's. A user's colours (rg's config file too) are
+#: overridden, as a later flag wins, and so are links where no colour is wanted
+#: (``NO_LINKS``); where it is, rg's links stand around the fields, as rg prints them.
 MARK_FLAGS = [
     "--color=always",
-    "--hyperlink-format=none",
     "--colors=highlight:none",
     "--colors=path:none",
     "--colors=path:fg:1,2,3",
@@ -35,6 +35,8 @@ MARK_FLAGS = [
     "--colors=match:none",
     "--colors=match:fg:1,2,6",
 ]
+#: Appended with ``MARK_FLAGS`` where the output is plain: rg draws links only in colour.
+NO_LINKS = "--hyperlink-format=none"
 _RESET = b"\x1b[0m"
 _MATCH_ON = b"\x1b[0m\x1b[38;2;1;2;6m"
 _OPENING = b"\x1b[38;2;1;2;"
@@ -51,10 +53,15 @@ _MARKED_FIELD = re.compile(rb"\x1b\[0m\x1b\[38;2;1;2;([3-6])m(.*?)\x1b\[0m", re.
 def prefix_pattern(separators: Iterable[bytes]) -> re.Pattern[bytes]:
     """The prefix rg prints before a line's text: fields (path, line, column, offset) each
     marked and followed by one of ``separators`` (``--field-match-separator``'s, the
-    context lines' one, NUL after a path under ``--null``), which may be of any length."""
+    context lines' one, NUL after a path under ``--null``), which may be of any length;
+    where rg draws ``--hyperlink-format``'s link, it opens before the first field and
+    closes before the last separator."""
     longest_first = sorted(set(separators), key=len, reverse=True)
     either = b"|".join(re.escape(separator) for separator in longest_first)
-    return re.compile(rb"(?:\x1b\[0m\x1b\[38;2;1;2;[345]m[^\x1b]*\x1b\[0m(?:" + either + rb"))*")
+    return re.compile(
+        rb"(?:\x1b\]8;;[^\x1b]*\x1b\\)?(?:\x1b\[0m\x1b\[38;2;1;2;[345]m[^\x1b]*\x1b\[0m"
+        rb"(?:\x1b\]8;;\x1b\\)?(?:" + either + rb"))*"
+    )
 
 
 #: rg's own separators.

@@ -19,7 +19,7 @@ from typing import Any
 
 from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
-from rrg.excerpt import MARK_FLAGS, Paints, cut_line, painted, plain, prefix_pattern
+from rrg.excerpt import MARK_FLAGS, NO_LINKS, Paints, cut_line, painted, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
 from rrg.rg.children import started
 from rrg.rg.chosen_lines import (
@@ -325,6 +325,8 @@ class OrderedSearch:
         the places ``segments`` gives, where given); True when rg reported an error that
         stands (a file that vanished since the count pass is no error, as in a walk)."""
         marks = MARK_FLAGS if self.excerpt and not json_mode else []
+        if marks and self.excerpt_paints is None:
+            marks = [*marks, NO_LINKS]  # the output is plain: no link either
         piped = (
             json_mode
             or bool(self.excerpt)

@@ -1077,6 +1077,36 @@ def test_an_excerpt_asked_for_with_colour_is_coloured_as_rg_colours(
     assert split.stdout.endswith(b":[...]" + red + b"Wat" + reset + b"[...]\n")
 
 
+def test_an_excerpt_in_colour_carries_rgs_links(
+    corpus: Path, rg: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """``--hyperlink-format`` where colour is wanted: rg links each line's prelude, and an
+    excerpt's pass turned the links off; a line it does not cut is rg's bytes, links and
+    all, and a cut one keeps rg's prelude. A plain output (a pipe, the format in rg's
+    config file) gets no link, as from rg."""
+    for link in (["--hyperlink-format=vscode"], ["--hyperlink-format=default", "--heading"]):
+        args = [*link, "--color=always", "-n", "--limit", "0", "Watson|Holmes"]
+        whole = run(q("doctor watson", *args), corpus, env).stdout
+        uncut = run(q("doctor watson", "--excerpt", "9000", *args), corpus, env).stdout
+        assert b"\x1b]8;;" in whole and uncut == whole, link
+    cut = ["--hyperlink-format=vscode", "--color=always", "-n", "Watson", "long.txt", "sub"]
+    ours = run(q("doctor watson", "--excerpt", "20", *cut), corpus, env).stdout.splitlines()
+    theirs = run([rg, *cut], corpus, env).stdout.splitlines()
+    prelude = re.compile(rb"^(.*\x1b\]8;;\x1b\\:)")
+    assert sorted(prelude.match(line)[1] for line in ours) == sorted(  # type: ignore[index]
+        prelude.match(line)[1]
+        for line in theirs  # type: ignore[index]
+    )
+    config = tmp_path / "linked.rgrc"
+    config.write_text("--hyperlink-format=vscode\n")
+    piped = run(
+        q("doctor watson", "--excerpt", "20", "-n", "Watson"),
+        corpus,
+        {**env, "RIPGREP_CONFIG_PATH": str(config)},
+    )
+    assert piped.returncode == 0 and b"\x1b" not in piped.stdout
+
+
 def test_a_terminal_that_takes_no_colour_gets_none(
     corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
