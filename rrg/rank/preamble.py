@@ -7,8 +7,9 @@ is about), so the cheap scores and the model may rank it a file's best: of the f
 passages ``rrg -q Q`` printed on semble-code's whole trees, 4.5% (dev half) and 3.0% (test
 half) were a licence block or an import list (docs/benchmarks.md, "A file's preamble"). A
 reader learns nothing there that the file's path did not say. The passages' order puts such a
-passage after its file's others (``rrg.rank.passage_order``); the file's own place in the
-order does not change, and a file that holds nothing else still shows it.
+passage after its file's others (``rrg.rank.passage_order``), and the rounds of ``rrg -q Q``'s
+passages after every other passage (``rrg.rank.entry_points.spread``); the file's own place
+in the order does not change, and a file that holds nothing else still shows it.
 
 A doc comment above the imports (a header's "In most cases, your default choice for a hash
 map should be...", Rust's ``//!``) is not a preamble: it says what the file is for.
