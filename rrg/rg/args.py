@@ -172,23 +172,26 @@ class RgArgs:
         """What rg prints: a RECORD_MODES member, ``--json``, ``--quiet`` or ``lines``. The
         last mode flag given decides (``--no-json`` goes back to lines), but ``--quiet``
         silences any mode wherever it stands, --json's alone printing on (its summary)."""
-        mode = "lines"
-        quiet = False
-        for name, _ in self.flags:
-            if name in RECORD_MODES or name == "--json":
-                mode = name
-            elif name == "--no-json":
-                mode = "lines"
-            elif name == "--quiet":
-                quiet = True
-        return "--quiet" if quiet and mode != "--json" else mode
+        mode = self._mode_given
+        return "--quiet" if self.has("--quiet") and mode != "--json" else mode
 
     @property
     def lists_files_without_match(self) -> bool:
         """Whether rg prints the files without a match (``--files-without-match`` the last
         mode given; ``--quiet`` only silences it)."""
-        modes = [name for name, _ in self.flags if name in RECORD_MODES or name == "--json"]
-        return bool(modes) and modes[-1] == "--files-without-match"
+        return self._mode_given == "--files-without-match"
+
+    @property
+    def _mode_given(self) -> str:
+        """The last mode flag given: a RECORD_MODES member, ``--json``, or ``lines``
+        (``--no-json`` goes back to lines)."""
+        mode = "lines"
+        for name, _ in self.flags:
+            if name in RECORD_MODES or name == "--json":
+                mode = name
+            elif name == "--no-json":
+                mode = "lines"
+        return mode
 
     @property
     def max_columns(self) -> int:
