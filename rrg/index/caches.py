@@ -373,21 +373,20 @@ def index_status(
         orders, order_bytes = cache.order_counts()
         counted, term_bytes = cache.term_counts()
         # One part a line: on one line they ran to 290 characters.
-        vectors = "\n    ".join(
-            (
-                f"{sum(counts.values())} model vectors, {static} static passage vectors, "
-                f"{vector_bytes / 1e6:.1f} MB (up to {MAX_BYTES // 2**20} MB)",
-                f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
-                f"{cut_bytes / 1e6:.1f} MB (up to {MAX_CUT_BYTES // 2**20} MB)",
-                f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a "
-                f"pattern, {order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB)",
-                f"the word counts of {counted} passage{'' if counted == 1 else 's'}, "
-                f"{term_bytes / 1e6:.1f} MB (up to {MAX_TERM_BYTES // 2**20} MB)",
-                f"each kept until {MAX_AGE_DAYS} days unused",
-            )
+        parts = (
+            f"{sum(counts.values())} model vectors, {static} static passage vectors, "
+            f"{vector_bytes / 1e6:.1f} MB (up to {MAX_BYTES // 2**20} MB)",
+            f"the passages of {cut_files} long file{'' if cut_files == 1 else 's'} as cut, "
+            f"{cut_bytes / 1e6:.1f} MB (up to {MAX_CUT_BYTES // 2**20} MB)",
+            f"the order of {orders} quer{'y' if orders == 1 else 'ies'} asked with a "
+            f"pattern, {order_bytes / 1e6:.1f} MB (up to {MAX_ORDER_BYTES // 2**20} MB)",
+            f"the word counts of {counted} passage{'' if counted == 1 else 's'}, "
+            f"{term_bytes / 1e6:.1f} MB (up to {MAX_TERM_BYTES // 2**20} MB)",
+            f"each kept until {MAX_AGE_DAYS} days unused",
         )
+        vectors = [f"  vector cache: {parts[0]}", *(f"    {part}" for part in parts[1:])]
     except sqlite3.Error as err:  # damage is repaired by the next write (VectorCache._write)
-        vectors = f"unreadable ({err}); the next search makes it anew"
+        vectors = [f"  vector cache: unreadable ({err}); the next search makes it anew"]
     if builder_running(index_path):
         # The same job then computes passages ahead and may embed the root (minutes):
         # the index may be whole meanwhile.
@@ -403,7 +402,7 @@ def index_status(
         _fitted(f"  every root kept: {_every_root(index_path.parent)}"),
         f"  model: {model}",
         f"  file: {index_path}",
-        "\n".join(_fitted(line) for line in f"  vector cache: {vectors}".split("\n")),
+        *map(_fitted, vectors),
         _fitted(f"  embedded: {embedded or 'no (rrg --index --embed embeds every passage once)'}"),
         *([_fitted(f"  passages computed ahead: {warmed}")] if warmed else []),
         "  cache files:",
