@@ -19,7 +19,7 @@ def as_written(found: list[tuple[bytes, Paragraph]]) -> list[tuple[bytes, Paragr
     """``found`` (paths as rg printed them, readable from the working folder), each
     passage whose text lost a byte holding its file's own lines instead; the others, and
     any whose file no longer reads as it did, as they were."""
-    lost = [(path, p) for path, p in found if _LOST in p.text]
+    lost = [(path, p) for path, p in found if _read_again(p)]
     if not lost:
         return found
     # A file's lines up to the last one a passage needs (a log may run to gigabytes).
@@ -38,11 +38,15 @@ def _first_lines(path: bytes, count: int) -> list[bytes] | None:
         return None  # gone or unreadable since it was ranked: the text read then stands
 
 
+def _read_again(passage: Paragraph) -> bool:
+    """Whether the passage's text lost a byte that its file's lines give back: not a piece
+    of a long line, whose place in the line's bytes is not kept."""
+    return _LOST in passage.text and not (passage.starts_mid_line or passage.ends_mid_line)
+
+
 def _from_lines(passage: Paragraph, file_lines: list[bytes] | None) -> Paragraph:
-    if file_lines is None or _LOST not in passage.text:
+    if file_lines is None or not _read_again(passage):
         return passage
-    if passage.starts_mid_line or passage.ends_mid_line:
-        return passage  # a piece of a line: where it starts in the line's bytes is not kept
     lines = [line.removesuffix(b"\n") for line in file_lines[passage.start - 1 : passage.end]]
     if passage.start == 1 and lines:
         lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # rg prints no byte order mark
