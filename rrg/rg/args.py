@@ -244,10 +244,11 @@ class RgArgs:
 
     @property
     def decodes_files(self) -> bool:
-        """Whether rg searches what a decompressor (``-z``) or a preprocessor (``--pre``)
-        makes of a file rather than its bytes: then a file whose bytes look binary may be
-        text to rg (a ``.gz`` log), and only rg knows which it takes for binary."""
-        unzipped = preprocessed = False
+        """Whether rg searches what a decompressor (``-z``), a preprocessor (``--pre``) or
+        an encoding the user names (``-E utf-16``) makes of a file rather than its bytes:
+        then a file whose bytes look binary may be text to rg (a ``.gz`` log, a file of
+        NULs read as UTF-16), and only rg knows which it takes for binary."""
+        unzipped = preprocessed = encoded = False
         for name, value in self.flags:
             if name == "--search-zip":
                 unzipped = True
@@ -257,7 +258,11 @@ class RgArgs:
                 preprocessed = bool(value)  # an empty COMMAND turns it off, as --no-pre
             elif name == "--no-pre":
                 preprocessed = False
-        return unzipped or preprocessed
+            elif name == "--encoding":
+                encoded = value != "auto"  # auto: what the index assumes (a BOM or UTF-8)
+            elif name == "--no-encoding":
+                encoded = False
+        return unzipped or preprocessed or encoded
 
     def colour_wanted(self, stdout_is_tty: bool) -> bool:
         """Whether rg would colour its output (``--color``, ``-p``, else a terminal that

@@ -1,4 +1,4 @@
-"""Which files rg takes for binary once it has decoded them (``-z``, ``--pre``).
+"""Which files rg takes for binary once it has decoded them (``-z``, ``--pre``, ``-E``).
 
 The index reads a file's bytes, and a file whose bytes hold a NUL is one that rg skips while
 walking. Where rg decompresses (``-z``) or preprocesses (``--pre``) files, it searches what
@@ -17,7 +17,15 @@ from rrg.rg.ordered import batches
 
 #: The flags that change what rg reads of a file, so the bytes it takes for binary or not.
 _DECODING = frozenset(
-    {"--search-zip", "--no-search-zip", "--pre", "--no-pre", "--pre-glob", "--encoding"}
+    {
+        "--search-zip",
+        "--no-search-zip",
+        "--pre",
+        "--no-pre",
+        "--pre-glob",
+        "--encoding",
+        "--no-encoding",
+    }
 )
 
 

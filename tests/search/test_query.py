@@ -914,6 +914,30 @@ def test_compressed_files_are_searched_as_rg_z_searches_them(
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-E", "utf-16le", "--files-without-match", "nomatchanywhere"],
+        ["-E", "utf-16le", "-c", "Watson"],
+        ["-E", "utf-16le", "--no-encoding", "--files-without-match", "nomatchanywhere"],
+        ["--encoding=utf-16le", "-E", "auto", "-l", "Watson"],
+    ],
+)
+def test_a_named_encoding_decides_which_files_are_binary(
+    args: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Read as UTF-16, a file of NULs is text to rg (its NULs pair with other bytes):
+    rrg skipped it by its bytes, as rg skips it without -E (the fuzz of
+    benchmarks/differential.py found it)."""
+    (corpus / "wide.txt").write_text("Watson wrote it wide\n", encoding="utf-16-le")
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    named_encoding = "--no-encoding" not in args and "auto" not in args
+    assert (b"wide.txt" in theirs.stdout) == named_encoding
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 def test_a_preprocessor_fails_in_rgs_own_words(
     corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
