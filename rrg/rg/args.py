@@ -26,6 +26,15 @@ RECORD_MODES = frozenset(
 )
 
 
+#: The flags that shape each printed match, in the order rrg names them when it refuses them.
+_MATCH_SHAPES = (
+    "--vimgrep",
+    "--only-matching",
+    "--replace",
+    "--invert-match",
+    "--byte-offset",
+    "--column",
+)
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"0": b"\0", b"\\": b"\\"}
 _HEX = b"0123456789abcdefABCDEF"
 
@@ -241,6 +250,19 @@ class RgArgs:
             if name in ("--stats", "--no-stats"):
                 wanted = name == "--stats"
         return wanted and self.output_mode != "--json"
+
+    @property
+    def match_shapes(self) -> list[str]:
+        """The flags given that shape each printed match (``--vimgrep``, ``-o``, ``-r``,
+        ``-v``, ``-b``, ``--column``), each as its long name, where the last of it and its
+        ``--no-`` form turned it on: a search without a PATTERN has no match to shape."""
+        on: dict[str, bool] = {}
+        for name, value in self.flags:
+            if name in _MATCH_SHAPES:
+                on[name] = name != "--replace" or value is not None
+            elif name.startswith("--no-") and f"--{name[5:]}" in _MATCH_SHAPES:
+                on[f"--{name[5:]}"] = False
+        return [name for name in _MATCH_SHAPES if on.get(name)]
 
     @property
     def decodes_files(self) -> bool:

@@ -80,12 +80,15 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
     if not args.has_pattern and not args.files_mode:
         # Passages have no such form (nor a count of what rg searched): the flag would be
         # dropped in silence.
+        # A flag that shapes each match would be dropped the same way; an agent that
+        # parses --vimgrep's lines would read a passage's as garbage.
         mode = args.output_mode if args.output_mode != "lines" else None
-        wanted = mode or ("--stats" if args.stats_block else None)
+        stats = "--stats" if args.stats_block else None
+        wanted = mode or stats or next(iter(args.match_shapes), None)
         if wanted:
             raise RrgError(
                 f"{wanted} needs a PATTERN: without one, -q prints the most relevant "
-                "paragraphs (--files lists the files, best first)"
+                "passages (--files lists the files, best first)"
             )
     refused = pattern_refusal(plan.rg, args)
     if refused is not None:  # before a second of ranking, not after it
@@ -323,8 +326,9 @@ def _listing_args(rg_args: list[str], what: str) -> RgArgs:
     """rg's arguments of a command that lists files (its positionals are paths); a mode
     flag such as -l would make rg search, and the first path a pattern."""
     args = parse_rg_command(["--files", *rg_args])
-    if not args.files_mode:
-        raise RrgError(f"{args.output_mode} does not apply to {what} (no match is printed there)")
+    dropped = args.output_mode if not args.files_mode else next(iter(args.match_shapes), None)
+    if dropped:
+        raise RrgError(f"{dropped} does not apply to {what} (no match is printed there)")
     return args
 
 

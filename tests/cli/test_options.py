@@ -111,6 +111,13 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["--index", "-c", "."], b"--count does not apply to --index"),
         (["-q", "x", "--json"], b"--json needs a PATTERN"),
         (["-q", "x", "--stats"], b"--stats needs a PATTERN"),
+        (["-q", "x", "--vimgrep"], b"--vimgrep needs a PATTERN"),
+        (["-q", "x", "-n", "-o"], b"--only-matching needs a PATTERN"),
+        (["-q", "x", "-r", ""], b"--replace needs a PATTERN"),
+        (["-q", "x", "--no-invert-match", "-v"], b"--invert-match needs a PATTERN"),
+        (["-q", "x", "--column", "-b"], b"--byte-offset needs a PATTERN"),
+        (["--recall", "x", "--vimgrep", "."], b"--vimgrep does not apply to --recall"),
+        (["--index", "--column", "."], b"--column does not apply to --index"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(

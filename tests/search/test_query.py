@@ -634,6 +634,16 @@ def test_no_pattern_prints_paragraphs(topical: Path, env: dict[str, str]) -> Non
     assert first == b"zz_db.txt:1-3:", out.stdout[:300]
 
 
+def test_no_pattern_keeps_flags_a_passage_can_take(topical: Path, env: dict[str, str]) -> None:
+    """Flags that shape a match (``--vimgrep``, ``-o``, ...) are refused without a PATTERN
+    (tests/cli/test_options.py); one turned off again, and a pattern's flags of habit
+    (``-i``, ``-w``, ``-A 2``), leave the passages as they are."""
+    plain = run(q("database connection timeout", "--limit", "2"), topical, env)
+    for flags in (["--column", "--no-column"], ["-v", "--no-invert-match"], ["-i", "-w", "-A2"]):
+        out = run(q("database connection timeout", "--limit", "2", *flags), topical, env)
+        assert (out.returncode, out.stdout) == (0, plain.stdout), (flags, out.stderr)
+
+
 def test_no_pattern_prints_like_rg_under_headings(topical: Path, env: dict[str, str]) -> None:
     """Issue 35, item 4: on a terminal (``--heading``, ``-p``) each passage comes under its
     path, its lines numbered and coloured as rg colours them; ``-N`` drops the numbers; a
