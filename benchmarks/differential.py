@@ -1,0 +1,396 @@
+"""A differential fuzz of the ordered search against rg: ``rrg -q Q FLAGS PATTERN [PATH...]``
+beside ``rg FLAGS PATTERN [PATH...]`` over random draws of rg's flags, patterns and PATHs.
+
+    python -m benchmarks.differential [--draws N] [--seed S] [--tree DIR ...]
+
+Each draw is checked three ways:
+
+- uncapped (``--limit 0 --excerpt 0``): the lines rrg prints are rg's lines, as a multiset
+  (rrg orders the files, rg's parallel search does not: order is not compared), the same
+  exit code, rg's messages among rrg's;
+- capped (the default cap): every line printed is one of rg's, the exit code rg's wherever
+  rg found nothing or failed;
+- every run: no traceback, and an exit code of 2 says why in a line of its own.
+
+The tree searched is a small one of awkward files written here (a binary file, Latin-1 text,
+a name that is not UTF-8, CRLF lines, a long line, a hidden folder, git-ignored files, a
+symlink, a gzip file), and each ``--tree`` given (a semble-code corpus's tree, say). What a
+draw found prints as the command lines to rerun; the exit status is 1 where any draw
+failed. The known splits between rg's parallel search and ``rg -j1`` (docs/differences.md)
+are left out of the comparison: the ``--`` between files and the summary's timings.
+The fuzz that found the faults in docs/benchmarks.md's "Drop-in parity found by a
+differential fuzz" was a scratch script; this one is kept so that it can be run again
+after a change to the ordered search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.common import rg, rrg
+
+# One to four of these a draw. Flags that choose the order (--sort) are left out; a draw that
+# rrg refuses (--passthru) is skipped: the refusals are tested in tests/search/test_query.py.
+FLAGS: list[list[str]] = [
+    *[[f] for f in ("-c", "--count-matches", "-l", "--files-without-match", "-o", "--json")],
+    *[[f] for f in ("--vimgrep", "--quiet", "--stats", "--include-zero", "-p")],
+    ["-A", "1"],
+    ["-B", "2"],
+    ["-C", "1"],
+    ["--passthru"],
+    ["--context-separator=##"],
+    ["--no-context-separator"],
+    ["-n"],
+    ["-N"],
+    ["--column"],
+    ["-b"],
+    ["--no-filename"],
+    ["-H"],
+    ["--heading"],
+    ["--no-heading"],
+    ["--null"],
+    ["-0"],
+    ["--trim"],
+    ["-r", "X"],
+    ["--replace=[$0]"],
+    ["--max-columns=20"],
+    ["--max-columns=20", "--max-columns-preview"],
+    ["-M", "30"],
+    ["--field-match-separator=::"],
+    ["--field-context-separator=@"],
+    ["--path-separator=%"],
+    ["--line-buffered"],
+    ["-i"],
+    ["-S"],
+    ["-s"],
+    ["-w"],
+    ["-x"],
+    ["-v"],
+    ["-F"],
+    ["-P"],
+    ["-U"],
+    ["-U", "--multiline-dotall"],
+    ["--crlf"],
+    ["-z"],
+    ["--null-data"],
+    ["-a"],
+    ["--binary"],
+    ["--no-unicode"],
+    ["-e", "zz"],
+    ["-m", "1"],
+    ["-m", "2"],
+    ["-g", "*.py"],
+    ["-g", "!*.md"],
+    ["--iglob", "*.TXT"],
+    ["-t", "py"],
+    ["-T", "md"],
+    ["--hidden"],
+    ["-u"],
+    ["-uu"],
+    ["-uuu"],
+    ["--no-ignore"],
+    ["--no-ignore-vcs"],
+    ["-L"],
+    ["--max-depth", "1"],
+    ["--max-filesize", "1K"],
+    ["-E", "latin1"],
+    ["-E", "utf-16"],
+    ["--no-encoding"],
+    ["--color=always"],
+    ["--color=always", "--colors", "match:fg:blue"],
+    ["--color=always", "--hyperlink-format=default"],
+    ["--no-messages"],
+    ["--glob-case-insensitive"],
+    ["--no-config"],
+    ["--invert-match", "-c"],
+    ["--files-with-matches", "--null"],
+    ["-o", "-b"],
+    ["--json", "-A", "1"],
+]
+
+PATTERNS = ["def", "foo|bar", r"\w+\(", "caf", "^$", "TODO", "(?i)hello", "x{2,}", r"\d+"]
+PATHS: list[list[str]] = [
+    [],
+    ["."],
+    ["sub"],
+    ["code.py"],
+    ["missing"],
+    ["sub", "missing"],
+    ["link"],
+    ["code.py", "sub"],
+]
+# What rrg says where a flag cannot apply to an ordered search (rrg/rg/preflight.py).
+REFUSED = b"cannot be used with"
+QUERIES = ["where is the greeting written", "parse a number", "foo bar"]
+
+
+def awkward_tree(root: Path) -> None:
+    """The small tree of awkward files every draw searches first."""
+    sub = root / "sub"
+    sub.mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "code.py").write_text(
+        "def foo(x):\n    return bar(x) + 42\n\n\ndef bar(y):\n    # TODO: hello\n    return y\n"
+    )
+    (sub / "notes.md").write_text("# Notes\n\nHello world, foo and bar.\n\nxx yyy 123\n")
+    (sub / "crlf.txt").write_bytes(b"def one\r\nfoo two\r\n\r\nbar 3\r\n")
+    (sub / "latin1.TXT").write_bytes("caf\xe9 au lait foo\nhello 7\n".encode("latin-1"))
+    (sub / os.fsdecode(b"name-\xff.txt")).write_bytes(b"foo in an odd name\n")
+    (sub / "blob.bin").write_bytes(b"foo\x00bar\x00" + bytes(range(256)))
+    (sub / "long.txt").write_text("foo " + "x" * 6000 + " bar\n")
+    (sub / "zipped.gz").write_bytes(gzip.compress(b"foo inside gzip\n"))
+    (root / ".hidden" / "secret.py").write_text("def hidden_foo():\n    pass\n")
+    (root / ".gitignore").write_text("ignored.txt\n")
+    (root / "ignored.txt").write_text("foo ignored\n")
+    (root / "link").symlink_to("sub")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: bytes
+    err: bytes
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> Outcome:
+    try:
+        done = subprocess.run(
+            cmd, cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=60
+        )
+    except subprocess.TimeoutExpired:
+        return Outcome(-1, b"", b"timed out after 60 s")
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
+    """rg's output as a multiset of records, less what differs between rg's parallel search
+    and ``rg -j1`` in rg itself: the ``--`` between files, the summary's times."""
+    if "--json" in flags:
+        records = []
+        for line in out.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:  # a mode that prints no JSON (-l): its paths
+                records += line.split(b"\0")
+                continue
+            if record.get("type") in ("summary",):
+                continue
+            if record.get("type") == "end":
+                record["data"].pop("stats", None)
+            records.append(json.dumps(record, sort_keys=True).encode())
+        return Counter(records)
+    # A NUL ends a path under --null and a record under --null-data: split there too.
+    lines = [piece for line in out.splitlines() for piece in line.split(b"\0")]
+    kept = []
+    for line in lines:
+        if line in (b"--", b"##", b"\x1b[0m--\x1b[0m") or not line.strip():
+            continue
+        # The summary's times, and what rrg counts as searched: the files it printed
+        # (docs/differences.md, --stats).
+        if b" seconds" in line or line.endswith((b"files searched", b"bytes searched")):
+            continue
+        kept.append(line)
+    return Counter(kept)
+
+
+def rg_own_split(flags: list[str], pattern: str) -> bool:
+    """Under --binary, with -v or a pattern that matches an empty line, rg finds other
+    matches in a walked binary file than in the same file named: rrg names the files it
+    searches (docs/differences.md)."""
+    inverted = "-v" in flags or "--invert-match" in flags
+    return (inverted or pattern == "^$") and any(f in flags for f in ("--binary", "-uuu"))
+
+
+def draw(rng: random.Random) -> tuple[list[str], str, list[str], str]:
+    flags: list[str] = []
+    for chosen in rng.sample(FLAGS, rng.randint(1, 4)):
+        flags += chosen
+    return flags, rng.choice(PATTERNS), rng.choice(PATHS), rng.choice(QUERIES)
+
+
+def faults_of(
+    tree: Path, flags: list[str], pattern: str, paths: list[str], query: str, env: dict[str, str]
+) -> list[str]:
+    theirs = run([rg(), *flags, "-e", pattern, *paths], tree, env)
+    ours = run(
+        [*rrg(), "-q", query, "--limit", "0", "--excerpt", "0", *flags, "-e", pattern, *paths],
+        tree,
+        env,
+    )
+    capped = run([*rrg(), "-q", query, *flags, "-e", pattern, *paths], tree, env)
+    if ours.code == 2 and REFUSED in ours.err:
+        return []  # a documented refusal (docs/differences.md), tested on its own
+    if rg_own_split(flags, pattern):
+        return []
+    found = []
+    for name, outcome in (("uncapped", ours), ("capped", capped)):
+        if b"Traceback" in outcome.err:
+            found.append(f"{name}: a traceback")
+        if outcome.code == 2 and not outcome.err.strip() and "--no-messages" not in flags:
+            found.append(f"{name}: exit 2 without a message")
+        if outcome.code == -1:
+            found.append(f"{name}: {outcome.err.decode()}")
+    if ours.code != theirs.code:
+        found.append(f"uncapped: exit {ours.code}, rg {theirs.code}")
+    elif comparable(ours.out, flags) != comparable(theirs.out, flags):
+        missing = comparable(theirs.out, flags) - comparable(ours.out, flags)
+        extra = comparable(ours.out, flags) - comparable(theirs.out, flags)
+        found.append(
+            f"uncapped: lines differ (rg's not printed {list(missing)[:2]}, "
+            f"printed not rg's {list(extra)[:2]})"
+        )
+    rg_messages = {line for line in theirs.err.splitlines() if line.startswith(b"rg: ")}
+    if not rg_messages <= set(ours.err.splitlines()) and ours.code == theirs.code:
+        unsaid = sorted(rg_messages - set(ours.err.splitlines()))
+        found.append(f"uncapped: rg's messages {unsaid[:2]} not said")
+    if theirs.code != 0 and capped.code != theirs.code:
+        found.append(f"capped: exit {capped.code}, rg {theirs.code}")
+    if capped.code == 0 and "--json" not in flags and "--stats" not in flags:
+        # The cap's first share prints a file as rg -m 1 prints it, and rg prints some
+        # lines otherwise there (a context line as a match under --crlf and -m 1).
+        one_each = run([rg(), "-m", "1", *flags, "-e", pattern, *paths], tree, env)
+        extra = comparable(capped.out, flags) - comparable(theirs.out, flags)
+        extra -= comparable(one_each.out, flags)
+        # A line cut to its excerpt (the cap's lines to a pipe) is rg's line, cut.
+        extra -= Counter({line: n for line, n in extra.items() if b"[...]" in line})
+        if extra:
+            found.append(f"capped: printed lines rg does not print: {list(extra)[:2]}")
+    return found
+
+
+# --own: rrg's own commands, with rrg's options (a bad value among them) and rg's flags that
+# choose files or shape the printed paths.
+COMMANDS: list[list[str]] = [
+    ["-q", "{query}"],
+    ["-q", "{query}", "--files"],
+    ["--recall", "{query}"],
+    ["-q", "{query}", "-e", "foo"],
+    ["-q", "{query}", "--rerank", "-e", "foo"],
+]
+OWN_OPTIONS: list[list[str]] = [
+    ["--limit", "0"],
+    ["--limit", "1"],
+    ["--limit", "3"],
+    ["--limit", "-1"],
+    ["--fast"],
+    ["--excerpt", "0"],
+    ["--excerpt", "5"],
+    ["--excerpt", "x"],
+    ["--paragraphs", "2"],
+    ["--scope-size", "2"],
+    ["--pool", "3"],
+    ["--cascade", "2"],
+    ["--model", "nope"],
+    ["--rerank-query", "a number"],
+]
+OWN_RG_FLAGS: list[list[str]] = [
+    ["-g", "*.py"],
+    ["-g", "!sub/**"],
+    ["-t", "md"],
+    ["--hidden"],
+    ["-L"],
+    ["-u"],
+    ["--max-depth", "1"],
+    ["--heading"],
+    ["-n"],
+    ["-N"],
+    ["--color=always"],
+    ["-0"],
+    ["--path-separator=%"],
+    ["-i"],
+    ["--max-filesize", "100"],
+    ["--json"],
+]
+
+
+def own_faults(tree: Path, cmd: list[str], rg_flags: list[str], env: dict[str, str]) -> list[str]:
+    """What is wrong with one run of rrg's own commands: a traceback, an exit code rg
+    never gives, exit 2 without a message, a file --files lists that rg --files does not."""
+    outcome = run([*rrg(), *cmd], tree, env)
+    found = []
+    if b"Traceback" in outcome.err:
+        found.append("a traceback: " + outcome.err.decode(errors="replace")[-300:])
+    if outcome.code not in (0, 1, 2):
+        found.append(f"exit {outcome.code}: {outcome.err[-200:]!r}")
+    if outcome.code == 2 and not outcome.err.strip():
+        found.append("exit 2 without a message")
+    plain = not any(f in cmd for f in ("-0", "--path-separator=%", "--color=always", "--json"))
+    if "--files" in cmd and outcome.code == 0 and plain:
+        listed = run([rg(), "--files", *rg_flags], tree, env)
+        extra = set(outcome.out.splitlines()) - set(listed.out.splitlines())
+        if extra:
+            found.append(f"--files lists what rg --files does not: {sorted(extra)[:2]}")
+    return found
+
+
+def draw_own(rng: random.Random) -> tuple[list[str], list[str]]:
+    """An rrg command line of rrg's own, and the rg flags drawn into it."""
+    query = rng.choice(QUERIES)
+    cmd = [a.replace("{query}", query) for a in rng.choice(COMMANDS)]
+    for chosen in rng.sample(OWN_OPTIONS, rng.randint(0, 2)):
+        cmd += chosen
+    rg_flags: list[str] = []
+    for chosen in rng.sample(OWN_RG_FLAGS, rng.randint(0, 3)):
+        rg_flags += chosen
+    return cmd + rg_flags, rg_flags
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tree", type=Path, action="append", default=[])
+    parser.add_argument(
+        "--own", action="store_true", help="draw rrg's own commands and options instead"
+    )
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as scratch:
+        env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / "cache"))
+        env.pop("RIPGREP_CONFIG_PATH", None)
+        awkward = Path(scratch) / "awkward"
+        awkward_tree(awkward)
+        trees = [awkward, *(t.resolve() for t in args.tree)]
+        failed = 0
+        for i in range(args.draws):
+            tree = trees[i % len(trees)]
+            if args.own:
+                cmd, rg_flags = draw_own(rng)
+                found = own_faults(tree, cmd, rg_flags, env)
+                if found:
+                    failed += 1
+                    print(f"draw {i}: (cd {shlex.quote(str(tree))} && rrg {shlex.join(cmd)})")
+                    for fault in found:
+                        print(f"    {fault}")
+                    sys.stdout.flush()
+                continue
+            flags, pattern, paths, query = draw(rng)
+            if tree is not awkward:
+                paths = []
+            found = faults_of(tree, flags, pattern, paths, query, env)
+            if found:
+                failed += 1
+                where = f"(cd {shlex.quote(str(tree))} && rrg -q {shlex.quote(query)} "
+                where += shlex.join([*flags, "-e", pattern, *paths]) + ")"
+                print(f"draw {i}: {where}")
+                for fault in found:
+                    print(f"    {fault}")
+                sys.stdout.flush()
+        print(f"{args.draws} draws, {failed} with a fault (seed {args.seed})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
