@@ -86,9 +86,11 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
         stats = "--stats" if args.stats_block else None
         wanted = mode or stats or next(iter(args.match_shapes), None)
         if wanted:
+            # rg keeps the last mode given: `--files --json` searches, as in rg.
+            listing = "--files after it" if args.has("--files") else "--files"
             raise RrgError(
                 f"{wanted} needs a PATTERN: without one, -q prints the most relevant "
-                "passages (--files lists the files, best first)"
+                f"passages ({listing} lists the files, best first)"
             )
     refused = pattern_refusal(plan.rg, args)
     if refused is not None:  # before a second of ranking, not after it

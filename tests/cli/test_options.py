@@ -112,6 +112,7 @@ def test_version_names_rg(tmp_path: Path, env: dict[str, str]) -> None:
         (["-q", "x", "--json"], b"--json needs a PATTERN"),
         (["-q", "x", "--stats"], b"--stats needs a PATTERN"),
         (["-q", "x", "--vimgrep"], b"--vimgrep needs a PATTERN"),
+        (["-q", "x", "--files", "--json"], b"(--files after it lists the files, best first)"),
         (["-q", "x", "-n", "-o"], b"--only-matching needs a PATTERN"),
         (["-q", "x", "-r", ""], b"--replace needs a PATTERN"),
         (["-q", "x", "--no-invert-match", "-v"], b"--invert-match needs a PATTERN"),
