@@ -12,6 +12,7 @@ Each draw is checked three ways:
   rg found nothing or failed;
 - every run: no traceback, and an exit code of 2 says why in a line of its own.
 
+One draw in five also puts one of the flags in rg's config file (``RIPGREP_CONFIG_PATH``).
 The tree searched is a small one of awkward files written here (a binary file, Latin-1 text,
 a name that is not UTF-8, CRLF lines, a long line, a hidden folder, git-ignored files, a
 symlink, a gzip file), and each ``--tree`` given (a semble-code corpus's tree, say). What a
@@ -201,16 +202,28 @@ def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
         # (docs/differences.md, --stats).
         if b" seconds" in line or line.endswith((b"files searched", b"bytes searched")):
             continue
+        # rg's parallel search ends context output with a `--` that rg -j1 leaves out, and
+        # counts it among the bytes printed (docs/differences.md).
+        if line.endswith(b"bytes printed") and any(f in flags for f in CONTEXT):
+            continue
         kept.append(line)
     return Counter(kept)
 
 
+CONTEXT = ("-A", "-B", "-C")
+
+
 def rg_own_split(flags: list[str], pattern: str) -> bool:
-    """Under --binary, with -v or a pattern that matches an empty line, rg finds other
-    matches in a walked binary file than in the same file named: rrg names the files it
-    searches (docs/differences.md)."""
+    """Where rg's output is not one search's to reproduce. Under --binary, with -v or a
+    pattern that matches an empty line, rg finds other matches in a walked binary file than
+    in the same file named: rrg names the files it searches (docs/differences.md). Under
+    -U with context, rg prints the context of an empty match at a file's end that it
+    neither counts nor prints (exit 1, ``-c`` silent): rrg, which searches the files that
+    matched, prints none."""
     inverted = "-v" in flags or "--invert-match" in flags
-    return (inverted or pattern == "^$") and any(f in flags for f in ("--binary", "-uuu"))
+    binary = any(f in flags for f in ("--binary", "-uuu"))
+    multiline = "-U" in flags and any(f in flags for f in CONTEXT)
+    return (inverted or pattern == "^$") and binary or multiline and pattern == "^$"
 
 
 def draw(rng: random.Random) -> tuple[list[str], str, list[str], str]:
@@ -221,8 +234,15 @@ def draw(rng: random.Random) -> tuple[list[str], str, list[str], str]:
 
 
 def faults_of(
-    tree: Path, flags: list[str], pattern: str, paths: list[str], query: str, env: dict[str, str]
+    tree: Path,
+    flags: list[str],
+    pattern: str,
+    paths: list[str],
+    query: str,
+    env: dict[str, str],
+    config: list[str],
 ) -> list[str]:
+    shape = [*config, *flags]  # what decides the output's form: the config file's flags too
     theirs = run([rg(), *flags, "-e", pattern, *paths], tree, env)
     ours = run(
         [*rrg(), "-q", query, "--limit", "0", "--excerpt", "0", *flags, "-e", pattern, *paths],
@@ -232,21 +252,21 @@ def faults_of(
     capped = run([*rrg(), "-q", query, *flags, "-e", pattern, *paths], tree, env)
     if ours.code == 2 and REFUSED in ours.err:
         return []  # a documented refusal (docs/differences.md), tested on its own
-    if rg_own_split(flags, pattern):
+    if rg_own_split(shape, pattern):
         return []
     found = []
     for name, outcome in (("uncapped", ours), ("capped", capped)):
         if b"Traceback" in outcome.err:
             found.append(f"{name}: a traceback")
-        if outcome.code == 2 and not outcome.err.strip() and "--no-messages" not in flags:
+        if outcome.code == 2 and not outcome.err.strip() and "--no-messages" not in shape:
             found.append(f"{name}: exit 2 without a message")
         if outcome.code == -1:
             found.append(f"{name}: {outcome.err.decode()}")
     if ours.code != theirs.code:
         found.append(f"uncapped: exit {ours.code}, rg {theirs.code}")
-    elif comparable(ours.out, flags) != comparable(theirs.out, flags):
-        missing = comparable(theirs.out, flags) - comparable(ours.out, flags)
-        extra = comparable(ours.out, flags) - comparable(theirs.out, flags)
+    elif comparable(ours.out, shape) != comparable(theirs.out, shape):
+        missing = comparable(theirs.out, shape) - comparable(ours.out, shape)
+        extra = comparable(ours.out, shape) - comparable(theirs.out, shape)
         found.append(
             f"uncapped: lines differ (rg's not printed {list(missing)[:2]}, "
             f"printed not rg's {list(extra)[:2]})"
@@ -257,12 +277,12 @@ def faults_of(
         found.append(f"uncapped: rg's messages {unsaid[:2]} not said")
     if theirs.code != 0 and capped.code != theirs.code:
         found.append(f"capped: exit {capped.code}, rg {theirs.code}")
-    if capped.code == 0 and "--json" not in flags and "--stats" not in flags:
+    if capped.code == 0 and "--json" not in shape and "--stats" not in shape:
         # The cap's first share prints a file as rg -m 1 prints it, and rg prints some
         # lines otherwise there (a context line as a match under --crlf and -m 1).
         one_each = run([rg(), "-m", "1", *flags, "-e", pattern, *paths], tree, env)
-        extra = comparable(capped.out, flags) - comparable(theirs.out, flags)
-        extra -= comparable(one_each.out, flags)
+        extra = comparable(capped.out, shape) - comparable(theirs.out, shape)
+        extra -= comparable(one_each.out, shape)
         # A line cut to its excerpt (the cap's lines to a pipe) is rg's line, cut.
         extra -= Counter({line: n for line, n in extra.items() if b"[...]" in line})
         if extra:
@@ -379,10 +399,18 @@ def main() -> int:
             flags, pattern, paths, query = draw(rng)
             if tree is not awkward:
                 paths = []
-            found = faults_of(tree, flags, pattern, paths, query, env)
+            # One draw in five puts a flag in rg's config file, which rrg's rg runs read too.
+            config = rng.choice(FLAGS) if rng.random() < 0.2 else []
+            config_file = Path(scratch) / "ripgreprc"
+            config_file.write_text("".join(f"{arg}\n" for arg in config))
+            draw_env = dict(env, RIPGREP_CONFIG_PATH=str(config_file)) if config else env
+            found = faults_of(tree, flags, pattern, paths, query, draw_env, config)
             if found:
                 failed += 1
-                where = f"(cd {shlex.quote(str(tree))} && rrg -q {shlex.quote(query)} "
+                where = f"(cd {shlex.quote(str(tree))} && "
+                if config:
+                    where += f"RIPGREP_CONFIG_PATH=<{' '.join(config)}> "
+                where += f"rrg -q {shlex.quote(query)} "
                 where += shlex.join([*flags, "-e", pattern, *paths]) + ")"
                 print(f"draw {i}: {where}")
                 for fault in found:
