@@ -165,14 +165,28 @@ class Outcome:
     err: bytes
 
 
+#: The most output a run keeps: rg's whole output of a draw such as ``-uuu -a -U '^$'`` over
+#: a real tree runs to gigabytes, and held as lines and compared it took 12 GB (the
+#: kernel's OOM killer stopped an earlier run of this script).
+OUTPUT_LIMIT = 32 * 1024 * 1024
+OVER_LIMIT = -2
+
+
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> Outcome:
-    try:
-        done = subprocess.run(
-            cmd, cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=60
-        )
-    except subprocess.TimeoutExpired:
-        return Outcome(-1, b"", b"timed out after 60 s")
-    return Outcome(done.returncode, done.stdout, done.stderr)
+    """The command's exit code and output, written to files so that a huge output costs
+    disk, not memory; ``OVER_LIMIT`` as its code where it printed more than OUTPUT_LIMIT."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            done = subprocess.run(
+                cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, timeout=60
+            )
+        except subprocess.TimeoutExpired:
+            return Outcome(-1, b"", b"timed out after 60 s")
+        if out.tell() > OUTPUT_LIMIT or err.tell() > OUTPUT_LIMIT:
+            return Outcome(OVER_LIMIT, b"", b"")
+        out.seek(0)
+        err.seek(0)
+        return Outcome(done.returncode, out.read(), err.read())
 
 
 def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
@@ -250,6 +264,8 @@ def faults_of(
         env,
     )
     capped = run([*rrg(), "-q", query, *flags, "-e", pattern, *paths], tree, env)
+    if OVER_LIMIT in (theirs.code, ours.code, capped.code):
+        return []  # too large to compare here (OUTPUT_LIMIT)
     if ours.code == 2 and REFUSED in ours.err:
         return []  # a documented refusal (docs/differences.md), tested on its own
     if rg_own_split(shape, pattern):
@@ -339,6 +355,8 @@ def own_faults(tree: Path, cmd: list[str], rg_flags: list[str], env: dict[str, s
     """What is wrong with one run of rrg's own commands: a traceback, an exit code rg
     never gives, exit 2 without a message, a file --files lists that rg --files does not."""
     outcome = run([*rrg(), *cmd], tree, env)
+    if outcome.code == OVER_LIMIT:
+        return []
     found = []
     if b"Traceback" in outcome.err:
         found.append("a traceback: " + outcome.err.decode(errors="replace")[-300:])
