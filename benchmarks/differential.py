@@ -35,6 +35,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,28 +166,40 @@ class Outcome:
     err: bytes
 
 
-#: The most output a run keeps: rg's whole output of a draw such as ``-uuu -a -U '^$'`` over
-#: a real tree runs to gigabytes, and held as lines and compared it took 12 GB (the
-#: kernel's OOM killer stopped an earlier run of this script).
+#: The most output a run keeps: rg prints a whole line for each match under --vimgrep, and
+#: under --null-data a file is one line, so a draw over a real tree printed gigabytes; held
+#: in memory it took 12 GB and the kernel's OOM killer stopped an earlier run of this
+#: script. A run past this is stopped and its draw not compared.
 OUTPUT_LIMIT = 32 * 1024 * 1024
 OVER_LIMIT = -2
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> Outcome:
-    """The command's exit code and output, written to files so that a huge output costs
-    disk, not memory; ``OVER_LIMIT`` as its code where it printed more than OUTPUT_LIMIT."""
+    """The command's exit code and output; ``OVER_LIMIT`` as its code where it printed more
+    than OUTPUT_LIMIT (stopped there), -1 where it ran past a minute."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        try:
-            done = subprocess.run(
-                cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, timeout=60
-            )
-        except subprocess.TimeoutExpired:
-            return Outcome(-1, b"", b"timed out after 60 s")
-        if out.tell() > OUTPUT_LIMIT or err.tell() > OUTPUT_LIMIT:
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 60
+        while proc.poll() is None:
+            printed = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+            if printed > OUTPUT_LIMIT or time.monotonic() > deadline:
+                proc.terminate()  # TERM: rrg stops its rg processes on it, KILL would not
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                if printed > OUTPUT_LIMIT:
+                    return Outcome(OVER_LIMIT, b"", b"")
+                return Outcome(-1, b"", b"timed out after 60 s")
+            time.sleep(0.01)
+        if os.fstat(out.fileno()).st_size > OUTPUT_LIMIT:
             return Outcome(OVER_LIMIT, b"", b"")
         out.seek(0)
         err.seek(0)
-        return Outcome(done.returncode, out.read(), err.read())
+        return Outcome(proc.returncode, out.read(), err.read())
 
 
 def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
