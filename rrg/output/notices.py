@@ -54,21 +54,26 @@ def cap_reached(cap: int, held: HeldBack | None, words: CapWords) -> str:
     notice then says so rather than "at most 1 line a file" above a file's 6 lines)."""
     spread = ""
     if held is not None:
-        each = f"{held.share} line{'s' * (held.share > 1)} a file"
+        each = f"{_counted(held.share, held.unit)} a file"
         how = (
             f"{each} first so that more files show, then the rest to the best files"
             if held.rest_to_best
             else f"at most {each} so that more files show"
         )
         own = f"; {words.per_file} sets your own count a file" if words.per_file else ""
-        spread = (
-            f", {how} ({held.lines} matching line{'s' * (held.lines > 1)} held back in "
-            f"{held.files} file{'s' * (held.files > 1)}{own})"
-        )
+        what = _counted(held.lines, "matching line" if held.unit == "line" else held.unit)
+        spread = f", {how} ({what} held back in {held.files} file{'s' * (held.files > 1)}{own})"
     return (
         f"stopped at {words.limit} {cap}{spread}; more matches may follow: raise "
         f"{words.limit} (0 = no cap) or narrow the pattern"
     )
+
+
+def _counted(count: int, unit: str) -> str:
+    """``1 line``, ``3 matching lines``, ``2 matches``."""
+    if count == 1:
+        return f"{count} {unit}"
+    return f"{count} {unit}{'es' if unit.endswith('ch') else 's'}"
 
 
 def files_printed(shown: int, total: int, ranked: int) -> str:

@@ -340,8 +340,44 @@ class RgArgs:
 
     def count_args(self) -> list[str]:
         """``search_args`` for a count pass: less ``--quiet``, which would silence the
-        counts the pass reads (it reaches one with ``--json``, which prints on)."""
-        return self.typed_args(lambda name: name != "--quiet")
+        counts the pass reads (it reaches one with ``--json``, which prints on). Where each
+        match prints as a line of its own, the pass counts matches (rg counts them under
+        ``-o``; ``--vimgrep`` alone it counts by line)."""
+        args = self.typed_args(lambda name: name != "--quiet")
+        return [*args, "--only-matching"] if self.prints_each_match else args
+
+    @property
+    def prints_each_match(self) -> bool:
+        """Whether rg prints each match as one output line of its own (``-o``, ``--vimgrep``)
+        and nothing else: no context, no ``--stats`` block, lines ended by a newline, a
+        match within one line. Then the cap counts matches, the lines a reader sees: one
+        minified line of 4,000 matches printed 4,000 lines past a cap of 30."""
+        only = self._on("--only-matching") or self.has("--vimgrep")
+        apart = (
+            "--after-context",
+            "--before-context",
+            "--context",
+            "--null-data",
+            "--multiline",
+            "--passthru",
+        )
+        return (
+            only
+            and self.output_mode == "lines"
+            and not self.stats_block
+            and not any(self._on(name) for name in apart)
+        )
+
+    def _on(self, name: str) -> bool:
+        """Whether a flag is on: given, and not turned off by its ``--no-`` form after it
+        (a context flag by a count of 0)."""
+        on = False
+        for given, value in self.flags:
+            if given == name:
+                on = value != "0" if name.endswith("context") else True
+            elif given == f"--no-{name[2:]}":
+                on = False
+        return on
 
     def typed_args(self, keep: Callable[[str], bool]) -> list[str]:
         """The command line's flags whose long name ``keep`` takes, as the arguments that

@@ -18,7 +18,7 @@ summary count the lines it printed, as ``-m`` makes rg count them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from rrg.rg.args import RgArgs
@@ -129,6 +129,25 @@ def kept_lines(chunks: Iterable[bytes], segments: Segments, heading: bool) -> It
             yield b"".join(kept)
     if pending and (at >= len(kept_at) or kept_at[at]):
         yield pending
+
+
+def first_lines(chunks: Iterable[bytes], count: int, stop: Callable[[], None]) -> Iterator[bytes]:
+    """A run's output up to the end of its ``count``-th line; ``stop`` is called there, to
+    end the run (whose output past it nobody reads)."""
+    left = count
+    for chunk in chunks:
+        ends = chunk.count(b"\n")
+        if ends < left:
+            left -= ends
+            yield chunk
+            continue
+        at = -1
+        for _ in range(left):
+            at = chunk.index(b"\n", at + 1)
+        if at >= 0:
+            yield chunk[: at + 1]
+        stop()
+        return
 
 
 @dataclass

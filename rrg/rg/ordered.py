@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from rrg.rg.chosen_lines import (
     Segments,
     choice_applies,
     chosen,
+    first_lines,
     kept_lines,
     kept_messages,
     matching_line_numbers,
@@ -40,6 +42,10 @@ from rrg.rg.walk import COUNT_FLAGS, CountWalk, count_command
 
 #: One of rg's JSON messages, or a part of one, as ``json.loads`` gives it.
 Json = dict[str, Any]
+#: One print run: its files, the flags added for it (a ``--max-count``), the places of the
+#: matching lines each file prints (``rrg.rg.chosen_lines``; None: all rg prints), and the
+#: matches a one-file run prints where each prints as a line (None: all rg prints).
+PrintRun = tuple[list[bytes], list[str], Segments | None, int | None]
 
 
 def _batch_bytes() -> int:
@@ -73,10 +79,11 @@ FILE_SHARE = 1 / 30
 class HeldBack:
     """What the per-file share of the cap left unprinted."""
 
-    lines: int  # matching lines not printed
+    lines: int  # matching lines (matches, where each prints as a line) not printed
     files: int  # in how many files
     share: int  # the lines each file printed first
     rest_to_best: bool  # the shares left room in the cap, given to the best files
+    unit: str = "line"  # what the counts count: "line", or "match" (-o, --vimgrep)
 
 
 @dataclass
@@ -185,36 +192,38 @@ class OrderedSearch:
         separator = b"" if json_mode else self._file_separator()
         self.summary = None
         first_output = True
-        for files, extra, segments in self._print_runs(paths, result):
+        for files, extra, segments, matches in self._print_runs(paths, result):
             if not files:
                 continue
             if not first_output and separator:
                 self.write(separator)
             first_output = False
-            result.error |= self._print(files, extra, json_mode, segments)
+            result.error |= self._print(files, extra, json_mode, segments, matches)
         if json_mode:
             self.write(summary_message(self.summary))
         return result
 
-    def _print_runs(
-        self, paths: list[bytes], result: StreamResult
-    ) -> Iterator[tuple[list[bytes], list[str], Segments | None]]:
+    def _print_runs(self, paths: list[bytes], result: StreamResult) -> Iterator[PrintRun]:
         """The print runs of a lines search: files with matches in order, each run with
         the ``--max-count`` its files are cut at (none: every matching line), or, for files
         whose lines are chosen, each file's count and the places among its matching lines
-        of those it prints (``rrg.rg.chosen_lines``)."""
+        of those it prints (``rrg.rg.chosen_lines``). Where each match prints as a line
+        (``-o``, ``--vimgrep``), the counts are matches and a file cut prints alone, its
+        output cut after that many (``-m`` cuts lines, and one line may hold thousands)."""
+        each_match = self.args.prints_each_match
         share = self.file_share()
         if share is None:
             for group, last_cut in self._counted_groups(paths, result):
                 if last_cut is None:
-                    yield group, [], None
+                    yield group, [], None, None
                 else:
-                    yield group[:-1], [], None
-                    yield group[-1:], ["--max-count", str(last_cut)], None
+                    yield group[:-1], [], None, None
+                    cut_run = ["--max-count", str(last_cut)]
+                    yield group[-1:], cut_run, None, last_cut if each_match else None
             return
         cuts = list(self._shared_cuts(paths, result, share))
         chosen_places = self._chosen_places(cuts)
-        runs: list[tuple[list[bytes], list[str], Segments | None]] = []
+        runs: list[PrintRun] = []
         for path, count, cut in cuts:
             places = chosen_places.get(path)
             last = runs[-1] if runs else None
@@ -223,13 +232,15 @@ class OrderedSearch:
                     last[0].append(path)
                     last[2].append((count, places))
                 else:
-                    runs.append(([path], [], [(count, places)]))
+                    runs.append(([path], [], [(count, places)], None))
                 continue
             extra = [] if cut is None else ["--max-count", str(cut)]
-            if last is not None and last[1] == extra and last[2] is None:
+            if each_match and cut is not None:
+                runs.append(([path], extra, None, cut))
+            elif last is not None and last[1] == extra and last[2] is None and last[3] is None:
                 last[0].append(path)
             else:
-                runs.append(([path], extra, None))
+                runs.append(([path], extra, None, None))
         yield from runs
 
     def _chosen_places(self, cuts: list[tuple[bytes, int, int | None]]) -> dict[bytes, set[int]]:
@@ -309,7 +320,8 @@ class OrderedSearch:
         held = [count - n for (_, count), n in zip(found, lines, strict=True) if count > n]
         if held:  # matches left unprinted: the cap stopped the search
             result.capped = True
-            result.held = HeldBack(sum(held), len(held), share, rest_to_best)
+            unit = "match" if self.args.prints_each_match else "line"
+            result.held = HeldBack(sum(held), len(held), share, rest_to_best, unit)
         result.printed = sum(lines)
         for (path, count), n in zip(found, lines, strict=True):
             yield path, count, None if n >= count else n
@@ -320,10 +332,12 @@ class OrderedSearch:
         extra: list[str],
         json_mode: bool,
         segments: Segments | None = None,
+        matches: int | None = None,
     ) -> bool:
         """The print pass over files with matches (each printing only its matching lines at
-        the places ``segments`` gives, where given); True when rg reported an error that
-        stands (a file that vanished since the count pass is no error, as in a walk)."""
+        the places ``segments`` gives, where given; a one-file run only its first
+        ``matches`` output lines, where given); True when rg reported an error that stands
+        (a file that vanished since the count pass is no error, as in a walk)."""
         marks = MARK_FLAGS if self.excerpt and not json_mode else []
         if marks and self.excerpt_paints is None:
             marks = [*marks, NO_LINKS]  # the output is plain: no link either
@@ -333,6 +347,7 @@ class OrderedSearch:
             or self.stats is not None
             or streams.capturing()
             or segments is not None
+            or matches is not None
         )
         shown = self._as_on_terminal() if piped and not json_mode else []
         cmd = self._cmd([*shown, *marks, *extra], files)
@@ -346,10 +361,13 @@ class OrderedSearch:
         if json_mode:
             self._relay_json(proc, segments)
         elif self.excerpt:
-            self._relay_excerpted(proc, segments)
+            self._relay_excerpted(proc, segments, matches)
         elif piped:
-            self._relay(proc, segments)
-        return reaped(proc) == EXIT_ERROR and messages.finish()
+            self._relay(proc, segments, matches)
+        code = reaped(proc)
+        if matches is not None and code == -signal.SIGTERM:
+            return False  # stopped by rrg once its matches printed
+        return code == EXIT_ERROR and messages.finish()
 
     def _as_on_terminal(self) -> list[str]:
         """The flags that make rg print into a pipe as it prints on the user's terminal
@@ -370,10 +388,14 @@ class OrderedSearch:
         return flags
 
     def _stdout(
-        self, proc: subprocess.Popen[bytes], segments: Segments | None = None
+        self,
+        proc: subprocess.Popen[bytes],
+        segments: Segments | None = None,
+        matches: int | None = None,
     ) -> Iterator[bytes]:
         """A run's output as it comes, less its --stats block (kept for the one at the end)
-        and, for files printing their chosen lines, the matching lines not chosen."""
+        and, for files printing their chosen lines, the matching lines not chosen; for a
+        one-file run of ``matches``, its lines past them (rg stopped there)."""
         assert proc.stdout is not None
         stream = proc.stdout
         chunks: Iterator[bytes] = iter(lambda: stream.read1(65536), b"")  # type: ignore[attr-defined]
@@ -381,10 +403,19 @@ class OrderedSearch:
             chunks = self.stats.strip(chunks)
         if segments is not None:
             chunks = kept_lines(chunks, segments, self.args.heading(self.terminal))
+        if matches is not None:
+            # A heading is a line of its own, but where --null joins it to the first match.
+            heading = self.args.heading(self.terminal) and not self.args.nul_ended
+            chunks = first_lines(chunks, matches + heading, proc.terminate)
         return chunks
 
-    def _relay(self, proc: subprocess.Popen[bytes], segments: Segments | None = None) -> None:
-        for chunk in self._stdout(proc, segments):
+    def _relay(
+        self,
+        proc: subprocess.Popen[bytes],
+        segments: Segments | None = None,
+        matches: int | None = None,
+    ) -> None:
+        for chunk in self._stdout(proc, segments, matches):
             self.write(chunk)
 
     def write_stats(self) -> None:
@@ -524,7 +555,10 @@ class OrderedSearch:
         return b""
 
     def _relay_excerpted(
-        self, proc: subprocess.Popen[bytes], segments: Segments | None = None
+        self,
+        proc: subprocess.Popen[bytes],
+        segments: Segments | None = None,
+        matches: int | None = None,
     ) -> None:
         """The run's marked output as rg prints it plain, each line longer than the excerpt
         cut around its match. A block of lines at a time, a line at a time only where one
@@ -537,7 +571,7 @@ class OrderedSearch:
         )
         # NUL ends the path under --null.
         prefix = prefix_pattern([*self.args.field_separators, b"\0"])
-        for block in _line_blocks(self._stdout(proc, segments)):
+        for block in _line_blocks(self._stdout(proc, segments, matches)):
             lines = block.split(b"\n")  # the last: what follows the block's last newline
             # A line whose marked bytes fit the limit holds no more characters than that.
             if max(map(len, lines)) <= limit:
