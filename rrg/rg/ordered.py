@@ -208,8 +208,8 @@ class OrderedSearch:
         the ``--max-count`` its files are cut at (none: every matching line), or, for files
         whose lines are chosen, each file's count and the places among its matching lines
         of those it prints (``rrg.rg.chosen_lines``). Where each match prints as a line
-        (``-o``, ``--vimgrep``), the counts are matches and a file cut prints alone, its
-        output cut after that many (``-m`` cuts lines, and one line may hold thousands)."""
+        (``-o``, ``--vimgrep``), the counts are matches and a file cut prints that many
+        (``-m`` cuts lines, and one line may hold thousands): its first ones."""
         each_match = self.args.prints_each_match
         share = self.file_share()
         if share is None:
@@ -223,9 +223,20 @@ class OrderedSearch:
             return
         cuts = list(self._shared_cuts(paths, result, share))
         chosen_places = self._chosen_places(cuts)
+        # -o prints a match's text alone: a file's every match costs no more than its bytes,
+        # and the counts are exact, so a cut file prints its first matches from a shared run
+        # (one file a run: 0.03 -> 0.25 s for 30 files on sympy). --vimgrep prints a match's
+        # whole line: a file cut prints alone and stops there.
+        places_apart = (
+            each_match
+            and not self.args.has("--vimgrep")
+            and not (self.args.heading(self.terminal) and self.args.nul_ended)
+        )
         runs: list[PrintRun] = []
         for path, count, cut in cuts:
             places = chosen_places.get(path)
+            if places is None and places_apart and cut is not None:
+                places = set(range(cut))
             last = runs[-1] if runs else None
             if places is not None:
                 if last is not None and last[2] is not None:
