@@ -6,6 +6,7 @@ from __future__ import annotations
 from rrg.rg.chosen_lines import (
     LeftOut,
     chosen,
+    first_lines,
     kept_lines,
     kept_messages,
     matching_line_numbers,
@@ -66,3 +67,15 @@ def test_a_json_run_keeps_each_files_chosen_match_messages() -> None:
     ]
     assert (run_left_out.matched_lines, run_left_out.matches) == (1, 2)
     assert run_left_out.bytes_printed == len(left)
+
+
+def test_first_lines_stops_the_run_at_its_last_line() -> None:
+    """A one-file run of N matches: its output up to the N-th line's end, in as many
+    chunks as it came, and the run stopped there (once); a run that printed fewer is whole."""
+    stopped: list[bool] = []
+    chunks = [b"a:1\nb:2\nc", b":3\nd:4\n", b"e:5\n"]
+    out = list(first_lines(iter(chunks), 3, lambda: stopped.append(True)))
+    assert out == [b"a:1\nb:2\nc", b":3\n"] and stopped == [True]
+    stopped.clear()
+    assert b"".join(first_lines(iter(chunks), 9, lambda: stopped.append(True))) == b"".join(chunks)
+    assert stopped == []
