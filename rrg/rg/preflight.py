@@ -37,13 +37,19 @@ def order_refusal(args: RgArgs, what: str, rerank: bool) -> str | None:
             f"{breaker} cannot be used with {what}: rrg runs rg with one thread in "
             "relevance order, and it would undo that order"
         )
-    if any(name == "--passthru" for name, _ in args.cli_flags):
+    given = any(name == "--passthru" for name, _ in args.cli_flags)
+    searched = args.has_pattern and not args.files_mode
+    if given or (searched and args.has("--passthru")):
         # rg prints every line of every file it searches, matching or not: nothing is left
         # for an order to put first or for the cap to stop, and rrg's runs over the files
-        # with matches would print fewer files than rg does.
+        # with matches would print fewer files than rg does. From rg's config file too,
+        # which each rg search of rrg's reads (rg has no flag that turns it off); passages
+        # and file lists run no such search.
+        where = "" if given else " (in rg's config file)"
+        instead = "use rg --passthru" if given else "run rrg --no-config, or rg"
         return (
-            f"--passthru cannot be used with {what}: it prints every line of every file, "
-            "so no order or cap applies; use rg --passthru"
+            f"--passthru{where} cannot be used with {what}: it prints every line of every "
+            f"file, so no order or cap applies; {instead}"
         )
     if rerank:
         from rrg.rg.matches import unsupported_with_rerank

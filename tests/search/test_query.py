@@ -1665,6 +1665,24 @@ def test_passthru_is_refused_with_a_query(flag: str, corpus: Path, env: dict[str
     assert out.stderr.count(b"\n") == 1
 
 
+def test_passthru_in_rgs_config_file_is_refused_where_rg_searches(
+    corpus: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Each of rrg's rg searches reads rg's config file: --passthru there printed every line
+    of the files with matches and none of the others (the fuzz of
+    benchmarks/differential.py found it). Refused, saying where it comes from; passages and
+    --files run no such search, and --no-config takes the search back."""
+    rc = tmp_path / "ripgreprc"
+    rc.write_text("--passthru\n")
+    env = {**env, "RIPGREP_CONFIG_PATH": str(rc)}
+    out = run(q("doctor watson", "Watson"), corpus, env)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.startswith(b"rrg: --passthru (in rg's config file) cannot be used with -q")
+    for args in (["--limit", "1"], ["--files"], ["--no-config", "Watson"]):
+        out = run(q("doctor watson", *args), corpus, env)
+        assert out.returncode == 0 and out.stdout, (args, out.stderr)
+
+
 def test_every_alternative_spelling_in_rgs_manual_is_known(rg: str) -> None:
     from rrg.rg.flags import LONG_ALIASES
 
