@@ -342,9 +342,13 @@ class RgArgs:
         """``search_args`` for a count pass: less ``--quiet``, which would silence the
         counts the pass reads (it reaches one with ``--json``, which prints on). Where each
         match prints as a line of its own, the pass counts matches (rg counts them under
-        ``-o``; ``--vimgrep`` alone it counts by line)."""
-        args = self.typed_args(lambda name: name != "--quiet")
-        return [*args, "--only-matching"] if self.prints_each_match else args
+        ``-o``; ``--vimgrep`` alone it counts by line); elsewhere lines, as the cap does
+        (``-o`` under ``--json`` or with context, where rg's counts would be matches)."""
+        each = self.prints_each_match
+        args = self.typed_args(
+            lambda name: name != "--quiet" and (each or name != "--only-matching")
+        )
+        return [*args, "--only-matching"] if each else args
 
     @property
     def prints_each_match(self) -> bool:

@@ -1885,3 +1885,25 @@ def test_the_cap_counts_matches_where_each_prints_as_a_line(
     assert all(line in theirs for line in printed), out.stdout
     # -m N given: no share a file, so nothing said held back; the cap holds all the same.
     assert (b"matches held back" in out.stderr) == ("-m" not in flags), out.stderr
+
+
+def test_under_json_the_cap_counts_lines_with_o_too(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's --json prints a message a matching line whatever -o says; the count pass counted
+    matches under -o, and the notice said hundreds of "matching lines" were held back in a
+    file of one line."""
+    root = tmp_path / "web"
+    root.mkdir()
+    (root / "bundle.min.js").write_text(" ".join(f"total{i} = {i};" for i in range(400)) + "\n")
+    for name in ("totals.py", "sums.py", "notes.md"):
+        (root / name).write_text(f"total = 1\nother\ntotal = 2\n# {name}\n")
+    out = run(q("how totals are computed", "--limit", "10", "--json", "-o", r"total\d*"), root, env)
+    assert out.returncode == 0 and b"held back" not in out.stderr, out.stderr
+    messages = [json.loads(line) for line in out.stdout.splitlines()]
+    theirs = [
+        json.loads(line)
+        for line in run([rg, "--json", "-o", r"total\d*"], root, env).stdout.splitlines()
+    ]
+    matched = sorted(m["data"]["lines"]["text"] for m in messages if m["type"] == "match")
+    assert matched == sorted(m["data"]["lines"]["text"] for m in theirs if m["type"] == "match")
