@@ -230,7 +230,7 @@ class OrderedSearch:
         places_apart = (
             each_match
             and not self.args.has("--vimgrep")
-            and not (self.args.heading(self.terminal) and self.args.nul_ended)
+            and not (self.args.heading(self.terminal) and self.args.has("--null"))
         )
         runs: list[PrintRun] = []
         for path, count, cut in cuts:
@@ -416,7 +416,7 @@ class OrderedSearch:
             chunks = kept_lines(chunks, segments, self.args.heading(self.terminal))
         if matches is not None:
             # A heading is a line of its own, but where --null joins it to the first match.
-            heading = self.args.heading(self.terminal) and not self.args.nul_ended
+            heading = self.args.heading(self.terminal) and not self.args.has("--null")
             chunks = first_lines(chunks, matches + heading, proc.terminate)
         return chunks
 

@@ -1861,7 +1861,14 @@ def test_no_warning_of_a_file_left_open_where_warnings_show(
 
 
 @pytest.mark.parametrize(
-    "flags", [["-o"], ["--vimgrep"], ["-o", "-n", "--heading"], ["--vimgrep", "-m", "2"]]
+    "flags",
+    [
+        ["-o"],
+        ["--vimgrep"],
+        ["-o", "-n", "--heading"],
+        ["-o", "--heading", "--null"],
+        ["--vimgrep", "-m", "2"],
+    ],
 )
 def test_the_cap_counts_matches_where_each_prints_as_a_line(
     flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
