@@ -257,9 +257,9 @@ class RgArgs:
         ``-v``, ``-b``, ``--column``), each as its long name, where the last of it and its
         ``--no-`` form turned it on: a search without a PATTERN has no match to shape."""
         on: dict[str, bool] = {}
-        for name, value in self.flags:
+        for name, _ in self.flags:
             if name in _MATCH_SHAPES:
-                on[name] = name != "--replace" or value is not None
+                on[name] = True  # -r '' too: it replaces each match with nothing
             elif name.startswith("--no-") and f"--{name[5:]}" in _MATCH_SHAPES:
                 on[f"--{name[5:]}"] = False
         return [name for name in _MATCH_SHAPES if on.get(name)]

@@ -78,10 +78,9 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
     args = plan.args
     _refuse_what_cannot_apply(plan, "-q")
     if not args.has_pattern and not args.files_mode:
-        # Passages have no such form (nor a count of what rg searched): the flag would be
-        # dropped in silence.
-        # A flag that shapes each match would be dropped the same way; an agent that
-        # parses --vimgrep's lines would read a passage's as garbage.
+        # Passages have no such form (nor a count of what rg searched, nor a match to
+        # shape): the flag would be dropped in silence, and an agent that parses
+        # --vimgrep's lines would read a passage's as garbage.
         mode = args.output_mode if args.output_mode != "lines" else None
         stats = "--stats" if args.stats_block else None
         wanted = mode or stats or next(iter(args.match_shapes), None)
