@@ -7,12 +7,26 @@ passages take their lines from the file again, where the text read lost a byte."
 
 from __future__ import annotations
 
+import codecs
 import itertools
+import threading
 from dataclasses import replace
 
 from rrg.rank.paragraphs import Paragraph
 
 _LOST = "\ufffd"
+#: The byte spans each U+FFFD of the last ``_read_with_spans`` stands for, a thread's own.
+_spans = threading.local()
+
+
+def _lost_and_kept(err: UnicodeError) -> tuple[str, int]:
+    """Python's "replace", keeping the bytes each U+FFFD replaced."""
+    assert isinstance(err, UnicodeDecodeError)
+    _spans.found.append((err.start, err.end))
+    return _LOST, err.end
+
+
+codecs.register_error("rrg-replace-kept", _lost_and_kept)
 
 
 def as_written(found: list[tuple[bytes, Paragraph]]) -> list[tuple[bytes, Paragraph]]:
@@ -39,9 +53,8 @@ def _first_lines(path: bytes, count: int) -> list[bytes] | None:
 
 
 def _read_again(passage: Paragraph) -> bool:
-    """Whether the passage's text lost a byte that its file's lines give back: not a piece
-    of a long line, whose place in the line's bytes is not kept."""
-    return _LOST in passage.text and not (passage.starts_mid_line or passage.ends_mid_line)
+    """Whether the passage's text lost a byte that its file's lines may give back."""
+    return _LOST in passage.text
 
 
 def _from_lines(passage: Paragraph, file_lines: list[bytes] | None) -> Paragraph:
@@ -56,6 +69,53 @@ def _from_lines(passage: Paragraph, file_lines: list[bytes] | None) -> Paragraph
         # Only where the bytes are the lines the passage was cut from (the file unchanged
         # since, UTF-8 with a byte astray, not UTF-16, which rg prints as UTF-8 as the text
         # read is): never print lines the ranking did not choose.
-        if raw.decode("utf-8", "replace") == passage.text:
-            return replace(passage, text=raw.decode("utf-8", "surrogateescape"))
+        text, lost = _read_with_spans(raw)
+        at = _place(text, passage)
+        if at is not None:
+            first, last = _byte_offsets(raw, text, lost, (at, at + len(passage.text)))
+            return replace(passage, text=raw[first:last].decode("utf-8", "surrogateescape"))
     return passage
+
+
+def _read_with_spans(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
+    """``raw`` read as the ranking read it (UTF-8, U+FFFD for a byte that is not), and the
+    bytes each U+FFFD stands for."""
+    _spans.found = []
+    text = raw.decode("utf-8", "rrg-replace-kept")
+    return text, _spans.found
+
+
+def _place(text: str, passage: Paragraph) -> int | None:
+    """Where in ``text`` (the passage's lines, whole) the passage's text starts: all of it;
+    its end, or its start, for the first or the last piece of a long line; a piece between,
+    where it stands once in the line. None where the lines do not hold it so."""
+    piece = passage.text
+    if passage.starts_mid_line and passage.ends_mid_line:
+        at = text.find(piece)
+        return at if at >= 0 and text.find(piece, at + 1) < 0 else None
+    if passage.starts_mid_line:
+        return len(text) - len(piece) if text.endswith(piece) else None
+    if passage.ends_mid_line:
+        return 0 if text.startswith(piece) else None
+    return 0 if text == piece else None
+
+
+def _byte_offsets(
+    raw: bytes, text: str, lost: list[tuple[int, int]], chars: tuple[int, int]
+) -> tuple[int, int]:
+    """The offsets in ``raw`` of two places in ``text`` (its reading; ``lost``: the bytes of
+    each U+FFFD in it, in order), a character read as UTF-8 taking its bytes, a U+FFFD the
+    bytes it replaced."""
+    found = []
+    for char in chars:
+        made = at = 0  # characters made, bytes read, at the start of a valid stretch
+        for start, end in [*lost, (len(raw), len(raw))]:
+            valid = raw[at:start].decode("utf-8")
+            if char <= made + len(valid):
+                found.append(at + len(valid[: char - made].encode("utf-8")))
+                break
+            made += len(valid) + 1  # the stretch, then the U+FFFD for raw[start:end]
+            at = end
+        else:
+            found.append(len(raw))
+    return found[0], found[1]
