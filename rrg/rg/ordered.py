@@ -66,6 +66,10 @@ _FIRST_BATCH = 32  # small at first so the best files print at once
 NAMED_COST = 1.5
 #: Files with matches handed to one print run once the walk found them.
 _PRINT_GROUP = 4096
+#: The most a file cut under --vimgrep may print whole (its matches by its longest line)
+#: for its first matches to come from a shared run: sympy's files fit (a file's longest
+#: line of 100-300 bytes by its matches), a minified line of 300 KB does not.
+VIMGREP_ALL_BYTES = 4 << 20
 #: The share of the cap a file prints before later files print theirs (what the shares
 #: leave goes to the best files): at the default --limit 30, 1 line a file, so the cap
 #: shows up to 30 files where the first ones match often. Chosen on the whole-repository
@@ -223,20 +227,23 @@ class OrderedSearch:
             return
         cuts = list(self._shared_cuts(paths, result, share))
         chosen_places = self._chosen_places(cuts)
-        # -o prints a match's text alone: a file's every match costs no more than its bytes,
-        # and the counts are exact, so a cut file prints its first matches from a shared run
-        # (one file a run: 0.03 -> 0.25 s for 30 files on sympy). --vimgrep prints a match's
-        # whole line: a file cut prints alone and stops there.
-        places_apart = (
-            each_match
-            and not self.args.has("--vimgrep")
-            and not (self.args.heading(self.terminal) and self.args.has("--null"))
+        # The counts are exact there, so a cut file prints its first matches from a shared
+        # run, rg printing all of them (one file a run: 0.03 -> 0.25 s for 30 files on
+        # sympy). Where that is cheap: -o prints a match's text alone, no more than the
+        # file's bytes; --vimgrep a match's whole line, which a minified file's thousands
+        # of matches print thousands of times: such a file prints alone and stops there.
+        places_apart = each_match and not (
+            self.args.heading(self.terminal) and self.args.has("--null")
         )
+        vimgrep = self.args.has("--vimgrep")
         runs: list[PrintRun] = []
         for path, count, cut in cuts:
             places = chosen_places.get(path)
-            if places is None and places_apart and cut is not None:
-                places = set(range(cut))
+            if places is None and cut is not None and places_apart:
+                # Read only for a file cut (the shares' few), and only under --vimgrep.
+                places = (
+                    set(range(cut)) if not vimgrep or self._prints_little(path, count) else None
+                )
             last = runs[-1] if runs else None
             if places is not None:
                 if last is not None and last[2] is not None:
@@ -253,6 +260,20 @@ class OrderedSearch:
             else:
                 runs.append(([path], extra, None, None))
         yield from runs
+
+    def _prints_little(self, path: bytes, count: int) -> bool:
+        """Whether ``count`` matches of a file printed with their whole lines (--vimgrep)
+        print little: at most ``VIMGREP_ALL_BYTES`` where each is of its longest line. A file
+        rg decodes (-z, --pre, -E) is not what its bytes say: no."""
+        if self.args.decodes_files:
+            return False
+        try:
+            with open(path, "rb") as fh:
+                longest = max(map(len, fh.read(VIMGREP_ALL_BYTES).split(b"\n")))
+                whole = not fh.read(1)
+        except OSError:
+            return False
+        return whole and longest * count <= VIMGREP_ALL_BYTES
 
     def _chosen_places(self, cuts: list[tuple[bytes, int, int | None]]) -> dict[bytes, set[int]]:
         """For each file the share cuts, the places among its matching lines of those it

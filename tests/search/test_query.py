@@ -1861,31 +1861,39 @@ def test_no_warning_of_a_file_left_open_where_warnings_show(
 
 
 @pytest.mark.parametrize(
-    "flags",
+    ("flags", "entries"),
     [
-        ["-o"],
-        ["--vimgrep"],
-        ["-o", "-n", "--heading"],
-        ["-o", "--heading", "--null"],
-        ["--vimgrep", "-m", "2"],
+        (["-o"], 400),
+        (["--vimgrep"], 400),
+        # A line of 1,000 matches printed whole for each, 17 MB: the file prints alone.
+        (["--vimgrep"], 1000),
+        (["-o", "-n", "--heading"], 400),
+        (["-o", "--heading", "--null"], 400),
+        (["--vimgrep", "-m", "2"], 400),
     ],
 )
 def test_the_cap_counts_matches_where_each_prints_as_a_line(
-    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+    flags: list[str], entries: int, tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
     """Under -o and --vimgrep rg prints each match as a line: a minified file of one line
     and 400 matches printed all 400 past a cap of 10 (rg's -m cuts lines), under a notice
     that said 10. The cap now counts the matches printed, each one of rg's lines."""
     root = tmp_path / "web"
     root.mkdir()
-    (root / "bundle.min.js").write_text(" ".join(f"total{i} = {i};" for i in range(400)) + "\n")
+    bundle = " ".join(f"total{i} = {i};" for i in range(entries)) + "\n"
+    (root / "bundle.min.js").write_text(bundle)
     for name in ("totals.py", "sums.py", "notes.md"):
         (root / name).write_text(f"total = 1\nother\ntotal = 2\n# {name}\n")
     asked = q("how totals are computed", "--limit", "10", "--excerpt", "0", *flags, r"total\d*")
     out = run(asked, root, env)
     assert out.returncode == 0, out.stderr
     printed = [line for line in out.stdout.split(b"\n") if line]
-    theirs = set(run([rg, *flags, r"total\d*"], root, env).stdout.split(b"\n"))
+    theirs = set(run([rg, "-m", "1", *flags, r"total\d*"], root, env).stdout.split(b"\n"))
+    theirs |= set(
+        run([rg, *flags, r"total\d*", "totals.py", "sums.py", "notes.md"], root, env).stdout.split(
+            b"\n"
+        )
+    )
     headings = [line for line in printed if line in (b"bundle.min.js", b"totals.py")]
     headings += [line for line in printed if line in (b"sums.py", b"notes.md")]
     assert len(printed) - len(headings) == 10, out.stdout
