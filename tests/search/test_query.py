@@ -1865,7 +1865,7 @@ def test_no_warning_of_a_file_left_open_where_warnings_show(
     [
         (["-o"], 400),
         (["--vimgrep"], 400),
-        # A line of 1,000 matches printed whole for each, 17 MB: the file prints alone.
+        # A line of 1,000 matches printed whole for each, 16 MB: the file prints alone.
         (["--vimgrep"], 1000),
         (["-o", "-n", "--heading"], 400),
         (["-o", "--heading", "--null"], 400),
