@@ -383,13 +383,14 @@ class RgArgs:
                 on = False
         return on
 
-    def typed_args(self, keep: Callable[[str], bool]) -> list[str]:
+    def typed_args(self, keep: Callable[[str], bool], with_config: bool = False) -> list[str]:
         """The command line's flags whose long name ``keep`` takes, as the arguments that
         give each as typed (``-m5``, ``--max-count=5``): rg names a flag so in its errors. A
         short flag takes its value joined (``-e-x`` is the pattern ``-x``), or apart where
-        the value is empty; a long one as ``--name=value``."""
+        the value is empty; a long one as ``--name=value``. ``with_config``: rg's config
+        file's first, for a run that reads no config file (``--no-config``)."""
         out: list[str] = []
-        for k in range(self.config_count, len(self.flags)):
+        for k in range(0 if with_config else self.config_count, len(self.flags)):
             name, value = self.flags[k]
             if not keep(name):
                 continue

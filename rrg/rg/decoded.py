@@ -36,7 +36,9 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
     buffer, where rg looks for a NUL) and says in its JSON whether it found one. A file it
     cannot read (a preprocessor that fails) counts as text: the search reports it in rg's
     own words."""
-    decoding = args.typed_args(_DECODING.__contains__)
+    # The config file's decoding flags too, and none of its others: its -v or -x would
+    # leave the first line unmatched, and rg then says nothing of a file (no end message).
+    decoding = ["--no-config", *args.typed_args(_DECODING.__contains__, with_config=True)]
     found: set[bytes] = set()
     for batch in batches(files):
         cmd: list[str | bytes] = [

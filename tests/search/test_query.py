@@ -948,6 +948,28 @@ def test_a_named_encoding_decides_which_files_are_binary(
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+@pytest.mark.parametrize("config", ["--invert-match\n", "-x\n", "-E\nutf-16le\n"])
+def test_which_files_are_binary_once_decoded_reads_no_match_flag_of_rgs_config(
+    config: str, corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """The run that asks rg which files it decodes to binary matched each file's first line:
+    with -v in rg's config file it matched none, rg said nothing of any file, and every
+    file passed for text (a gzip file read as UTF-16 was searched by name, where rg's walk
+    skips it). It reads the config file's decoding flags alone now."""
+    (corpus / "packed.gz").write_bytes(gzip.compress(b"Watson\0 binary\n" * 50))
+    rc = tmp_path / "ripgreprc"
+    rc.write_text(config)
+    env = {**env, "RIPGREP_CONFIG_PATH": str(rc)}
+    for args in (
+        ["-E", "utf-16le", "--files-without-match", "Watson"],
+        ["-E", "utf-16le", "-c", "o"],
+    ):
+        ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+        theirs = run([rg, *args], corpus, env)
+        assert ours.returncode == theirs.returncode, (args, ours.stderr)
+        assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines()), args
+
+
 def test_a_preprocessor_fails_in_rgs_own_words(
     corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
