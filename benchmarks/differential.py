@@ -205,24 +205,24 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> Outcome:
 def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
     """rg's output as a multiset of records, less what differs between rg's parallel search
     and ``rg -j1`` in rg itself: the ``--`` between files, the summary's times."""
+    lines = out.splitlines()
+    records: list[bytes] = []
     if "--json" in flags:
-        records = []
-        for line in out.splitlines():
+        plain = []
+        for line in lines:
             try:
                 record = json.loads(line)
-            except ValueError:  # a mode that prints no JSON (-l): its paths
-                records += line.split(b"\0")
+            except ValueError:  # a mode that prints no JSON (-l, -c): as rg prints it
+                plain.append(line)
                 continue
-            if record.get("type") in ("summary",):
+            if record.get("type") == "summary":
                 continue
             if record.get("type") == "end":
                 record["data"].pop("stats", None)
             records.append(json.dumps(record, sort_keys=True).encode())
-        return Counter(records)
+        lines = plain
     # A NUL ends a path under --null and a record under --null-data: split there too.
-    lines = [piece for line in out.splitlines() for piece in line.split(b"\0")]
-    kept = []
-    for line in lines:
+    for line in [piece for whole in lines for piece in whole.split(b"\0")]:
         if line in (b"--", b"##", b"\x1b[0m--\x1b[0m") or not line.strip():
             continue
         # The summary's times, and what rrg counts as searched: the files it printed
@@ -233,24 +233,23 @@ def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
         # counts it among the bytes printed (docs/differences.md).
         if line.endswith(b"bytes printed") and any(f in flags for f in CONTEXT):
             continue
-        kept.append(line)
-    return Counter(kept)
+        records.append(line)
+    return Counter(records)
 
 
 CONTEXT = ("-A", "-B", "-C")
 
 
 def rg_own_split(flags: list[str], pattern: str) -> bool:
-    """Where rg's output is not one search's to reproduce. Under --binary, with -v or a
-    pattern that matches an empty line, rg finds other matches in a walked binary file than
-    in the same file named: rrg names the files it searches (docs/differences.md). Under
-    -U with context, rg prints the context of an empty match at a file's end that it
-    neither counts nor prints (exit 1, ``-c`` silent): rrg, which searches the files that
-    matched, prints none."""
-    inverted = "-v" in flags or "--invert-match" in flags
+    """Where rg's output is not one search's to reproduce. Under --binary rg reads a
+    binary file it walks otherwise than the same file named, and may report another match
+    or none (docs/differences.md): rrg names the files it searches. Under -U with context,
+    rg prints the context of an empty match at a file's end that it neither counts nor
+    prints (exit 1, ``-c`` silent): rrg, which searches the files that matched, prints
+    none."""
     binary = any(f in flags for f in ("--binary", "-uuu"))
     multiline = "-U" in flags and any(f in flags for f in CONTEXT)
-    return (inverted or pattern == "^$") and binary or multiline and pattern == "^$"
+    return binary or multiline and pattern == "^$"
 
 
 def draw(rng: random.Random) -> tuple[list[str], str, list[str], str]:
