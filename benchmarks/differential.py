@@ -229,15 +229,17 @@ def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
         # (docs/differences.md, --stats).
         if b" seconds" in line or line.endswith((b"files searched", b"bytes searched")):
             continue
-        # rg's parallel search ends context output with a `--` that rg -j1 leaves out, and
-        # counts it among the bytes printed (docs/differences.md).
-        if line.endswith(b"bytes printed") and any(f in flags for f in CONTEXT):
+        # rg's parallel search counts the separators of context and headings otherwise
+        # than rg -j1 among the bytes printed (docs/differences.md).
+        if line.endswith(b"bytes printed") and any(f in flags for f in SEPARATED):
             continue
         records.append(line)
     return Counter(records)
 
 
 CONTEXT = ("-A", "-B", "-C")
+#: Flags under which rg separates its output's parts (context, headings).
+SEPARATED = (*CONTEXT, "-p", "--heading")
 
 
 def rg_own_split(flags: list[str], pattern: str) -> bool:
