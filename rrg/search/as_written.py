@@ -20,8 +20,9 @@ _spans = threading.local()
 
 
 def _lost_and_kept(err: UnicodeError) -> tuple[str, int]:
-    """Python's "replace", keeping the bytes each U+FFFD replaced."""
-    assert isinstance(err, UnicodeDecodeError)
+    """Python's "replace", keeping the bytes each U+FFFD replaced (decoding only)."""
+    if not isinstance(err, UnicodeDecodeError):
+        raise err
     _spans.found.append((err.start, err.end))
     return _LOST, err.end
 
