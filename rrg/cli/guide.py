@@ -10,7 +10,7 @@ rrg ARGS with no rrg option is exactly rg. rrg's own options:
   --recall "QUESTION" write a scope file (ranked paths) and show entry-point paragraphs
   --scope-file FILE  search the files of a scope, in its order
   --rerank           re-order the matching lines themselves by the question
-  --limit N          matching lines shown (default 30; 0 = all)
+  --limit N          matching lines shown (matches with -o; default 30; 0 = all)
 Note: -q is rrg's query, not rg's quiet mode (that is --quiet).
 
 ## Protocol
@@ -43,7 +43,7 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 ## Tips
 - Quote the question; keep patterns short alternations of distinctive words.
 - Each file first shows one line, the match in its passage that answers best (-m N: its
-  first N); -l and --files list files best first; with no pattern, the best paragraphs.
+  first N); -l and --files list files best first; with no pattern, the best passages.
 - A machine's first search prepares the model (10-30 s, once); stopped, run it again.
 - A new question costs up to a second (the model reads 32 passages; less once the job
   below is done and rrg's resident process is up); add --fast for a cheaper order (BM25
