@@ -62,7 +62,7 @@ def cap_reached(cap: int, held: HeldBack | None, words: CapWords) -> str:
         )
         own = f"; {words.per_file} sets your own count a file" if words.per_file else ""
         what = _counted(held.lines, "matching line" if held.unit == "line" else held.unit)
-        spread = f", {how} ({what} held back in {held.files} file{'s' * (held.files > 1)}{own})"
+        spread = f", {how} ({what} held back in {_counted(held.files, 'file')}{own})"
     return (
         f"stopped at {words.limit} {cap}{spread}; more matches may follow: raise "
         f"{words.limit} (0 = no cap) or narrow the pattern"

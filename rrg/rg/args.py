@@ -35,6 +35,7 @@ _MATCH_SHAPES = (
     "--byte-offset",
     "--column",
 )
+_CONTEXT = ("--after-context", "--before-context", "--context")
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"0": b"\0", b"\\": b"\\"}
 _HEX = b"0123456789abcdefABCDEF"
 
@@ -61,6 +62,11 @@ def unescape(value: str) -> bytes:
             out.append(data[i])
             i += 1
     return bytes(out)
+
+
+def _no(name: str) -> str:
+    """A long flag's negation: ``--no-column`` for ``--column``."""
+    return f"--no-{name[2:]}"
 
 
 def _environment_allows_colour() -> bool:
@@ -256,13 +262,8 @@ class RgArgs:
         """The flags given that shape each printed match (``--vimgrep``, ``-o``, ``-r``,
         ``-v``, ``-b``, ``--column``), each as its long name, where the last of it and its
         ``--no-`` form turned it on: a search without a PATTERN has no match to shape."""
-        on: dict[str, bool] = {}
-        for name, _ in self.flags:
-            if name in _MATCH_SHAPES:
-                on[name] = True  # -r '' too: it replaces each match with nothing
-            elif name.startswith("--no-") and f"--{name[5:]}" in _MATCH_SHAPES:
-                on[f"--{name[5:]}"] = False
-        return [name for name in _MATCH_SHAPES if on.get(name)]
+        # -r '' too: it replaces each match with nothing.
+        return [name for name in _MATCH_SHAPES if self._switch(False, (name,), (_no(name),))]
 
     @property
     def decodes_files(self) -> bool:
@@ -356,32 +357,17 @@ class RgArgs:
         and nothing else: no context, no ``--stats`` block, lines ended by a newline, a
         match within one line. Then the cap counts matches, the lines a reader sees: one
         minified line of 4,000 matches printed 4,000 lines past a cap of 30."""
-        only = self._on("--only-matching") or self.has("--vimgrep")
-        apart = (
-            "--after-context",
-            "--before-context",
-            "--context",
-            "--null-data",
-            "--multiline",
-            "--passthru",
-        )
+        only = self._switch(False, ("--only-matching",), (_no("--only-matching"),))
+        apart = ("--null-data", "--multiline", "--passthru")
+        # Each context flag's last count (a count of 0: none).
+        counts = {name: value for name, value in self.flags if name in _CONTEXT}
         return (
-            only
+            (only or self.has("--vimgrep"))
             and self.output_mode == "lines"
             and not self.stats_block
-            and not any(self._on(name) for name in apart)
+            and not any(value != "0" for value in counts.values())
+            and not any(self._switch(False, (name,), (_no(name),)) for name in apart)
         )
-
-    def _on(self, name: str) -> bool:
-        """Whether a flag is on: given, and not turned off by its ``--no-`` form after it
-        (a context flag by a count of 0)."""
-        on = False
-        for given, value in self.flags:
-            if given == name:
-                on = value != "0" if name.endswith("context") else True
-            elif given == f"--no-{name[2:]}":
-                on = False
-        return on
 
     def typed_args(self, keep: Callable[[str], bool], with_config: bool = False) -> list[str]:
         """The command line's flags whose long name ``keep`` takes, as the arguments that

@@ -170,6 +170,8 @@ class OrderedSearch:
         self.cap = settings.cap
         self.user_flags = args.search_args()
         self.count_flags = args.count_args()
+        # Each match a line of its own (-o, --vimgrep): the cap counts matches.
+        self.each_match = args.prints_each_match
         self.patterns = args.pattern_args
         self.prefix = ["-H"] if settings.with_filename else []
         # Each run's --stats block is taken off its output; one is written at the end.
@@ -214,7 +216,7 @@ class OrderedSearch:
         of those it prints (``rrg.rg.chosen_lines``). Where each match prints as a line
         (``-o``, ``--vimgrep``), the counts are matches and a file cut prints that many
         (``-m`` cuts lines, and one line may hold thousands): its first ones."""
-        each_match = self.args.prints_each_match
+        each_match = self.each_match
         share = self.file_share()
         if share is None:
             for group, last_cut in self._counted_groups(paths, result):
@@ -352,7 +354,7 @@ class OrderedSearch:
         held = [count - n for (_, count), n in zip(found, lines, strict=True) if count > n]
         if held:  # matches left unprinted: the cap stopped the search
             result.capped = True
-            unit = "match" if self.args.prints_each_match else "line"
+            unit = "match" if self.each_match else "line"
             result.held = HeldBack(sum(held), len(held), share, rest_to_best, unit)
         result.printed = sum(lines)
         for (path, count), n in zip(found, lines, strict=True):
