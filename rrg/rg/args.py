@@ -251,10 +251,7 @@ class RgArgs:
     def stats_block(self) -> bool:
         """Whether rg ends its output with a ``--stats`` block (the last of --stats and
         --no-stats; --json carries its statistics in its summary message instead)."""
-        wanted = False
-        for name, _ in self.flags:
-            if name in ("--stats", "--no-stats"):
-                wanted = name == "--stats"
+        wanted = self._switch(False, ("--stats",), ("--no-stats",))
         return wanted and self.output_mode != "--json"
 
     @property
