@@ -726,9 +726,11 @@ class OrderedSearch:
             if rc == EXIT_MATCH:
                 messages.finish()  # said, but a match wins under --quiet, as in rg
                 result.matched = True
-                result.error = False
-                return result
+                if self.stats is None:
+                    break
+                continue  # rg searches every file where --stats counts them
             result.error |= rc == EXIT_ERROR and messages.finish()
+        result.error &= not result.matched
         return result
 
 
