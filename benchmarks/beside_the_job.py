@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, processes, rrg, timed
+from benchmarks.common import OUT, machine, measured, needs_arguments, processes, rrg, timed
 from benchmarks.resident_speed import _index_file, _target
 from rrg.index.store import builder_running
 
@@ -40,6 +40,7 @@ def _set_group_nice(pid: int, nice: int) -> None:
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     root, queries = _target(sys.argv[1])
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 12
     OUT.mkdir(exist_ok=True)

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.common import BIN, OUT, SHARED_DATA
+from benchmarks.common import BIN, OUT, SHARED_DATA, needs_arguments
 
 SHIM = """#!/bin/sh
 for a in "$@"; do
@@ -47,6 +47,7 @@ def run(data: str, share: str) -> None:
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     data, shares = sys.argv[1], sys.argv[2:] or ["none", "default"]
     OUT.mkdir(exist_ok=True)
     if not Path(data).is_dir():

@@ -29,6 +29,23 @@ os.environ.setdefault("RRG_PASSAGES_AHEAD", "0")
 os.environ.setdefault("RRG_RESIDENT", "0")
 
 
+def needs_arguments(count: int, doc: str | None) -> None:
+    """Stop a script given fewer than ``count`` arguments that are not flags with its usage
+    (the docstring's ``Run:`` or ``Usage:`` line and the lines that carry it on) and exit
+    code 2, as a command line does, rather than with an IndexError from deep in it."""
+    if sum(not a.startswith("--") for a in sys.argv[1:]) >= count:
+        return
+    lines = (doc or "").splitlines()
+    start = next((k for k, line in enumerate(lines) if line.startswith(("Run:", "Usage:"))), None)
+    if start is None:
+        shown = ["arguments are missing: read the script's docstring"]
+    else:
+        shown = [lines[start].partition(":")[2].strip()]
+        shown += [line.strip() for line in lines[start + 1 :] if line.startswith(("[", " "))]
+    print("usage: " + " ".join(shown), file=sys.stderr)
+    sys.exit(2)
+
+
 def rg() -> str:
     from rrg.rg.binary import find_rg
 

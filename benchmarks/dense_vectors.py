@@ -13,12 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import needs_arguments
 from benchmarks.datasets import BEIR_SETS, beir, swebench_tasks
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 
 
 def main() -> None:
+    needs_arguments(3, __doc__)
     data, onnx, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     wanted = sys.argv[4:] or [*BEIR_SETS, "swebench"]
     spec = ModelSpec(
@@ -48,7 +50,8 @@ def main() -> None:
             arrays[f"{s.name}/queries"] = encoder.encode(
                 [s.queries[q] for q in qids], batch_size=4
             ).astype(np.float16)
-        np.savez_compressed(out / f"{name}.npz", **arrays)
+        # numpy's stubs read **arrays as its allow_pickle keyword.
+        np.savez_compressed(out / f"{name}.npz", **arrays)  # type: ignore[arg-type]
         print(
             f"{name}: {sum(len(s.texts) for s in sets)} docs in {time.time() - start:.0f} s",
             flush=True,

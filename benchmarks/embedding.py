@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, rrg
+from benchmarks.common import OUT, machine, needs_arguments, rrg
 from benchmarks.datasets import LabelledSet, beir, swebench_repos
 from benchmarks.passage_stage import half
 from benchmarks.quality import ndcg10
@@ -102,6 +102,7 @@ def test_half(
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     data, names = Path(args[0]).resolve(), args[1:]
     envs = caches()

@@ -27,12 +27,12 @@ def main() -> None:
         (root / f"f{k:05d}.txt").write_text(f"{rnd.random()} needle {k}\n")
     cache = OUT / "faults-cache"
     shutil.rmtree(cache, ignore_errors=True)
-    if (OUT / "speed-cache" / "models").exists():
-        shutil.copytree(OUT / "speed-cache" / "models", cache / "models")
     env = {**os.environ, "RRG_CACHE_DIR": str(cache)}
     rows: list[tuple[str, str, str, bool]] = []
 
-    def call(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    def call(
+        *args: str, extra_env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [*rrg(), *args],
             cwd=root,
@@ -41,11 +41,11 @@ def main() -> None:
             stdin=subprocess.DEVNULL,
         )
 
-    def warned(out: subprocess.CompletedProcess) -> bool:
+    def warned(out: subprocess.CompletedProcess[bytes]) -> bool:
         """An rrg: warning on stderr ([rrg: ...] notices are not warnings)."""
         return any(line.startswith(b"rrg:") for line in out.stderr.splitlines())
 
-    def record(name: str, out: subprocess.CompletedProcess, ok: bool) -> None:
+    def record(name: str, out: subprocess.CompletedProcess[bytes], ok: bool) -> None:
         first = out.stderr.decode(errors="replace").strip().splitlines()[:1]
         rows.append((name, str(out.returncode), first[0][:90] if first else "", ok))
 
@@ -196,8 +196,8 @@ def main() -> None:
     print(f"machine: {machine()}; tree: 4,000 files; builds killed: {kills} of 10\n")
     print("| fault | exit | first stderr line | outcome as required |")
     print("|---|---|---|---|")
-    for name, code, line, ok in rows:
-        print(f"| {name} | {code} | `{line}` | {'yes' if ok else 'NO'} |")
+    for name, exit_code, line, ok in rows:
+        print(f"| {name} | {exit_code} | `{line}` | {'yes' if ok else 'NO'} |")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from statistics import mean
 
-from benchmarks.common import machine, rg, rrg
+from benchmarks.common import machine, needs_arguments, rg, rrg
 from benchmarks.semble_code import SCORE, queries
 
 #: The notice of a search that indexed part of its tree.
@@ -64,6 +64,7 @@ def first_search(
 
 
 def main() -> None:
+    needs_arguments(2, __doc__)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     old, data, names = Path(args[0]).resolve(), Path(args[1]).resolve(), args[2:]
     count = int(sys.argv[sys.argv.index("--queries") + 1]) if "--queries" in sys.argv else 20

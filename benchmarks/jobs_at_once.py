@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, processes, rrg
+from benchmarks.common import OUT, machine, needs_arguments, processes, rrg
 
 
 def _jobs() -> list[int]:
@@ -83,6 +83,7 @@ def run_side(label: str, trees: list[Path], copies: int, pythonpath: str | None)
 
 
 def main() -> None:
+    needs_arguments(2, __doc__)
     copies = int(sys.argv[1])
     rest = [Path(a).resolve() for a in sys.argv[2:]]
     old = None

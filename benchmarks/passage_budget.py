@@ -20,6 +20,7 @@ writes out/passage_budget.md)
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ def main() -> None:
     write_report(run_sets(limit, variants), variants)
 
 
-def write_report(per_query: dict, variants: dict[str, Timed]) -> None:
+def write_report(per_query: dict[str, Any], variants: dict[str, Timed]) -> None:
     names = list(per_query)
     base = f"P={TUNING.stage_passages}"
     columns = ["rrg --fast", *(f"P={b}" for b in BUDGETS)]

@@ -16,6 +16,7 @@ from pathlib import Path
 from benchmarks.common import machine
 from rrg.rank.passage_lexical import MAX_MATCHES, READ_BYTES, best_window_bm25
 from rrg.rank.query import Query
+from rrg.rank.tuning import TUNING
 
 WORDS = "alpha beta gamma delta retry timeout backoff socket buffer parser token stream".split()
 QUERIES = ("retry timeout backoff", "socket buffer", "nothing here at all")
@@ -36,7 +37,14 @@ def main() -> None:
             times = []
             for read_bytes, matches in ((READ_BYTES, MAX_MATCHES), (1 << 20, 1 << 40)):
                 start = time.perf_counter()
-                best_window_bm25(Query.of(query), os.fsencode(root), rel, read_bytes, matches)
+                best_window_bm25(
+                    Query.of(query),
+                    os.fsencode(root),
+                    rel,
+                    TUNING.passage_words_window,
+                    read_bytes,
+                    matches,
+                )
                 times.append(time.perf_counter() - start)
             print(f"| {query} | {times[0]:.2f} s | {times[1]:.2f} s |")
 

@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -41,28 +42,28 @@ from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.cheap import signals
 from rrg.rank.paragraphs import Paragraph, split_paragraphs
-from rrg.rank.passages import PassageScorer, score_passages
+from rrg.rank.passages import Cut, PassageScorer, score_passages
 from rrg.rank.query import Query
 from rrg.rank.scoring import fuse, order_by, staged_scores
 from rrg.rank.tuning import TUNING
 
-SWEEP_K = (20, 30)
-SWEEP_EXTRA = (0, 12)  # P = K + extra
+SWEEP_K: tuple[int, ...] = (20, 30)
+SWEEP_EXTRA: tuple[int, ...] = (0, 12)  # P = K + extra
 SWEEP_W = (2.0, 3.0, 4.0, 5.0, 6.0)  # 1.0 lost to 2.0 on every K and P in an earlier sweep
 #: Dev means this close count as a tie, won by the stage that reads fewer passages.
 TIE = 0.005
 #: How a passage is read and cut: with or without its file's path above it; code cut at
 #: blank lines (as prose) or at definitions (definitions_cut.py); " split0": cut at blank
 #: lines by the splitter before long lines were cut evenly (split_before.py).
-SWEEP_READ = ("", " path")
-SWEEP_CUT = ("", " defs")
+SWEEP_READ: tuple[str, ...] = ("", " path")
+SWEEP_CUT: tuple[str, ...] = ("", " defs")
 #: R, the weight of the path field's BM25 in the lexical signal (``lexical_signal``). The
 #: whole sweep runs at rrg's own; ``--path`` sweeps R at the stage chosen before it, whose
 #: configs are then named with " R<weight>".
 SWEEP_PATH: tuple[float, ...] = (TUNING.path_weight,)
 #: A file's model score: its best passage's cosine (""), or " top2": the mean of its two
 #: best read (its best alone where the model read one).
-SWEEP_POOL = ("",)
+SWEEP_POOL: tuple[str, ...] = ("",)
 MODE = ""  # "" or one of MODES: see the usage above
 #: Each mode's report, and the stage it is set against on the test half (the whole sweep's:
 #: before the path and definition sweep; --path: before the path field; the others: the
@@ -83,7 +84,12 @@ def half(qid: str) -> str:
     return "dev" if digits and int(digits[-1]) % 2 else "test"
 
 
-def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> dict:
+def _cut_at_definitions(path_of: dict[str, str]) -> Cut:
+    """Code cut at its definitions, told by the file's name (``path_of``: a text's path)."""
+    return lambda text, _: cut_definitions(text, path_of[text])
+
+
+def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> dict[str, Any]:
     spec = default_model()
     encoder = Encoder(spec)
     root = os.fsencode(s.root)
@@ -148,7 +154,7 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                     # The cutter tells code by the file's name, also where the passages are
                     # read without it.
                     path_of = dict(zip(texts, names, strict=True))
-                    cutter = {
+                    cuts: dict[str, Cut | None] = {
                         "": None,
                         " window": lambda text, _: in_context(text),
                         " head": lambda text, _: [
@@ -156,9 +162,10 @@ def evaluate(s: LabelledSet, limit: int | None, memo: dict[str, np.ndarray]) -> 
                             *split_paragraphs(text),
                         ],
                         " title": lambda text, _: under_title(text),
-                        " defs": lambda text, _, at=path_of: cut_definitions(text, at[text]),
+                        " defs": _cut_at_definitions(path_of),
                         " split0": lambda text, _: split_before(text),
-                    }[cut]
+                    }
+                    cutter = cuts[cut]
                     scorer = PassageScorer(encoder, view.piece_idf, vectors_for, k + extra, TUNING)
                     scored = score_passages(
                         Query.of(query), texts, scorer, read_names(names, read), cutter
@@ -269,9 +276,9 @@ def main() -> None:
         SWEEP_CUT = ("", " head")
     if MODE == "title":
         SWEEP_CUT = ("", " title")
-    per_set = int(args[0]) if args else 120
-    per_code_set = int(args[1]) if len(args) > 1 else None
-    per_set, per_code_set = per_set or None, per_code_set or None
+    # 0 for either: every query of those sets.
+    per_set = (int(args[0]) if args else 120) or None
+    per_code_set = (int(args[1]) if len(args) > 1 else 0) or None
     os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
     groups: list[tuple[str, list[LabelledSet], int | None]] = [
         (name, [beir(name)], per_set) for name in BEIR_SETS
@@ -317,7 +324,9 @@ def paired_interval(a: list[float], b: list[float], rounds: int = 10_000) -> tup
     return float(low), float(high)
 
 
-def pooled_gaps(chosen: str, names: list[str], per_query: dict) -> list[str]:
+def pooled_gaps(
+    chosen: str, names: list[str], per_query: dict[str, dict[str, list[float]]]
+) -> list[str]:
     """The chosen stage against each baseline over the test queries of several sets at
     once, each query one draw: a set's best baseline is picked after the fact from four
     noisy means, which favours it; one baseline over all the queries is not."""
@@ -347,7 +356,9 @@ def pooled_gaps(chosen: str, names: list[str], per_query: dict) -> list[str]:
     return lines
 
 
-def write_report(results: dict, counts: dict, per_query: dict) -> None:
+def write_report(
+    results: dict[str, Any], counts: dict[str, Any], per_query: dict[str, Any]
+) -> None:
     names = list(results)
     configs = [k for k in results[names[0]]["dev"] if k != "seconds"]
     nan = float("nan")
@@ -400,16 +411,16 @@ def write_report(results: dict, counts: dict, per_query: dict) -> None:
     lines.append(f"| (seconds a query, whole sweep, memo warm across configs) | {secs} | |")
     # How far the chosen stage lies from each set's best baseline, beyond the luck of which
     # queries fell in the test half.
-    cells = []
+    gaps = []
     for n in names:
         if not per_query[n].get(chosen):  # so few queries that none fell in this half
-            cells.append("(no test query)")
+            gaps.append("(no test query)")
             continue
-        best = max(BASELINES, key=lambda b: results[n]["test"].get(b, -1.0))
-        low, high = paired_interval(per_query[n][chosen], per_query[n][best])
-        gap = results[n]["test"][chosen] - results[n]["test"][best]
-        cells.append(f"{gap:+.3f} vs {best} [{low:+.3f}, {high:+.3f}]")
-    lines.append(f"| {chosen} - best baseline (95% paired bootstrap) | {' | '.join(cells)} | |")
+        baseline = max(BASELINES, key=lambda b: results[n]["test"].get(b, -1.0))
+        low, high = paired_interval(per_query[n][chosen], per_query[n][baseline])
+        gap = results[n]["test"][chosen] - results[n]["test"][baseline]
+        gaps.append(f"{gap:+.3f} vs {baseline} [{low:+.3f}, {high:+.3f}]")
+    lines.append(f"| {chosen} - best baseline (95% paired bootstrap) | {' | '.join(gaps)} | |")
     lines += pooled_gaps(chosen, names, per_query)
     (OUT / report).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -50,7 +50,7 @@ def main() -> None:
         cold = measured([*rrg(), "-q", issues[-1], "-i", pattern], labelled.root, env)
         timed([*rrg(), "--index-clear", "."], labelled.root, env)
         build = timed([*rrg(), "--index", "."], labelled.root, env)
-        rows = []
+        rows: list[str] = []
         for label, before, after in (
             ("`rrg --recall Q`", ["--recall"], []),
             ("`rrg -q Q` (no pattern)", ["-q"], []),

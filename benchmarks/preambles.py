@@ -18,12 +18,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import machine
+from benchmarks.common import machine, needs_arguments
 
 BANDS = ((0, 3, "1-3"), (3, 20, "4-20"), (20, 30, "21-30"))
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     show = "--paths" in sys.argv
     argv = [a for a in sys.argv[1:] if a != "--paths"]
     data = Path(argv[0])

@@ -83,7 +83,7 @@ def cli_docs(s: LabelledSet, query: str, pattern: str, doc_of_path: dict[bytes, 
     return [doc_of_path[line.split(b"\0", 1)[0]] for line in out.splitlines() if b"\0" in line]
 
 
-def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -> dict:
+def evaluate(s: LabelledSet, dense: dict[str, np.ndarray] | None, cache: Path) -> dict[str, float]:
     os.environ["RRG_CACHE_DIR"] = str(cache)
     spec = default_model()
     encoder = Encoder(spec)
@@ -182,7 +182,7 @@ def main() -> None:
     write_report(rows)
 
 
-def write_report(rows: list[tuple[str, dict]]) -> None:
+def write_report(rows: list[tuple[str, dict[str, float]]]) -> None:
     methods = ["bm25", "static", "dense", "rrg", "cascade20", "cascade100"]
     nan = float("nan")
     lines = [

@@ -27,6 +27,7 @@ import os
 import sys
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ def reading(tokens: int) -> Tuning:
     return replace(TUNING, passage_tokens=tokens, code_passage_tokens=code)
 
 
-def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> dict:
+def evaluate(s: LabelledSet, limit: int | None, variants: dict[str, Timed]) -> dict[str, Any]:
     """Each query's nDCG@10 by half: the cheap order, and the stage under each variant (the
     first one's encoder indexes and runs the cheap tier)."""
     cheap_encoder = next(iter(variants.values())).encoder
@@ -135,7 +136,7 @@ def main() -> None:
     write_report(run_sets(limit, timing), timing, report)
 
 
-def run_sets(limit: int | None, variants: dict[str, Timed]) -> dict:
+def run_sets(limit: int | None, variants: dict[str, Timed]) -> dict[str, Any]:
     """Each labelled set's per-query nDCG@10 by half and config (``evaluate``), the
     swebench-lite tasks pooled as one set."""
     os.environ["RRG_CACHE_DIR"] = str(OUT / "cache")
@@ -161,7 +162,7 @@ def run_sets(limit: int | None, variants: dict[str, Timed]) -> dict:
     return per_query
 
 
-def half_tables(per_query: dict, base: str, columns: list[str]) -> list[str]:
+def half_tables(per_query: dict[str, Any], base: str, columns: list[str]) -> list[str]:
     """Each half's table: a row a config, a column a set (its queries counted by ``base``)."""
     names = list(per_query)
     lines = []
@@ -176,7 +177,7 @@ def half_tables(per_query: dict, base: str, columns: list[str]) -> list[str]:
 
 
 def pooled_gap(
-    per_query: dict, members: list[str], h: str, config: str, base: str
+    per_query: dict[str, Any], members: list[str], h: str, config: str, base: str
 ) -> tuple[float, float, float, int]:
     """config - base over the queries of these sets in half h: the mean gap, its 95% paired
     bootstrap interval, and how many queries."""
@@ -186,7 +187,7 @@ def pooled_gap(
     return float(np.mean(ours) - np.mean(theirs)), low, high, len(ours)
 
 
-def write_report(per_query: dict, timing: dict[str, Timed], report_name: str) -> None:
+def write_report(per_query: dict[str, Any], timing: dict[str, Timed], report_name: str) -> None:
     names = list(per_query)
     base, *others = timing
     columns = ["rrg --fast", *timing]

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from benchmarks.common import OUT, machine, rg, rrg
 from benchmarks.datasets import beir
 from benchmarks.replay_agent import rg_agent, rrg_agent, seen_files
 
 
-def replay(n: int, env: dict[str, str] | None = None) -> list[dict]:
+def replay(n: int, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
     s = beir("hotpotqa-distractor-100")
     env = env or {**os.environ, "RRG_CACHE_DIR": str(OUT / "cache")}
     rows = []

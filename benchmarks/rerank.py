@@ -87,7 +87,8 @@ def speed() -> list[str]:
     shutil.copytree(OUT / "cache", cache)
     (cache / "excerpt-vectors.sqlite").unlink(missing_ok=True)
     env = {**os.environ, "RRG_CACHE_DIR": str(cache)}
-    cold, warm = [], []
+    cold: list[float] = []
+    warm: list[float] = []
     for query in queries:
         for bucket in (cold, warm):
             start = time.perf_counter()

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.common import OUT, machine, measured, needs_arguments, rrg, timed
 from benchmarks.passages_speed import speed_set
 from rrg.index.store import builder_running
 
@@ -38,9 +38,9 @@ def _target(name: str) -> tuple[Path, list[str]]:
         labelled, queries, _ = speed_set("sympy")
         return labelled.root, queries
     folder = Path(name)
-    labelled = folder / "queries.jsonl"
-    if labelled.exists():
-        lines = labelled.read_text().splitlines()
+    written = folder / "queries.jsonl"
+    if written.exists():
+        lines = written.read_text().splitlines()
         queries = [q["query"] for q in map(json.loads, lines) if q.get("category") != "symbol"]
         return (folder / "corpus").resolve(), queries
     raise SystemExit(f"{folder}: no queries.jsonl (build it with materialize.py)")
@@ -60,6 +60,7 @@ def _wait_for_socket(runtime: Path) -> None:
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     embed, ahead = "--embed" in sys.argv, "--ahead" in sys.argv
     argv = [a for a in sys.argv if a not in ("--embed", "--ahead")]
     root, queries = _target(argv[1])
@@ -96,7 +97,7 @@ def main() -> None:
         }
         _wait_for_socket(runtime)
         timed([*rrg(), "-q", queries[-3], "--files"], root, envs["resident"])
-        commands = (
+        commands: tuple[tuple[str, list[str]], ...] = (
             ("`rrg -q Q --files --limit 10`", []),
             ("`rrg -q Q --fast --files --limit 10`", ["--fast"]),
         )

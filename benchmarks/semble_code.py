@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from statistics import mean
 
-from benchmarks.common import OUT, SHARED_DATA, machine, rg
+from benchmarks.common import OUT, SHARED_DATA, machine, needs_arguments, rg
 from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
 from rrg.rank.code_priors import query_form
@@ -142,7 +142,9 @@ def rank_settings(values: Setting, stage: int) -> RankSettings:
     ``--cascade``; with the default order only) is the ranking's, the rest the Tuning's."""
     tuning = {k: v for k, v in values.items() if k != "stage_files"}
     files = int(values.get("stage_files", stage)) if stage else 0
-    return RankSettings(files, lambda message: None, tuning=replace(TUNING, **tuning))
+    # A Setting's values are numbers; each field's own type is Tuning's to check when built.
+    changed = replace(TUNING, **tuning)  # type: ignore[arg-type]
+    return RankSettings(files, lambda message: None, tuning=changed)
 
 
 def corpus_files(repo: Path) -> tuple[bytes, list[bytes]]:
@@ -184,12 +186,13 @@ def by_form(data: Path, names: list[str]) -> None:
                 scores.setdefault(kind, {}).setdefault(order, []).append(score)
     print(f"semble-code by query form, {len(names)} repositories; {machine()}\n")
     print("| form | queries | " + " | ".join(orders) + " |\n|---|---|---|---|")
-    for kind, got in scores.items():
-        cells = " | ".join(f"{mean(got[order]):.3f}" for order in orders)
-        print(f"| {kind} | {len(got['default'])} | {cells} |")
+    for kind, by_order in scores.items():
+        cells = " | ".join(f"{mean(by_order[order]):.3f}" for order in orders)
+        print(f"| {kind} | {len(by_order['default'])} | {cells} |")
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     args = [
         a
         for k, a in enumerate(sys.argv[1:], 1)

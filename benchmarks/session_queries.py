@@ -19,10 +19,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, rrg, timed
+from benchmarks.common import OUT, machine, needs_arguments, rrg, timed
 
 
 def main() -> None:
+    needs_arguments(3, __doc__)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = ["--fast"] if "--fast" in sys.argv else []
     old, data, names = Path(args[0]).resolve(), Path(args[1]), args[2:]

@@ -24,11 +24,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.common import OUT, machine, measured, needs_arguments, rrg, timed
 from benchmarks.passages_speed import speed_set
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     again = "--again" in sys.argv
     cold = "--cold" in sys.argv
     argv = [a for a in sys.argv if a not in ("--again", "--cold", "--build")]
@@ -54,7 +55,7 @@ def main() -> None:
             timed([*rrg(), "-q", queries[-1], "-i", pattern], labelled.root, env)
             envs[label] = env
         rows = []
-        commands = (
+        commands: tuple[tuple[str, list[str], list[str]], ...] = (
             ("`rrg --recall Q`", ["--recall"], []),
             ("`rrg -q Q` (no pattern)", ["-q"], []),
             (f"`rrg -q Q -i '{pattern}'`", ["-q"], ["-i", pattern]),

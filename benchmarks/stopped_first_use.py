@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine
+from benchmarks.common import OUT, machine, needs_arguments
 
 STOPPED = 124  # timeout's exit code for a command it stopped
 
@@ -46,6 +46,7 @@ def tries(code: str | None, scratch: Path, limit: float, most: int) -> tuple[int
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     old = str(Path(sys.argv[1]).resolve())
     limit = float(sys.argv[2]) if len(sys.argv) > 2 else 8.0
     most = int(sys.argv[3]) if len(sys.argv) > 3 else 4

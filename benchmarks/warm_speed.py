@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, rrg, timed
+from benchmarks.common import OUT, machine, measured, needs_arguments, rrg, timed
 from benchmarks.passages_speed import speed_set
 from rrg.index.store import builder_running
 
@@ -47,6 +47,7 @@ def _index_file(cache: Path) -> Path:
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     root, queries, pattern = _target(sys.argv[1])
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     files = sum(1 for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
@@ -74,7 +75,7 @@ def main() -> None:
             "",
         )
         envs = {"without": dict(base, RRG_CACHE_DIR=str(plain)), "with": env}
-        commands = (
+        commands: tuple[tuple[str, list[str]], ...] = (
             (f"`rrg -q Q -i '{pattern}'`", []),
             (f"`rrg -q Q --fast -i '{pattern}'`", ["--fast"]),
         )

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from statistics import mean
 
-from benchmarks.common import machine
+from benchmarks.common import machine, needs_arguments
 from benchmarks.semble_code import SCORE, SEMBLE, corpus_files, queries, rank_settings
 from rrg.index.served import ServedRoot
 from rrg.model.registry import default_model
@@ -60,6 +60,7 @@ def taken_apart(repo: Path, root: str | None, stage: int) -> tuple[float, float,
 
 
 def main() -> None:
+    needs_arguments(1, __doc__)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     data, names = Path(args[0]).resolve(), args[1:]
     stage = 20 if "--stage" in sys.argv else 0

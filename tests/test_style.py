@@ -18,7 +18,7 @@ BIN = Path(sys.executable).parent
     [
         ["ruff", "check", "rrg", "tests", "benchmarks"],
         ["ruff", "format", "--check", "rrg", "tests", "benchmarks"],
-        ["mypy", "rrg"],
+        ["mypy", "rrg", "benchmarks"],
         ["lint-imports"],
     ],
     ids=["ruff-check", "ruff-format", "mypy", "layers"],
