@@ -248,6 +248,17 @@ class RgArgs:
         return ok
 
     @property
+    def prints_context(self) -> bool:
+        """Whether rg prints lines of context: ``-A`` and ``-B`` each override ``-C``
+        whatever their order, and each flag's last count counts (rg's ``ContextMode``), so
+        ``-C 1 -C 0`` and ``-C 2 -A 0 -B 0`` print none."""
+        last = {name: value for name, value in self.flags if name in _CONTEXT}
+        both = last.get("--context")
+        after = last.get("--after-context", both)
+        before = last.get("--before-context", both)
+        return any(count not in (None, "0") for count in (after, before))
+
+    @property
     def stats_block(self) -> bool:
         """Whether rg ends its output with a ``--stats`` block (the last of --stats and
         --no-stats; --json carries its statistics in its summary message instead)."""
@@ -356,13 +367,11 @@ class RgArgs:
         minified line of 4,000 matches printed 4,000 lines past a cap of 30."""
         only = self._switch(False, ("--only-matching",), (_no("--only-matching"),))
         apart = ("--null-data", "--multiline", "--passthru")
-        # Each context flag's last count (a count of 0: none).
-        counts = {name: value for name, value in self.flags if name in _CONTEXT}
         return (
             (only or self.has("--vimgrep"))
             and self.output_mode == "lines"
             and not self.stats_block
-            and not any(value != "0" for value in counts.values())
+            and not self.prints_context
             and not any(self._switch(False, (name,), (_no(name),)) for name in apart)
         )
 

@@ -137,12 +137,13 @@ def unsupported_with_rerank(args: RgArgs) -> str | None:
     a word. (``--json``'s summary, which says only what is certain, stays.)"""
     if args.stats_block:
         return "--stats"
-    for name, value in args.flags:
-        if name in ("--after-context", "--before-context", "--context") and value not in (
-            None,
-            "0",
-        ):
-            return name
+    if args.prints_context:
+        return next(
+            name
+            for name, value in reversed(args.flags)
+            if name in ("--after-context", "--before-context", "--context") and value != "0"
+        )
+    for name, _ in args.flags:
         if name in (
             "--passthru",
             "--replace",

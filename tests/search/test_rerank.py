@@ -14,6 +14,7 @@ from rrg.index.vectors import VectorCache
 from rrg.model.encoder import Encoder
 from rrg.model.registry import default_model
 from rrg.rank.rerank import score
+from rrg.rg.args import parse_rg_args
 from rrg.rg.hyperlinks import ALIASES, line_links, parts
 from rrg.rg.matches import Match
 
@@ -188,6 +189,34 @@ def test_rerank_refuses_output_it_cannot_order(
 ) -> None:
     out = run(rerank(*flag, "river"), facts, env)
     assert out.returncode == 2 and b"cannot be used with --rerank" in out.stderr
+
+
+def test_rerank_reads_context_as_rg_does(facts: Path, env: dict[str, str]) -> None:
+    """rg's -A and -B override -C whatever their order, and each flag's last count counts:
+    ``-C 1 -C 0`` and ``-C 2 -A 0 -B 0`` print no context (a config file's ``--context=2``
+    turned off on the command line), and ``-C 2 -A 0`` still prints the lines before."""
+    for flags in (["-C", "1", "-C", "0"], ["-C", "2", "-A", "0", "-B", "0"]):
+        out = run(rerank(*flags, "river"), facts, env)
+        assert out.returncode == 0, (flags, out.stderr)
+        assert out.stdout == run(rerank("river"), facts, env).stdout
+    out = run(rerank("-C", "2", "-A", "0", "river"), facts, env)
+    assert out.returncode == 2 and b"--context cannot be used with --rerank" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "context"),
+    [
+        ([], False),
+        (["-A", "1"], True),
+        (["-C", "1", "-C", "0"], False),
+        (["-C", "2", "-A", "0", "-B", "0"], False),
+        (["-C", "2", "-A", "0"], True),
+        (["-A", "0", "-C", "2"], True),
+        (["-B", "3", "-C", "0"], True),
+    ],
+)
+def test_context_is_read_as_rg_reads_it(flags: list[str], context: bool) -> None:
+    assert parse_rg_args([*flags, "river"]).prints_context is context
 
 
 def test_rerank_takes_stats_turned_off_or_carried_by_json(facts: Path, env: dict[str, str]) -> None:
