@@ -573,18 +573,15 @@ class OrderedSearch:
         yield None, 0
 
     def _file_separator(self) -> bytes:
-        context = 0
         ctx_sep: bytes | None = b"--"
         for name, value in self.args.flags:
-            if name in ("--after-context", "--before-context", "--context") and value:
-                context = max(context, int(value) if value.isdigit() else 1)
-            elif name == "--context-separator" and value is not None:
+            if name == "--context-separator" and value is not None:
                 ctx_sep = unescape(value)
             elif name == "--no-context-separator":
                 ctx_sep = None
         if self.args.heading(self.terminal):
             return b"\n"
-        if context and ctx_sep is not None:
+        if self.args.prints_context and ctx_sep is not None:
             return ctx_sep + b"\n"
         return b""
 

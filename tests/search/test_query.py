@@ -359,6 +359,21 @@ def test_context_separator_between_runs_is_read_as_rg_reads_it(
     assert ours.stdout.count(b"\nA\t\n") >= 1 and b"\\" not in ours.stdout
 
 
+@pytest.mark.parametrize("context", [["-C1", "-C0"], ["-C2", "-A0", "-B0"], ["-A1", "-A0"]])
+def test_context_turned_off_again_puts_no_separator_between_runs(
+    context: list[str], topical: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A context flag whose count a later one sets to 0 (a config file's --context=2, -C0
+    on the command line), or that -A and -B override: rg prints no context and no
+    separator, and rrg wrote "--" between its runs."""
+    args = [*context, "error"]
+    ours = run(q("database connection timeout", "--limit", "3", *args), topical, env)
+    theirs = run([rg, *args], topical, env)
+    assert b"--" not in theirs.stdout.splitlines()
+    assert ours.returncode == 0 and len(ours.stdout.splitlines()) == 3
+    assert b"--" not in ours.stdout.splitlines()
+
+
 @pytest.mark.parametrize("args", [["-f", "-"], ["-if-", "sub", "sherlock.txt"], ["--file=-", "-c"]])
 def test_patterns_from_stdin_serve_every_run(
     args: list[str], corpus: Path, rg: str, env: dict[str, str]
