@@ -50,6 +50,8 @@ FLAGS: list[list[str]] = [
     ["-A", "1"],
     ["-B", "2"],
     ["-C", "1"],
+    ["-C", "0"],  # context turned off again, by a later flag or over the config file's
+    ["-A", "0"],
     ["--passthru"],
     ["--context-separator=##"],
     ["--no-context-separator"],
@@ -237,6 +239,11 @@ def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
     return Counter(records)
 
 
+def separators(out: bytes) -> int:
+    """The context separators in an output: rg's ``--``, and the ``##`` the draws set."""
+    return sum(line in (b"--", b"##", b"\x1b[0m--\x1b[0m") for line in out.splitlines())
+
+
 CONTEXT = ("-A", "-B", "-C")
 #: Flags under which rg separates its output's parts (context, headings).
 SEPARATED = (*CONTEXT, "-p", "--heading")
@@ -299,6 +306,12 @@ def faults_of(
             found.append(f"{name}: exit 2 without a message")
         if outcome.code == -1:
             found.append(f"{name}: {outcome.err.decode()}")
+    # Separators are left out of the comparison (rg's own split), but where rg prints
+    # none at all (no context, or one group) rrg's runs must print none either.
+    if not separators(theirs.out):
+        for name, outcome in (("uncapped", ours), ("capped", capped)):
+            if separators(outcome.out):
+                found.append(f"{name}: a separator where rg prints none")
     if ours.code != theirs.code:
         found.append(f"uncapped: exit {ours.code}, rg {theirs.code}")
     elif comparable(ours.out, shape) != comparable(theirs.out, shape):
