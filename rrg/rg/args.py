@@ -103,6 +103,13 @@ class RgArgs:
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.flags)
 
+    def turned_on(self, name: str) -> bool:
+        """Whether the last of a switch and its opposite (``--pre`` and ``--no-pre``,
+        ``--no-messages`` and ``--messages``) leaves it given, as rg reads them: a config
+        file's flag turned off on the command line is off."""
+        opposite = f"--{name[5:]}" if name.startswith("--no-") else _no(name)
+        return self._switch(False, (name,), (opposite,))
+
     @property
     def pattern(self) -> str | None:
         """The positional pattern, or None when -e/-f gave the patterns (or none was given)."""

@@ -75,7 +75,7 @@ def pattern_refusal(rg: str, args: RgArgs) -> Refusal | None:
         return flags_refusal(rg, args)
     # --no-pre: a preprocessor fed the empty file may fail (zcat), which is no fault of the
     # pattern; it runs on the real files, where rg reports its failures.
-    no_pre = ["--no-pre"] if args.has("--pre") else []
+    no_pre = ["--no-pre"] if args.turned_on("--pre") else []
     return _refused(rg_over(rg, args, [os.devnull], no_pre))
 
 
@@ -109,7 +109,7 @@ def missing_messages(rg: str, args: RgArgs, missing: list[str]) -> bytes:
     (none under ``--no-messages``); what rg prints on stdout for them is not wanted. rg
     words a missing PATH one way when it is the only PATH and another beside others: the
     search goes on over other PATHs, so rg is given one more (the empty file)."""
-    other = [] if args.has("--pre") else [os.devnull]
+    other = [] if args.turned_on("--pre") else [os.devnull]
     done = subprocess.run(
         rg_over(rg, args, [*missing, *other]),
         stdin=subprocess.DEVNULL,

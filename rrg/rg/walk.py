@@ -58,7 +58,7 @@ def walk_applies(args: RgArgs, reranking: bool) -> bool:
         and not args.files_mode
         and not reranking
         and mode not in ("--quiet", "--files-without-match")
-        and not args.has("--include-zero")
+        and not args.turned_on("--include-zero")
     )
 
 

@@ -252,7 +252,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     scope_folder()  # where the scope is written: if it cannot be, say so before any work
     args = _listing_args(rg_args, "--recall")
     missing = missing_paths(args)
-    for path in missing if not args.has("--no-messages") else []:
+    for path in missing if not args.turned_on("--no-messages") else []:
         streams.err(os.fsencode(f"rg: {path}: No such file or directory (os error 2)\n"))
     if missing and len(missing) == len(args.paths):
         return EXIT_ERROR  # nothing to rank, and no scope written

@@ -92,6 +92,11 @@ def test_recall_of_a_missing_path_prints_nothing_on_stdout(
     both = run([*rrg_cmd(), "--recall", "needle", "f00001.txt", "nosuch"], tree, env)
     assert both.returncode == 2 and b"(1 docs)" in both.stdout
     assert both.stderr == b"rg: nosuch: No such file or directory (os error 2)\n"
+    # The last of --no-messages and --messages decides, as in rg (a config file's flag
+    # turned off on the command line).
+    for flags, said in ((["--no-messages", "--messages"], True), (["--no-messages"], False)):
+        out = run([*rrg_cmd(), "--recall", "needle", *flags, "nosuch/"], tree, env)
+        assert out.returncode == 2 and (b"nosuch/" in out.stderr) is said, flags
 
 
 def test_a_bad_regex_is_refused_before_any_ranking(
