@@ -143,20 +143,15 @@ def unsupported_with_rerank(args: RgArgs) -> str | None:
             for name, value in reversed(args.flags)
             if name in ("--after-context", "--before-context", "--context") and value != "0"
         )
-    for name, _ in args.flags:
-        if name in (
-            "--passthru",
-            "--replace",
-            "--byte-offset",
-            "--files-with-matches",
-            "--files-without-match",
-            "--count",
-            "--count-matches",
-            "--quiet",
-            "--files",
-        ):
-            return name
-    return None
+    # The mode rg keeps (the last given; --quiet wherever it stands), and a flag turned
+    # off again is off: a config file's --byte-offset with --no-byte-offset typed.
+    if args.files_mode:
+        return "--files"
+    if args.output_mode not in ("lines", "--json"):
+        return args.output_mode
+    if args.turned_on("--byte-offset"):
+        return "--byte-offset"
+    return next((name for name, _ in args.flags if name in ("--passthru", "--replace")), None)
 
 
 def line_json(match: Match, line: bytes) -> Json:

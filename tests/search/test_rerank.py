@@ -203,6 +203,17 @@ def test_rerank_reads_context_as_rg_does(facts: Path, env: dict[str, str]) -> No
     assert out.returncode == 2 and b"--context cannot be used with --rerank" in out.stderr
 
 
+def test_rerank_reads_the_mode_rg_keeps(facts: Path, env: dict[str, str]) -> None:
+    """rg keeps the last mode given and a flag turned off again is off: ``-c --json`` is a
+    --json search, ``-b --no-byte-offset`` prints no offsets; ``--json -c`` counts."""
+    plain = run(rerank("river"), facts, env)
+    assert run(rerank("-b", "--no-byte-offset", "river"), facts, env).stdout == plain.stdout
+    as_json = run(rerank("-c", "--json", "river"), facts, env)
+    assert as_json.returncode == 0 and b'"type":"match"' in as_json.stdout, as_json.stderr
+    out = run(rerank("--json", "-c", "river"), facts, env)
+    assert out.returncode == 2 and b"--count cannot be used with --rerank" in out.stderr
+
+
 @pytest.mark.parametrize(
     ("flags", "context"),
     [
