@@ -319,15 +319,26 @@ class RgArgs:
         return wanted
 
     def heading(self, stdout_is_tty: bool) -> bool:
-        """Whether rg would print each file's path above its lines (``--heading``, ``-p``,
-        else a terminal)."""
-        return self._switch(stdout_is_tty, ("--heading", "--pretty"), ("--no-heading", "--vimgrep"))
+        """Whether rg would print each file's path above its lines (the last of
+        ``--heading``, ``-p`` and ``--no-heading``, else a terminal), never under
+        ``--vimgrep``, wherever it stands (rg's ``HiArgs``)."""
+        asked = self._switch(stdout_is_tty, ("--heading", "--pretty"), ("--no-heading",))
+        return asked and not self.has("--vimgrep")
 
     def line_numbers(self, stdout_is_tty: bool) -> bool:
-        """Whether rg would number its lines (``-n``, ``-p``, ``--vimgrep``, else a
-        terminal; ``-N`` turns them off)."""
-        on = ("--line-number", "--pretty", "--vimgrep")
-        return self._switch(stdout_is_tty, on, ("--no-line-number",))
+        """Whether rg would number its lines: the last of ``-n``, ``-p`` and ``-N`` where
+        one is given, whatever else is (``-N --vimgrep`` numbers none); else a terminal,
+        ``--column`` or ``--vimgrep`` (rg's ``HiArgs``)."""
+        given = None
+        for name, _ in self.flags:
+            if name in ("--line-number", "--pretty"):
+                given = True
+            elif name == "--no-line-number":
+                given = False
+        if given is not None:
+            return given
+        vimgrep = self.has("--vimgrep")
+        return stdout_is_tty or vimgrep or self._switch(vimgrep, ("--column",), ("--no-column",))
 
     def filenames(self, default: bool) -> bool:
         """Whether rg names each line's file: the last of -H and -I decides, rg's config

@@ -22,6 +22,7 @@ from conftest import (
     run,
     without_timings,
 )
+from rrg.rg.args import parse_rg_args
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -372,6 +373,38 @@ def test_context_turned_off_again_puts_no_separator_between_runs(
     assert b"--" not in theirs.stdout.splitlines()
     assert ours.returncode == 0 and len(ours.stdout.splitlines()) == 3
     assert b"--" not in ours.stdout.splitlines()
+
+
+def test_vimgrep_prints_no_heading_between_runs(
+    topical: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg prints no heading under --vimgrep, wherever --heading stands; rrg read the last of
+    the two and wrote a blank line, a heading's separator, between its capped runs."""
+    args = ["--vimgrep", "--heading", "error"]
+    ours = run(q("database connection timeout", "--limit", "3", *args), topical, env)
+    assert b"" not in run([rg, *args], topical, env).stdout.splitlines()
+    assert ours.returncode == 0 and len(ours.stdout.splitlines()) == 3
+    assert b"" not in ours.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("flags", "tty", "heading", "numbers"),
+    [
+        ([], False, False, False),
+        ([], True, True, True),
+        (["--vimgrep", "--heading"], True, False, True),
+        (["-N", "--vimgrep"], False, False, False),
+        (["--column"], False, False, True),
+        (["--column", "--no-column"], False, False, False),
+        (["-p", "-N"], False, True, False),
+        (["--no-heading", "-p"], False, True, True),
+    ],
+)
+def test_heading_and_line_numbers_are_read_as_rg_reads_them(
+    flags: list[str], tty: bool, heading: bool, numbers: bool
+) -> None:
+    args = parse_rg_args([*flags, "error"])
+    assert (args.heading(tty), args.line_numbers(tty)) == (heading, numbers)
 
 
 @pytest.mark.parametrize("args", [["-f", "-"], ["-if-", "sub", "sherlock.txt"], ["--file=-", "-c"]])
