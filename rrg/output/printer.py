@@ -66,8 +66,9 @@ class Printer:
         self.palette = palette or DEFAULT
         self.excerpt = excerpt
         self.with_filename = with_filename
-        self.line_numbers = terminal  # rg numbers lines on a terminal only
-        self.column = self.vimgrep = self.only = self.null = False
+        self.line_numbers = args.line_numbers(terminal)
+        self.column = args.column_shown
+        self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.max_columns: int | None = None
         self.field = args.field_separators[0]  # between path, line number, column and line
@@ -77,14 +78,6 @@ class Printer:
                 self.with_filename = True
             elif name == "--no-filename":
                 self.with_filename = False
-            elif name == "--line-number":
-                self.line_numbers = True
-            elif name == "--no-line-number":
-                self.line_numbers = False
-            elif name == "--column":
-                self.column = True
-            elif name == "--no-column":
-                self.column = False
             elif name == "--vimgrep":
                 self.vimgrep = True
             elif name == "--only-matching":
@@ -101,10 +94,6 @@ class Printer:
                 self.preview = False
             elif name == "--max-columns" and value is not None:
                 self.max_columns = int(value) if value.isdigit() and int(value) else None
-        if self.vimgrep:
-            self.column = True
-        if self.column:
-            self.line_numbers = True
         # rg finds each match only when it must: for colour, columns, -o or --vimgrep.
         self.per_match_detail = self.colour or self.column or self.only or self.vimgrep
 

@@ -337,8 +337,13 @@ class RgArgs:
                 given = False
         if given is not None:
             return given
-        vimgrep = self.has("--vimgrep")
-        return stdout_is_tty or vimgrep or self._switch(vimgrep, ("--column",), ("--no-column",))
+        return stdout_is_tty or self.has("--vimgrep") or self.column_shown
+
+    @property
+    def column_shown(self) -> bool:
+        """Whether rg prints each match's column: the last of ``--column`` and
+        ``--no-column``, else ``--vimgrep`` (``--vimgrep --no-column`` shows none)."""
+        return self._switch(self.has("--vimgrep"), ("--column",), ("--no-column",))
 
     def filenames(self, default: bool) -> bool:
         """Whether rg names each line's file: the last of -H and -I decides, rg's config

@@ -64,6 +64,11 @@ def test_no_rerank_when_matches_fit_the_limit(facts: Path, env: dict[str, str]) 
         ["-I", "-n"],
         ["-n", "--column", "--field-match-separator=\\t|"],  # rg reads \t as a tab
         ["--path-separator=\\", "-n"],
+        # -n and -N decide over --column and --vimgrep, and --no-column over --vimgrep.
+        ["--vimgrep", "--no-column"],
+        ["-N", "--vimgrep"],
+        ["--column", "-N"],
+        ["--column"],
     ],
 )
 def test_reranked_lines_are_rg_lines(
