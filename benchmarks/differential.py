@@ -3,13 +3,15 @@ beside ``rg FLAGS PATTERN [PATH...]`` over random draws of rg's flags, patterns 
 
     python -m benchmarks.differential [--draws N] [--seed S] [--tree DIR ...]
 
-Each draw is checked three ways:
+Each draw is checked four ways:
 
 - uncapped (``--limit 0 --excerpt 0``): the lines rrg prints are rg's lines, as a multiset
   (rrg orders the files, rg's parallel search does not: order is not compared), the same
   exit code, rg's messages among rrg's;
 - capped (the default cap): every line printed is one of rg's, the exit code rg's wherever
   rg found nothing or failed;
+- reranked (``--rerank``, where it takes the flags): rrg's own printer's lines are rg's
+  lines, the exit code rg's wherever rg found nothing or failed;
 - every run: no traceback, and an exit code of 2 says why in a line of its own.
 
 One draw in five also puts one of the flags in rg's config file (``RIPGREP_CONFIG_PATH``).
@@ -337,6 +339,38 @@ def faults_of(
         extra -= Counter({line: n for line, n in extra.items() if b"[...]" in line})
         if extra:
             found.append(f"capped: printed lines rg does not print: {list(extra)[:2]}")
+    found += rerank_faults(tree, flags, pattern, paths, query, env, shape, theirs)
+    return found
+
+
+def rerank_faults(
+    tree: Path,
+    flags: list[str],
+    pattern: str,
+    paths: list[str],
+    query: str,
+    env: dict[str, str],
+    shape: list[str],
+    theirs: Outcome,
+) -> list[str]:
+    """The same draw reranked (``--rerank``, lines whole): rrg prints them itself, in its
+    own printer, so each must still be one of rg's lines (less ``--json``'s, which carry a
+    score), with rg's exit code where rg found nothing or failed."""
+    cmd = [*rrg(), "-q", query, "--rerank", "--excerpt", "0", *flags, "-e", pattern, *paths]
+    reranked = run(cmd, tree, env)
+    if reranked.code in (OVER_LIMIT, -1) or (reranked.code == 2 and REFUSED in reranked.err):
+        return []
+    found = []
+    if b"Traceback" in reranked.err:
+        found.append("rerank: a traceback")
+    if reranked.code == 2 and not reranked.err.strip() and "--no-messages" not in shape:
+        found.append("rerank: exit 2 without a message")
+    if theirs.code != 0 and reranked.code != theirs.code:
+        found.append(f"rerank: exit {reranked.code}, rg {theirs.code}")
+    if "--json" not in shape:
+        extra = comparable(reranked.out, shape) - comparable(theirs.out, shape)
+        if extra:
+            found.append(f"rerank: printed lines rg does not print: {list(extra)[:2]}")
     return found
 
 
