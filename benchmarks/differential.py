@@ -339,24 +339,23 @@ def faults_of(
         extra -= Counter({line: n for line, n in extra.items() if b"[...]" in line})
         if extra:
             found.append(f"capped: printed lines rg does not print: {list(extra)[:2]}")
-    found += rerank_faults(tree, flags, pattern, paths, query, env, shape, theirs)
-    return found
+    searched = [*flags, "-e", pattern, *paths]
+    return found + rerank_faults(tree, query, searched, env, shape, theirs)
 
 
 def rerank_faults(
     tree: Path,
-    flags: list[str],
-    pattern: str,
-    paths: list[str],
     query: str,
+    searched: list[str],
     env: dict[str, str],
     shape: list[str],
     theirs: Outcome,
 ) -> list[str]:
-    """The same draw reranked (``--rerank``, lines whole): rrg prints them itself, in its
-    own printer, so each must still be one of rg's lines (less ``--json``'s, which carry a
-    score), with rg's exit code where rg found nothing or failed."""
-    cmd = [*rrg(), "-q", query, "--rerank", "--excerpt", "0", *flags, "-e", pattern, *paths]
+    """The same draw (``searched``: its flags, pattern and PATHs) reranked (``--rerank``,
+    lines whole): rrg prints them itself, in its own printer, so each must still be one of
+    rg's lines (less ``--json``'s, which carry a score), with rg's exit code where rg found
+    nothing or failed."""
+    cmd = [*rrg(), "-q", query, "--rerank", "--excerpt", "0", *searched]
     reranked = run(cmd, tree, env)
     if reranked.code in (OVER_LIMIT, -1) or (reranked.code == 2 and REFUSED in reranked.err):
         return []
