@@ -36,6 +36,24 @@ def _graphemes_end(data: bytes, limit: int) -> int:
     return len(data)
 
 
+def _rows(text: bytes) -> list[tuple[int, bytes]]:
+    """A match's text as its lines, each with where it starts, terminators kept."""
+    rows, at = [], 0
+    while at < len(text):
+        end = text.find(b"\n", at)
+        end = len(text) if end < 0 else end + 1
+        rows.append((at, text[at:end]))
+        at = end
+    return rows
+
+
+def _within(spans: list[tuple[int, int]], at: int, length: int) -> list[tuple[int, int]]:
+    """The spans that fall in a line starting at ``at`` of ``length`` bytes, in its offsets."""
+    return [
+        (max(s, at) - at, min(e, at + length) - at) for s, e in spans if s < at + length and e > at
+    ]
+
+
 def _unended(line: bytes) -> bytes:
     """The line without its newline; a CR before it stays, as rg prints it (even with
     --crlf, rg writes the line's bytes as they are)."""
@@ -105,6 +123,9 @@ class Printer:
                 MARKER + match.excerpt.encode("utf-8", "surrogateescape") + MARKER + b"\n"
             )
         spans = match.spans
+        rows = _rows(line)
+        if len(rows) > 1:
+            return self._rows(match, rows, spans)
         if self.only or self.vimgrep:
             return b"".join(
                 self._prelude(match, start)
@@ -113,16 +134,54 @@ class Printer:
             )
         return self._prelude(match, spans[0][0] if spans else 0) + self._body(line, spans)
 
-    def _prelude(self, match: Match, column: int) -> bytes:
+    def _rows(
+        self, match: Match, rows: list[tuple[int, bytes]], spans: list[tuple[int, int]]
+    ) -> bytes:
+        """A match of several lines (``-U``: a match across lines, or adjacent lines that
+        PCRE2 reports as one), printed as rg prints it: each line with its own number; in
+        standard lines each with the first match's column; under --vimgrep each match once,
+        on the line where it starts, its column counted in that line; under -o each line of
+        each match's text, with its column counted from the first line's start (rg's own)."""
+        first = match.line_number
+        out = b""
+        if self.vimgrep and not self.only:
+            for start, _ in spans:
+                k = max(i for i, (at, _) in enumerate(rows) if at <= start)
+                at, row = rows[k]
+                number = None if first is None else first + k
+                out += self._prelude(match, start - at, number)
+                out += self._body(row, _within(spans, at, len(row)))
+            return out
+        if self.only:
+            text = b"".join(row for _, row in rows)
+            for start, end in spans:
+                k = max(i for i, (at, _) in enumerate(rows) if at <= start)
+                for j, piece in enumerate(text[start:end].split(b"\n")):
+                    if j and not piece:
+                        continue  # the match ended with the line's end
+                    number = None if first is None else first + k + j
+                    out += self._prelude(match, start, number)
+                    out += self._only(piece + b"\n", [(0, len(piece))], 0, len(piece))
+            return out
+        column = spans[0][0] if spans else 0
+        for k, (at, row) in enumerate(rows):
+            number = None if first is None else first + k
+            out += self._prelude(match, column, number) + self._body(
+                row, _within(spans, at, len(row))
+            )
+        return out
+
+    def _prelude(self, match: Match, column: int, number: int | None = None) -> bytes:
         fields: list[tuple[bytes, bytes]] = []  # each field and the separator after it
         if self.with_filename:
             path = as_printed(match.path, self.path_separator)
             fields.append(
                 (self._paint(self.palette.path, path), b"\0" if self.null else self.field)
             )
-        if self.line_numbers and match.line_number is not None:
-            number = str(match.line_number).encode()
-            fields.append((self._paint(self.palette.line, number), self.field))
+        if number is None:
+            number = match.line_number
+        if self.line_numbers and number is not None:
+            fields.append((self._paint(self.palette.line, str(number).encode()), self.field))
         if self.column:
             fields.append((self._paint(self.palette.column, str(column + 1).encode()), self.field))
         link = self.links.get(match.path) if self.with_filename else None
@@ -130,7 +189,7 @@ class Printer:
             return b"".join(field + sep for field, sep in fields)
         # rg links the prelude's fields, the separator after the last one outside the link;
         # the line is 1 where none is printed, the column the match's, printed or not.
-        line = match.line_number if self.line_numbers else None
+        line = number if self.line_numbers else None
         *inner, (last, sep) = fields
         opened = link(line, column + 1)
         return opened + b"".join(f + s for f, s in inner) + last + CLOSE + sep

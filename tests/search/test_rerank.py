@@ -85,6 +85,37 @@ def test_reranked_lines_are_rg_lines(
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["-U", "-n", "--column", "ends\\nriver"],  # a match across two lines
+        ["-U", "-n", "-o", "ends\\nriver"],
+        ["-U", "--vimgrep", "ends\\nriver"],
+        ["-U", "--color=always", "-n", "ends\\nriver"],
+        # PCRE2 under -U reports adjacent matching lines as one match of several lines.
+        ["-P", "-U", "-n", "--column", "sea|river"],
+        ["-P", "-U", "-o", "-n", "--column", "sea|river"],
+        ["-P", "-U", "--vimgrep", "sea|river"],
+    ],
+)
+def test_a_match_of_several_lines_prints_as_rg_prints_it(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Each line of a match of several lines is printed with its own prefix and number,
+    as rg prints it; the reranked printer wrote the prefix once, before the first line."""
+    root = tmp_path / "coast"
+    root.mkdir()
+    for k in range(6):
+        lines = [f"where the sea {k}-{j} ends\nriver {j} begins\n(a rest)" for j in range(5)]
+        (root / f"coast{k}.txt").write_text("\n".join(lines) + "\n")
+    ours = run(rerank("--limit", "6", "--excerpt", "0", *flags), root, env)
+    theirs = run([rg, *flags], root, env)
+    assert ours.returncode == 0, ours.stderr
+    assert b"reranked top 6" in ours.stderr
+    got = ours.stdout.splitlines()
+    assert len(got) >= 6 and set(got) <= set(theirs.stdout.splitlines()), got
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
