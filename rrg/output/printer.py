@@ -54,6 +54,18 @@ def _within(spans: list[tuple[int, int]], at: int, length: int) -> list[tuple[in
     ]
 
 
+def _touching_joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans with each that starts where the one before ends joined to it: rg stays in a
+    match's colour from one to the next (``foo|bar`` paints ``foobar`` once)."""
+    joined: list[tuple[int, int]] = []
+    for start, end in spans:
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
+
+
 def _unended(line: bytes) -> bytes:
     """The line without its newline; a CR before it stays, as rg prints it (even with
     --crlf, rg writes the line's bytes as they are)."""
@@ -127,9 +139,14 @@ class Printer:
         if len(rows) > 1:
             return self._rows(match, rows, spans)
         if self.only or self.vimgrep:
+            # Under --vimgrep each line printed colours its own match alone, as rg does.
             return b"".join(
                 self._prelude(match, start)
-                + (self._only(line, spans, start, end) if self.only else self._body(line, spans))
+                + (
+                    self._only(line, spans, start, end)
+                    if self.only
+                    else self._body(line, [(start, end)])
+                )
                 for start, end in spans
             )
         return self._prelude(match, spans[0][0] if spans else 0) + self._body(line, spans)
@@ -145,12 +162,12 @@ class Printer:
         first = match.line_number
         out = b""
         if self.vimgrep and not self.only:
-            for start, _ in spans:
+            for start, end in spans:
                 k = max(i for i, (at, _) in enumerate(rows) if at <= start)
                 at, row = rows[k]
                 number = None if first is None else first + k
                 out += self._prelude(match, start - at, number)
-                out += self._body(row, _within(spans, at, len(row)))
+                out += self._body(row, _within([(start, end)], at, len(row)))
             return out
         if self.only:
             text = b"".join(row for _, row in rows)
@@ -243,7 +260,7 @@ class Printer:
         if not self.colour:
             return text
         out, at = b"", 0
-        for start, end in spans:
+        for start, end in _touching_joined(spans):
             start, end = max(start, at), min(end, len(text))
             if start >= end:
                 continue

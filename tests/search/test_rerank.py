@@ -115,6 +115,24 @@ def test_a_match_of_several_lines_prints_as_rg_prints_it(
     assert len(got) >= 6 and set(got) <= set(theirs.stdout.splitlines()), got
 
 
+@pytest.mark.parametrize("flags", [[], ["--vimgrep"], ["-n", "--column"]])
+def test_reranked_matches_are_coloured_as_rg_colours_them(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg stays in a match's colour from one match to the next that touches it (``foo|bar``
+    paints ``foobar`` once), and under --vimgrep each line colours its own match alone."""
+    root = tmp_path / "words"
+    root.mkdir()
+    for k in range(4):
+        (root / f"w{k}.txt").write_text(f"foobar {k}\nfoo bar foo {k}\nnone\n" * 3)
+    args = ["--color=always", *flags, "foo|bar"]
+    ours = run(rerank("--limit", "8", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 8" in ours.stderr, ours.stderr
+    got = ours.stdout.splitlines()
+    assert len(got) >= 8 and set(got) <= set(theirs.stdout.splitlines()), got
+
+
 @pytest.mark.parametrize(
     "colours",
     [
