@@ -145,7 +145,7 @@ class Printer:
                 + (
                     self._only(line, spans, start, end)
                     if self.only
-                    else self._body(line, [(start, end)])
+                    else self._body(line, spans, [(start, end)])
                 )
                 for start, end in spans
             )
@@ -167,7 +167,8 @@ class Printer:
                 at, row = rows[k]
                 number = None if first is None else first + k
                 out += self._prelude(match, start - at, number)
-                out += self._body(row, _within([(start, end)], at, len(row)))
+                mine = _within([(start, end)], at, len(row))
+                out += self._body(row, _within(spans, at, len(row)), mine)
             return out
         if self.only:
             text = b"".join(row for _, row in rows)
@@ -229,21 +230,35 @@ class Printer:
             return shown + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
         return self._paint(self.palette.match, text) + b"\n"
 
-    def _body(self, line: bytes, spans: list[tuple[int, int]]) -> bytes:
+    def _body(
+        self,
+        line: bytes,
+        spans: list[tuple[int, int]],
+        painted: list[tuple[int, int]] | None = None,
+    ) -> bytes:
+        """The line as rg prints it after its prelude: its ``spans`` counted where it is too
+        long, ``painted`` (all of them unless given: --vimgrep's own match) coloured."""
+        painted = spans if painted is None else painted
         lo = _trim_start(line) if self.trim else 0
         checked = line if self.colour else line[lo:]
         if self._exceeds(checked):
-            return self._exceeded(line, lo, spans)
+            return self._exceeded(line, lo, spans, painted)
         text = _unended(line[lo:])
-        shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in spans]
+        shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
         return self._cut(text, shifted) + b"\n"
 
-    def _exceeded(self, line: bytes, lo: int, spans: list[tuple[int, int]]) -> bytes:
+    def _exceeded(
+        self,
+        line: bytes,
+        lo: int,
+        spans: list[tuple[int, int]],
+        painted: list[tuple[int, int]],
+    ) -> bytes:
         detail = self.per_match_detail
         if self.preview:
             cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
             shown = _unended(line[lo:cut])
-            visible = [(max(0, s - lo), max(0, e - lo)) for s, e in spans]
+            visible = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:
                 return out + b" [... omitted end of long line]\n"
