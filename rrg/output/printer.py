@@ -47,6 +47,11 @@ def _rows(text: bytes) -> list[tuple[int, bytes]]:
     return rows
 
 
+def _row_of(rows: list[tuple[int, bytes]], offset: int) -> int:
+    """Which of a match's lines holds the byte at ``offset`` of its text."""
+    return max(k for k, (at, _) in enumerate(rows) if at <= offset)
+
+
 def _within(spans: list[tuple[int, int]], at: int, length: int) -> list[tuple[int, int]]:
     """The spans that fall in a line starting at ``at`` of ``length`` bytes, in its offsets."""
     return [
@@ -163,7 +168,7 @@ class Printer:
         out = b""
         if self.vimgrep and not self.only:
             for start, end in spans:
-                k = max(i for i, (at, _) in enumerate(rows) if at <= start)
+                k = _row_of(rows, start)
                 at, row = rows[k]
                 number = None if first is None else first + k
                 out += self._prelude(match, start - at, number)
@@ -173,7 +178,7 @@ class Printer:
         if self.only:
             text = b"".join(row for _, row in rows)
             for start, end in spans:
-                k = max(i for i, (at, _) in enumerate(rows) if at <= start)
+                k = _row_of(rows, start)
                 for j, piece in enumerate(text[start:end].split(b"\n")):
                     if j and not piece:
                         continue  # the match ended with the line's end
