@@ -105,6 +105,7 @@ class Printer:
         self.column = args.column_shown
         self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
+        self.records = args.nul_ended  # --null-data: NUL ends each "line"
         self.max_columns: int | None = None
         self.field = args.field_separators[0]  # between path, line number, column and line
         self.path_separator = args.path_separator
@@ -140,7 +141,8 @@ class Printer:
                 MARKER + match.excerpt.encode("utf-8", "surrogateescape") + MARKER + b"\n"
             )
         spans = match.spans
-        rows = _rows(line)
+        # Under --null-data a record holds its newlines: it prints as one, as rg prints it.
+        rows = _rows(line) if not self.records else [(0, line)]
         if len(rows) > 1:
             return self._rows(match, rows, spans)
         if self.only or self.vimgrep:
@@ -233,7 +235,8 @@ class Printer:
             more = sum(1 for s, _ in own if cut <= s < len(text))
             shown = self._coloured(text[:cut], [(0, len(text))])
             return shown + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
-        return self._paint(self.palette.match, text) + b"\n"
+        # rg paints no empty match (``^$`` under -o): it writes nothing between the colours.
+        return (self._paint(self.palette.match, text) if text else b"") + b"\n"
 
     def _body(
         self,

@@ -134,6 +134,30 @@ def test_reranked_matches_are_coloured_as_rg_colours_them(
 
 
 @pytest.mark.parametrize(
+    "flags", [["--null-data", "foo|bar"], ["-o", "--color=always", "-H", "-n", "^$"]]
+)
+def test_reranked_records_and_empty_matches_are_rgs(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under --null-data a record holds its newlines and prints as one (the printer cut it
+    into lines, each with a prefix); rg paints no empty match under -o."""
+    root = tmp_path / "records"
+    root.mkdir()
+    for k in range(6):
+        (root / f"r{k}.txt").write_text(f"foo one {k}\n\nbar two {k}\n\nfoo three\n")
+    ours = run(rerank("--limit", "3", "--excerpt", "0", *flags), root, env)
+    theirs = run([rg, *flags], root, env)
+    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
+
+    def pieces(out: bytes) -> set[bytes]:
+        return {p for line in out.split(b"\0") for p in line.splitlines() if p}
+
+    assert pieces(ours.stdout) and pieces(ours.stdout) <= pieces(theirs.stdout)
+    if "--null-data" in flags:  # each record once, its path once
+        assert sum(line.startswith(b"r") for line in ours.stdout.splitlines()) == 3
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
