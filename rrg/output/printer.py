@@ -251,8 +251,11 @@ class Printer:
         checked = line if self.colour else line[lo:]
         if self._exceeds(checked):
             return self._exceeded(line, lo, spans, painted)
-        text = _unended(line[lo:])
         shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
+        if self.records:  # its newlines are its own; a NUL ends it, as rg ends it
+            text = line[lo:-1] if line.endswith(b"\0") else line[lo:]
+            return self._cut(text, shifted) + b"\0"
+        text = _unended(line[lo:])
         return self._cut(text, shifted) + b"\n"
 
     def _exceeded(

@@ -154,7 +154,9 @@ def test_reranked_records_and_empty_matches_are_rgs(
 
     assert pieces(ours.stdout) and pieces(ours.stdout) <= pieces(theirs.stdout)
     if "--null-data" in flags:  # each record once, its path once
-        assert sum(line.startswith(b"r") for line in ours.stdout.splitlines()) == 3
+        records = ours.stdout.split(b"\0")[:-1]
+        assert len(records) == 3 and all(record.startswith(b"r") for record in records)
+        assert ours.stdout.count(b"\0") == 3 and ours.stdout.endswith(b"\n\0")
 
 
 @pytest.mark.parametrize(
