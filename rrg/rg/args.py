@@ -235,7 +235,7 @@ class RgArgs:
         """Whether rg reads CRLF as a line's end (``--crlf``; ``--no-crlf`` turns it off).
         Its coloured output then ends every line with CRLF, a line that ended with LF in
         its file too, where its plain output keeps each line's own end."""
-        return self._switch(False, ("--crlf",), ("--no-crlf",))
+        return self.turned_on("--crlf")
 
     @property
     def binary_ok(self) -> bool:
@@ -269,7 +269,7 @@ class RgArgs:
     def stats_block(self) -> bool:
         """Whether rg ends its output with a ``--stats`` block (the last of --stats and
         --no-stats; --json carries its statistics in its summary message instead)."""
-        wanted = self._switch(False, ("--stats",), ("--no-stats",))
+        wanted = self.turned_on("--stats")
         return wanted and self.output_mode != "--json"
 
     @property
@@ -278,7 +278,7 @@ class RgArgs:
         ``-v``, ``-b``, ``--column``), each as its long name, where the last of it and its
         ``--no-`` form turned it on: a search without a PATTERN has no match to shape."""
         # -r '' too: it replaces each match with nothing.
-        return [name for name in _MATCH_SHAPES if self._switch(False, (name,), (_no(name),))]
+        return [name for name in _MATCH_SHAPES if self.turned_on(name)]
 
     @property
     def decodes_files(self) -> bool:
@@ -388,14 +388,14 @@ class RgArgs:
         and nothing else: no context, no ``--stats`` block, lines ended by a newline, a
         match within one line. Then the cap counts matches, the lines a reader sees: one
         minified line of 4,000 matches printed 4,000 lines past a cap of 30."""
-        only = self._switch(False, ("--only-matching",), (_no("--only-matching"),))
+        only = self.turned_on("--only-matching")
         apart = ("--null-data", "--multiline", "--passthru")
         return (
             (only or self.has("--vimgrep"))
             and self.output_mode == "lines"
             and not self.stats_block
             and not self.prints_context
-            and not any(self._switch(False, (name,), (_no(name),)) for name in apart)
+            and not any(self.turned_on(name) for name in apart)
         )
 
     def typed_args(self, keep: Callable[[str], bool], with_config: bool = False) -> list[str]:
