@@ -161,6 +161,17 @@ _KINDS = {
         r"(?:^|/)(?:vendor|third_party|thirdparty|external|single_include)(?:/|$)"
     ),
     "generated": re.compile(r"(?:\.pb\.go|_pb2\.py|\.min\.js|\.generated\.[A-Za-z]+|\.g\.dart)$"),
+    # A program's messages in other languages: gettext's and XLIFF's catalogs, what gettext
+    # keeps beside them (a language's LC_MESSAGES/), and a locale folder's file a language
+    # (zod's locales/fr.ts, a Rails app's locales/pt-BR.yml; a three-letter name only with
+    # a region: i18n/api.ts is no language). Each repeats every message of the program, so
+    # an issue that quotes one found sphinx's catalogs before its code; a locale folder's
+    # other files (sphinx/locale/__init__.py) are the source of its translating.
+    "translation": re.compile(
+        r"\.(?:po|pot|xliff|xlf)$|(?:^|/)LC_MESSAGES/"
+        r"|(?:^|/)(?:locales?|i18n|l10n|translations?)/(?:[^/]+/)*"
+        r"(?:[a-z]{2}|[a-z]{3}(?=[-_@]))(?:[-_@][A-Za-z0-9]+)*\.[A-Za-z0-9]+$"
+    ),
     "stub": re.compile(r"\.d\.ts$|\.pyi$"),
     # A licence and the other files about the project rather than its code.
     "legal": re.compile(
@@ -220,6 +231,11 @@ _ASKING = {
     "compat": frozenset({"compat", "compatibility", "legacy", "deprecated"}),
     "vendored": frozenset({"vendor", "vendored", "third", "amalgamated"}),
     "generated": frozenset({"generated", "protobuf", "minified"}),
+    "translation": frozenset(
+        "translation translations translate translated translating translator translators "
+        "locale locales localization localisation localize localise localized localised "
+        "i18n l10n internationalization internationalisation gettext".split()
+    ),
     "stub": frozenset({"stub", "stubs", "declaration", "declarations"}),
     "legal": frozenset(
         "license licence licensing licensed copyright authors contributors conduct patent "

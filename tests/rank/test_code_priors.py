@@ -273,6 +273,21 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("src/main/java/Notice.java", 0),
         ("lib/build.rs", 0),
         ("cmd/build/main.go", 0),
+        # A program's messages in other languages: catalogs, gettext's folders, a locale
+        # folder's file a language; the code that translates is source.
+        ("sphinx/locale/fr/LC_MESSAGES/sphinx.po", 1),
+        ("sphinx/locale/fr/LC_MESSAGES/sphinx.js", 1),
+        ("sphinx/locale/sphinx.pot", 1),
+        ("app/src/main/res/strings.xliff", 1),
+        ("packages/zod/src/v4/locales/fr-CA.ts", 1),
+        ("packages/zod/src/v4/locales/de.ts", 1),
+        ("config/locales/pt-BR.yml", 1),
+        ("src/i18n/fil-PH.json", 1),
+        ("sphinx/locale/__init__.py", 0),
+        ("packages/zod/src/v4/locales/index.ts", 0),
+        ("src/i18n/api.ts", 0),  # three letters without a region: no language
+        ("src/translation/engine.py", 0),
+        ("src/lang/ast.rs", 0),
     ],
 )
 def test_secondary_files_are_told_by_their_paths(path: str, kinds: int) -> None:
@@ -291,6 +306,63 @@ def test_a_query_that_asks_for_a_build_or_a_licence_keeps_those_files() -> None:
     legal = priors.query_form("what license covers the vendored fonts").asks_for
     assert priors.secondary_kinds("LICENSE-MIT", legal) == 0
     assert priors.secondary_kinds("Cargo.toml", legal) == 1
+
+
+def test_a_question_about_translations_keeps_the_catalogs() -> None:
+    asked = priors.query_form("where are the French translations of the messages").asks_for
+    assert priors.secondary_kinds("locale/fr/LC_MESSAGES/app.po", asked) == 0
+    plain = priors.query_form("where is the warning for a missing number").asks_for
+    assert priors.secondary_kinds("locale/fr/LC_MESSAGES/app.po", plain) == 1
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_report_that_quotes_a_message_ranks_its_source_above_the_catalogs(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """An issue that quotes a warning: each language's catalog holds the message too (and
+    sphinx's 70 of them filled half of the top 10 for its issues); the code that warns
+    comes first."""
+    root = tmp_path / "docs_tool"
+    (root / "docs_tool" / "domains").mkdir(parents=True)
+    message = "no number is assigned for table"
+    (root / "docs_tool" / "domains" / "std.py").write_text(
+        "def get_fignumber(env, builder, figtype, docname, target_node):\n"
+        "    if figtype not in env.toc_fignumbers.get(docname, {}):\n"
+        f'        logger.warning(__("{message}: %s"), target_node)\n'
+        "        raise ValueError\n"
+        + "".join(
+            f"\ndef resolve_{k}(env, node, contnode):\n"
+            f"    target = node.get('reftarget_{k}')\n"
+            "    return make_refnode(env, node, target, contnode)\n"
+            for k in range(12)
+        )
+    )
+    # Each catalog holds the program's messages: the one quoted, and others that share
+    # the report's words (a table, a caption, numbering, a build).
+    messages = [
+        f"{message}: %s",
+        "the table has no caption",
+        "numbering of figures and tables is disabled",
+        "build finished with problems, the warning above is emitted",
+        "every table without a caption is numbered",
+    ]
+    for language in ("de", "fr", "it", "ja", "pt_BR", "sr@latin"):
+        catalog = root / "docs_tool" / "locale" / language / "LC_MESSAGES"
+        catalog.mkdir(parents=True)
+        (catalog / "docs_tool.po").write_text(
+            "".join(
+                f'#: docs_tool/domains/std.py:851\nmsgid "{m}"\nmsgstr ""\n\n' for m in messages
+            )
+        )
+    _add_unrelated_files(root / "docs_tool", ".py")
+    report = (
+        f'After the upgrade every build prints "WARNING: {message}: the table" for each '
+        "table without a caption, although numfig is off; the warning should not be emitted "
+        "when numbering is disabled, since no number is expected for such a table at all"
+    )
+    assert len(report.split()) > priors.ASKING_WORDS
+    ranked = _ranked(root, env, report, fast)
+    assert ranked[0] == "docs_tool/domains/std.py", ranked
 
 
 @pytest.mark.parametrize("fast", [True, False])
