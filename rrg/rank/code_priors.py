@@ -163,14 +163,16 @@ _KINDS = {
     "generated": re.compile(r"(?:\.pb\.go|_pb2\.py|\.min\.js|\.generated\.[A-Za-z]+|\.g\.dart)$"),
     # A program's messages in other languages: gettext's and XLIFF's catalogs, what gettext
     # keeps beside them (a language's LC_MESSAGES/), and a locale folder's file a language
-    # (zod's locales/fr.ts, a Rails app's locales/pt-BR.yml; a three-letter name only with
-    # a region: i18n/api.ts is no language). Each repeats every message of the program, so
+    # (zod's locales/fr.ts, a Rails app's locales/pt-BR.yml: a language, then a region or a
+    # script, as BCP 47 and gettext spell them; a three-letter name only with a region, so
+    # that i18n/api.ts and glibc's locale/lc-time.c are code). Each repeats every message, so
     # an issue that quotes one found sphinx's catalogs before its code; a locale folder's
     # other files (sphinx/locale/__init__.py) are the source of its translating.
     "translation": re.compile(
         r"\.(?:po|pot|xliff|xlf)$|(?:^|/)LC_MESSAGES/"
         r"|(?:^|/)(?:locales?|i18n|l10n|translations?)/(?:[^/]+/)*"
-        r"(?:[a-z]{2}|[a-z]{3}(?=[-_@]))(?:[-_@][A-Za-z0-9]+)*\.[A-Za-z0-9]+$"
+        r"(?:[a-z]{2}|[a-z]{3}(?=[-_]))(?:[-_](?:[A-Za-z]{2}|[0-9]{3}|[A-Z][a-z]{3}))*"
+        r"(?:@[a-z]+)?\.[A-Za-z0-9]+$"
     ),
     "stub": re.compile(r"\.d\.ts$|\.pyi$"),
     # A licence and the other files about the project rather than its code.

@@ -285,7 +285,14 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("src/i18n/fil-PH.json", 1),
         ("sphinx/locale/__init__.py", 0),
         ("packages/zod/src/v4/locales/index.ts", 0),
+        ("locales/es-419.json", 1),
+        ("locales/zh-Hans.json", 1),
+        ("i18n/zh_TW.json", 1),
+        ("po/sr@latin.json", 0),
+        ("locale/sr@latin.json", 1),
         ("src/i18n/api.ts", 0),  # three letters without a region: no language
+        ("glibc/locale/lc-time.c", 0),  # a language's letters, then no region
+        ("src/i18n/io_helpers.ts", 0),
         ("src/translation/engine.py", 0),
         ("src/lang/ast.rs", 0),
     ],
