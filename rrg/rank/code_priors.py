@@ -131,6 +131,14 @@ def stem_share(words: frozenset[str], parts: set[str]) -> float:
     return hit / len(words)
 
 
+#: A language as a file or folder of translations is named: two letters, or three with a
+#: region, then a region or a script as BCP 47 and gettext spell them (``pt-BR``,
+#: ``es-419``, ``zh-Hans``, ``sr@latin``); three letters alone, or a word after two
+#: (``api``, glibc's ``lc-time.c``), name code.
+_LANGUAGE = (
+    r"(?:[a-z]{2}|[a-z]{3}(?=[-_]))(?:[-_](?:[A-Za-z]{2}|[0-9]{3}|[A-Z][a-z]{3}))*(?:@[a-z]+)?"
+)
+
 #: The kinds of secondary file, the path pattern of each, and the query words that ask for it.
 _KINDS = {
     "test": re.compile(
@@ -161,18 +169,18 @@ _KINDS = {
         r"(?:^|/)(?:vendor|third_party|thirdparty|external|single_include)(?:/|$)"
     ),
     "generated": re.compile(r"(?:\.pb\.go|_pb2\.py|\.min\.js|\.generated\.[A-Za-z]+|\.g\.dart)$"),
-    # A program's messages in other languages: gettext's and XLIFF's catalogs, what gettext
-    # keeps beside them (a language's LC_MESSAGES/), and a locale folder's file a language
-    # (zod's locales/fr.ts, a Rails app's locales/pt-BR.yml: a language, then a region or a
-    # script, as BCP 47 and gettext spell them; a three-letter name only with a region, so
-    # that i18n/api.ts and glibc's locale/lc-time.c are code). Each repeats every message, so
-    # an issue that quotes one found sphinx's catalogs before its code; a locale folder's
-    # other files (sphinx/locale/__init__.py) are the source of its translating.
+    # A program's messages in other languages: gettext's, XLIFF's and Flutter's catalogs,
+    # what gettext keeps beside them (a language's LC_MESSAGES/), a locale folder's file or
+    # folder a language (zod's locales/fr.ts, a Rails app's locales/pt-BR.yml, Django's
+    # conf/locale/de/formats.py), Apple's fr.lproj/, Android's values-fr/. Each repeats
+    # every message, so an issue that quotes one found sphinx's catalogs before its code; a
+    # locale folder's other files (sphinx/locale/__init__.py) are the source of its
+    # translating.
     "translation": re.compile(
-        r"\.(?:po|pot|xliff|xlf)$|(?:^|/)LC_MESSAGES/"
+        r"\.(?:po|pot|xliff|xlf|arb)$|(?:^|/)LC_MESSAGES/"
         r"|(?:^|/)(?:locales?|i18n|l10n|translations?)/(?:[^/]+/)*"
-        r"(?:[a-z]{2}|[a-z]{3}(?=[-_]))(?:[-_](?:[A-Za-z]{2}|[0-9]{3}|[A-Z][a-z]{3}))*"
-        r"(?:@[a-z]+)?\.[A-Za-z0-9]+$"
+        rf"{_LANGUAGE}(?:\.[A-Za-z0-9]+$|/)|(?:^|/){_LANGUAGE}\.lproj/"
+        r"|(?:^|/)values-[a-z]{2}(?:-r[A-Z]{2})?/"
     ),
     "stub": re.compile(r"\.d\.ts$|\.pyi$"),
     # A licence and the other files about the project rather than its code.

@@ -293,6 +293,16 @@ def test_a_file_keeps_at_most_max_names() -> None:
         ("src/i18n/api.ts", 0),  # three letters without a region: no language
         ("glibc/locale/lc-time.c", 0),  # a language's letters, then no region
         ("src/i18n/io_helpers.ts", 0),
+        ("django/conf/locale/de/formats.py", 1),  # a folder a language
+        ("resources/locales/pt-BR/messages.json", 1),
+        ("lib/l10n/app_en.arb", 1),
+        ("app/src/main/res/values-fr/strings.xml", 1),
+        ("app/src/main/res/values-pt-rBR/strings.xml", 1),
+        ("app/src/main/res/values-night/colors.xml", 0),
+        ("app/src/main/res/values/strings.xml", 0),
+        ("src/locale/format/number.ts", 0),
+        ("App/Resources/de.lproj/Localizable.strings", 1),
+        ("App/Resources/Base.lproj/Main.storyboard", 0),  # the interface itself
         ("src/translation/engine.py", 0),
         ("src/lang/ast.rs", 0),
     ],
