@@ -14,12 +14,19 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import IO
 
 #: rg's processes not yet reaped. Weak: a process reaped and dropped leaves by itself.
 _LIVE: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()
+#: Whether the main thread is between starting an rg and keeping it in ``_LIVE``, and the
+#: signal that came meanwhile: the handler waits for the process to be kept, or the rg
+#: started last would run on (a test signalling rrg as soon as its rg appeared left it
+#: waiting on a FIFO, one run in twenty-five).
+_STARTING = False
+_DEFERRED: list[int] = []
 
 _Stream = int | IO[bytes] | None
 
@@ -32,8 +39,18 @@ def started(
     stdin: _Stream = subprocess.DEVNULL,
 ) -> subprocess.Popen[bytes]:
     """``subprocess.Popen(cmd, ...)``, kept to be stopped with this process."""
-    proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, stdin=stdin)
-    _LIVE.add(proc)
+    global _STARTING
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        _STARTING = True  # the handler runs on the main thread, between its steps
+    try:
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, stdin=stdin)
+        _LIVE.add(proc)
+    finally:
+        if main:
+            _STARTING = False
+            if _DEFERRED:
+                _stop_and_die(_DEFERRED[0])
     return proc
 
 
@@ -44,6 +61,13 @@ def stop_all() -> None:
             proc.send_signal(signal.SIGTERM)  # it checks that the pid is still its child's
 
 
+def _stop_and_die(signum: int) -> None:
+    """Stop rg's processes, then this one by ``signum`` (on the main thread)."""
+    stop_all()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
 @contextlib.contextmanager
 def stopped_with_this_process() -> Iterator[None]:
     """Within: SIGTERM or SIGHUP stops rg's processes, then this one by that signal, as
@@ -52,9 +76,10 @@ def stopped_with_this_process() -> Iterator[None]:
     before = {}
 
     def stop(signum: int, _frame: object) -> None:
-        stop_all()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        if _STARTING:
+            _DEFERRED.append(signum)  # ``started`` stops all once its rg is kept
+            return
+        _stop_and_die(signum)
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
         handler = signal.getsignal(signum)

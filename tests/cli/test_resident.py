@@ -242,7 +242,14 @@ def test_a_search_in_its_own_process_stops_its_rg_when_signalled_alone(
     os.mkfifo(tree / "pipe")  # rg opens it and waits for a writer that never comes
     cmd = [*rrg_cmd(), "-q", "Holmes", "Watson", "notes.txt", "pipe"]
     proc = subprocess.Popen(
-        cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        cmd,
+        cwd=tree,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # The signal as a caller that does not ignore it has it: under `nohup` (a CI
+        # runner's, say) rrg rightly keeps SIGHUP ignored (the test below).
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL),
     )
     listed = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
 
