@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -17,7 +16,7 @@ from rrg.cli.argsplit import SplitArgs
 from rrg.cli.settings import Mode, Options, parse_options
 from rrg.environment import check_environment
 from rrg.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_MATCH, RrgError, limit_hint
-from rrg.rg.args import reads_stdin
+from rrg.rg.args import reads_stdin, streamed_paths
 from rrg.rg.binary import find_rg
 from rrg.rg.config import parse_rg_command
 
@@ -202,11 +201,23 @@ def _query(opts: Options, rg: str, rg_args: list[str], walk: CountWalk | None) -
         raise RrgError("the query is empty: give -q a few words saying what you look for")
     args = parse_rg_command(rg_args)
     if args.info_mode:  # rg's report on itself: nothing to order
-        return subprocess.run([rg, *rg_args]).returncode
+        return _plain_rg(rg, rg_args)
     if reads_stdin(args):
         warn("searching standard input: nothing to order, running plain rg")
-        return subprocess.run([rg, *rg_args]).returncode
+        return _plain_rg(rg, rg_args)
+    streams = streamed_paths(args)
+    if streams:
+        warn(f"{streams[0]} is a stream (a FIFO or a device), read once: running plain rg")
+        return _plain_rg(rg, rg_args)
     return query_command(QueryPlan.make(rg, rg_args, args, request), warn, walk)
+
+
+def _plain_rg(rg: str, rg_args: list[str]) -> int:
+    """rg itself over the command line, its standard streams this process's; stopped with
+    this process (``rrg.rg.children``)."""
+    from rrg.rg.children import started
+
+    return started([rg, *rg_args], stdout=None, stderr=None, stdin=None).wait()
 
 
 def _serve(opts: Options, rg_args: list[str]) -> int:

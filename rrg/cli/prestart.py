@@ -36,7 +36,7 @@ def start_walk(split: SplitArgs) -> CountWalk | None:
     if cap is None or cap < 0:
         return None
     from rrg.errors import RrgError
-    from rrg.rg.args import reads_stdin
+    from rrg.rg.args import reads_stdin, streamed_paths
     from rrg.rg.binary import find_rg
     from rrg.rg.config import parse_rg_command
     from rrg.rg.walk import start_query_walk
@@ -46,6 +46,6 @@ def start_walk(split: SplitArgs) -> CountWalk | None:
         rg = find_rg()
     except RrgError:
         return None  # said in its place, after rrg's own options are read
-    if reads_stdin(args):
+    if reads_stdin(args) or streamed_paths(args):
         return None
     return start_query_walk(rg, args, reranking=False, cap=cap)

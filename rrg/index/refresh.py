@@ -11,6 +11,7 @@ from __future__ import annotations
 import array
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -213,6 +214,13 @@ class StatPass:
                 st = os.stat(rel, dir_fd=fd)
             except OSError:
                 sizes.append(-1)  # vanished since rg listed it; rg will say so
+                mtimes.append(-1)
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                # A FIFO, a device or a socket named as a PATH: rg reads it (a FIFO until its
+                # writer closes it); the index must not, or it takes what rg was to print
+                # and then waits on the FIFO for ever, before a line is printed.
+                sizes.append(-1)
                 mtimes.append(-1)
                 continue
             sizes.append(st.st_size)

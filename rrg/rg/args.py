@@ -529,6 +529,21 @@ def with_pattern_file(args: list[str], old: str, new: str) -> list[str]:
     return out
 
 
+def streamed_paths(parsed: RgArgs) -> list[str]:
+    """The PATHs that are streams, neither a file nor a folder: a FIFO (a shell's
+    ``<(cmd)``), a device, a socket. Each can be read once, and a search in order reads
+    its files twice (a count, then the lines printed)."""
+    out = []
+    for path in parsed.paths:
+        try:
+            mode = os.stat(path).st_mode
+        except (OSError, ValueError):
+            continue  # missing: rg says so in its place
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            out.append(path)
+    return out
+
+
 def reads_stdin(parsed: RgArgs) -> bool:
     """Whether rg would search stdin: a ``-`` path, or no path with stdin a pipe or file."""
     if "-" in parsed.paths:

@@ -2010,3 +2010,38 @@ def test_under_json_the_cap_counts_lines_with_o_too(
     ]
     matched = sorted(m["data"]["lines"]["text"] for m in messages if m["type"] == "match")
     assert matched == sorted(m["data"]["lines"]["text"] for m in theirs if m["type"] == "match")
+
+
+def test_a_fifo_named_as_a_path_is_read_by_rg_alone(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A FIFO named as a PATH (a process's output, `<(cmd)` in a shell): rg reads what its
+    writer writes and prints its lines. The index read it first, took those bytes, and
+    left rg waiting on the FIFO for ever, before a line was printed."""
+    tree = tmp_path / "fifo"
+    tree.mkdir()
+    (tree / "notes.txt").write_text("Holmes and Watson\n")
+    fifo = tree / "pipe"
+
+    def search(cmd: list[str]) -> subprocess.CompletedProcess[bytes]:
+        os.mkfifo(fifo)
+        with ThreadPoolExecutor(1) as pool:
+            # Opening for writing waits for a reader: the first to open it gets the line.
+            pool.submit(fifo.write_text, "Watson at the window\n")
+            try:
+                return subprocess.run(
+                    cmd, cwd=tree, env=env, capture_output=True, timeout=30, check=False
+                )
+            finally:
+                with open(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK), "rb") as unblock:
+                    unblock.read()  # a writer still waiting (the search failed) goes on
+                fifo.unlink()
+
+    expected = search([rg, "-j1", "Watson", "notes.txt", "pipe"])
+    got = search([*rrg_cmd(), "-q", "Holmes", "Watson", "notes.txt", "pipe"])
+    assert got.returncode == expected.returncode == 0, got.stderr
+    assert sorted(got.stdout.splitlines()) == sorted(expected.stdout.splitlines())
+    assert b"pipe:Watson at the window" in got.stdout
+    assert (
+        got.stderr == b"rrg: pipe is a stream (a FIFO or a device), read once: running plain rg\n"
+    )
