@@ -211,15 +211,12 @@ class StatPass:
         sizes, mtimes, fd = self.sizes, self.mtimes, self.root_fd
         for rel in rel_paths:
             try:
-                st = os.stat(rel, dir_fd=fd)
+                st: os.stat_result | None = os.stat(rel, dir_fd=fd)
             except OSError:
-                sizes.append(-1)  # vanished since rg listed it; rg will say so
-                mtimes.append(-1)
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                # A FIFO, a device or a socket named as a PATH: rg reads it (a FIFO until its
-                # writer closes it); the index must not, or it takes what rg was to print
-                # and then waits on the FIFO for ever, before a line is printed.
+                st = None  # vanished since rg listed it; rg will say so
+            # A FIFO, a device or a socket named as a PATH is rg's alone to read: the index
+            # would take what its writer wrote and leave rg waiting on it for ever.
+            if st is None or not stat.S_ISREG(st.st_mode):
                 sizes.append(-1)
                 mtimes.append(-1)
                 continue

@@ -24,7 +24,7 @@ _LIVE: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()
 #: Whether the main thread is between starting an rg and keeping it in ``_LIVE``, and the
 #: signal that came meanwhile: the handler waits for the process to be kept, or the rg
 #: started last would run on (a test signalling rrg as soon as its rg appeared left it
-#: waiting on a FIFO, one run in twenty-five).
+#: waiting on a FIFO in 5 of 40 runs on a loaded machine).
 _STARTING = False
 _DEFERRED: list[int] = []
 
