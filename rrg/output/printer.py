@@ -106,6 +106,8 @@ class Printer:
         self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.records = args.nul_ended  # --null-data: NUL ends each "line"
+        # What rg ends each printed line with: its line terminator, the NUL of --null-data.
+        self.end = b"\0" if self.records else b"\n"
         self.max_columns: int | None = None
         self.field = args.field_separators[0]  # between path, line number, column and line
         self.path_separator = args.path_separator
@@ -228,15 +230,19 @@ class Printer:
             text = text[_trim_start(text) :]
         if self._exceeds(line[start:end] if self.colour else text):
             if not self.preview:
-                return b"[Omitted long matching line]\n"
+                return b"[Omitted long matching line]" + self.end
             cut = _graphemes_end(text, self.max_columns or 0)
             # rg counts the line's matches against the match text's own offsets here.
             own = [(0, len(text))] if self.colour else spans
             more = sum(1 for s, _ in own if cut <= s < len(text))
             shown = self._coloured(text[:cut], [(0, len(text))])
-            return shown + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
+            return (
+                shown
+                + b" [... %d more %s]" % (more, b"match" if more == 1 else b"matches")
+                + self.end
+            )
         # rg paints no empty match (``^$`` under -o): it writes nothing between the colours.
-        return (self._paint(self.palette.match, text) if text else b"") + b"\n"
+        return (self._paint(self.palette.match, text) if text else b"") + self.end
 
     def _body(
         self,
@@ -268,16 +274,19 @@ class Printer:
         detail = self.per_match_detail
         if self.preview:
             cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
-            shown = _unended(line[lo:cut])
+            shown = line[lo:cut]
+            # rg drops the line's terminator alone: a record's newlines are its text.
+            shown = shown.removesuffix(self.end) if self.records else _unended(shown)
             visible = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:
-                return out + b" [... omitted end of long line]\n"
+                return out + b" [... omitted end of long line]" + self.end
             more = sum(1 for s, _ in spans if cut <= s < len(line))
-            return out + b" [... %d more %s]\n" % (more, b"match" if more == 1 else b"matches")
+            tense = b"match" if more == 1 else b"matches"
+            return out + b" [... %d more %s]" % (more, tense) + self.end
         if not detail:
-            return b"[Omitted long matching line]\n"
-        return b"[Omitted long line with %d matches]\n" % len(spans)
+            return b"[Omitted long matching line]" + self.end
+        return b"[Omitted long line with %d matches]" % len(spans) + self.end
 
     def _paint(self, part: Paint, text: bytes) -> bytes:
         return part(text) if self.colour else text

@@ -160,6 +160,35 @@ def test_reranked_records_and_empty_matches_are_rgs(
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["-o"],
+        ["--max-columns", "12"],
+        ["--max-columns", "12", "--max-columns-preview"],
+        ["--max-columns", "12", "--max-columns-preview", "--column"],
+        ["-o", "--max-columns", "2", "--max-columns-preview"],
+    ],
+)
+def test_reranked_records_end_with_a_nul_however_cut(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under --null-data rg ends every record it prints with a NUL: a match of -o, a long
+    record's notice and its preview (whose newlines are the record's own text) as well as
+    a whole record. The printer ended those three with a newline."""
+    root = tmp_path / "records"
+    root.mkdir()
+    for k in range(6):
+        (root / f"r{k}.txt").write_text(f"foo one {k}\nfoo two\n\0bar {k}\0")
+    args = ["--null-data", *flags, "foo"]
+    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
+    records = ours.stdout.split(b"\0")
+    assert records[-1] == b"" and len(records) >= 4, ours.stdout
+    assert set(records) <= set(theirs.stdout.split(b"\0")), (ours.stdout, theirs.stdout)
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
