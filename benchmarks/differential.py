@@ -123,6 +123,29 @@ FLAGS: list[list[str]] = [
     ["--files-with-matches", "--null"],
     ["-o", "-b"],
     ["--json", "-A", "1"],
+    ["-A", "3", "-B", "1"],
+    ["--stop-on-nonmatch"],
+    ["--pre", "cat"],
+    ["--pre", "cat", "--pre-glob", "*.md"],
+    ["--type-add", "web:*.{md,txt}", "-t", "web"],
+    ["--type-not", "py"],
+    ["--no-ignore-dot"],
+    ["--no-require-git"],
+    ["--one-file-system"],
+    ["-j", "3"],
+    ["--engine", "pcre2"],
+    ["--engine", "auto"],
+    ["--mmap"],
+    ["--block-buffered"],
+    ["--no-line-number"],
+    ["--max-columns=0"],
+    ["--no-pcre2-unicode"],
+    ["--null-data", "-o"],
+    ["--hidden", "--no-hidden"],
+    # Paths in the scratch folder (main() writes them): patterns read from a file, and an
+    # ignore file given by name.
+    ["-f", "{patterns}"],
+    ["--ignore-file", "{ignore}"],
 ]
 
 PATTERNS = ["def", "foo|bar", r"\w+\(", "caf", "^$", "TODO", "(?i)hello", "x{2,}", r"\d+"]
@@ -374,7 +397,18 @@ def rerank_faults(
             extra -= comparable(flat.out, shape)
         if extra:
             found.append(f"rerank: printed lines rg does not print: {list(extra)[:2]}")
+    if "--null-data" in shape and not any(f in shape for f in (*SEPARATED, "--json", "--stats")):
+        # A record holds its own newlines, so comparable's lines cannot tell where one
+        # ends: each record must end where rg ends it, with its NUL.
+        unended = records(reranked.out) - records(theirs.out)
+        if unended:
+            found.append(f"rerank: records rg does not print: {list(unended)[:2]}")
     return found
+
+
+def records(out: bytes) -> Counter[bytes]:
+    """The NUL-ended records of an output under --null-data, with the newlines they hold."""
+    return Counter(out.split(b"\0")[:-1])
 
 
 # --own: rrg's own commands, with rrg's options (a bad value among them) and rg's flags that
@@ -471,6 +505,12 @@ def main() -> int:
         env.pop("RIPGREP_CONFIG_PATH", None)
         awkward = Path(scratch) / "awkward"
         awkward_tree(awkward)
+        scratch_paths = {
+            "{patterns}": Path(scratch) / "patterns",
+            "{ignore}": Path(scratch) / "ignore",
+        }
+        scratch_paths["{patterns}"].write_text("foo\nhello\n")
+        scratch_paths["{ignore}"].write_text("*.md\n")
         trees = [awkward, *(t.resolve() for t in args.tree)]
         failed = 0
         for i in range(args.draws):
@@ -496,6 +536,7 @@ def main() -> int:
                     paths = []
             # One draw in five puts a flag in rg's config file, which rrg's rg runs read too.
             config = rng.choice(FLAGS) if rng.random() < 0.2 else []
+            flags, config = ([str(scratch_paths.get(f, f)) for f in x] for x in (flags, config))
             config_file = Path(scratch) / "ripgreprc"
             config_file.write_text("".join(f"{arg}\n" for arg in config))
             draw_env = dict(env, RIPGREP_CONFIG_PATH=str(config_file)) if config else env
