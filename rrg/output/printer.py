@@ -145,6 +145,8 @@ class Printer:
         spans = match.spans
         # Under --null-data a record holds its newlines: it prints as one, as rg prints it.
         rows = _rows(line) if not self.records else [(0, line)]
+        if not spans:
+            return self._unmatched(match, rows)
         if len(rows) > 1:
             return self._rows(match, rows, spans)
         if self.only or self.vimgrep:
@@ -198,7 +200,26 @@ class Printer:
             )
         return out
 
-    def _prelude(self, match: Match, column: int, number: int | None = None) -> bytes:
+    def _unmatched(self, match: Match, rows: list[tuple[int, bytes]]) -> bytes:
+        """A line rg reports with no match in it (-v's lines), printed as rg prints it under
+        any format (-o, --vimgrep, --column alike): each of its lines after a prelude with
+        no column, whole and uncoloured, cut where too long with no count of matches."""
+        first = match.line_number
+        out = b""
+        for k, (_, row) in enumerate(rows):
+            lo = _trim_start(row) if self.trim else 0
+            if self._exceeds(row[lo:]):
+                body = self._exceeded(row, lo, [], [], detail=False)
+            elif self.records:
+                body = row[lo:].removesuffix(self.end) + self.end
+            else:
+                body = _unended(row[lo:]) + self.end
+            out += self._prelude(match, None, None if first is None else first + k) + body
+        return out
+
+    def _prelude(self, match: Match, column: int | None, number: int | None = None) -> bytes:
+        """The fields before a line: its path, number and column (none where ``column`` is
+        None: a line with no match in it)."""
         fields: list[tuple[bytes, bytes]] = []  # each field and the separator after it
         if self.with_filename:
             path = as_printed(match.path, self.path_separator)
@@ -209,7 +230,7 @@ class Printer:
             number = match.line_number
         if self.line_numbers and number is not None:
             fields.append((self._paint(self.palette.line, str(number).encode()), self.field))
-        if self.column:
+        if self.column and column is not None:
             fields.append((self._paint(self.palette.column, str(column + 1).encode()), self.field))
         link = self.links.get(match.path) if self.with_filename else None
         if link is None or not fields:
@@ -218,7 +239,7 @@ class Printer:
         # the line is 1 where none is printed, the column the match's, printed or not.
         line = number if self.line_numbers else None
         *inner, (last, sep) = fields
-        opened = link(line, column + 1)
+        opened = link(line, 1 if column is None else column + 1)
         return opened + b"".join(f + s for f, s in inner) + last + CLOSE + sep
 
     def _exceeds(self, data: bytes) -> bool:
@@ -256,7 +277,7 @@ class Printer:
         lo = _trim_start(line) if self.trim else 0
         checked = line if self.colour else line[lo:]
         if self._exceeds(checked):
-            return self._exceeded(line, lo, spans, painted)
+            return self._exceeded(line, lo, spans, painted, self.per_match_detail)
         shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
         if self.records:  # its newlines are its own; a NUL ends it, as rg ends it
             text = line[lo:-1] if line.endswith(b"\0") else line[lo:]
@@ -270,8 +291,10 @@ class Printer:
         lo: int,
         spans: list[tuple[int, int]],
         painted: list[tuple[int, int]],
+        detail: bool,
     ) -> bytes:
-        detail = self.per_match_detail
+        """A line longer than --max-columns: its preview, or rg's notice in its place; with
+        ``detail`` (rg found each match) they count its matches."""
         if self.preview:
             cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
             shown = line[lo:cut]

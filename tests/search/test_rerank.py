@@ -189,6 +189,35 @@ def test_reranked_records_end_with_a_nul_however_cut(
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["--column"],
+        ["--vimgrep"],
+        ["-o"],
+        ["-o", "--column", "--color=always"],
+        ["--column", "--max-columns", "15", "--max-columns-preview"],
+        ["-U", "--column", "-n"],
+    ],
+)
+def test_reranked_inverted_lines_print_as_rg_prints_them(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A line -v reports holds no match: rg prints it whole after a prelude with no column,
+    under -o and --vimgrep as well (the printer gave it column 1 and, under -o and
+    --vimgrep, printed nothing)."""
+    root = tmp_path / "inverted"
+    root.mkdir()
+    for k in range(6):
+        (root / f"r{k}.txt").write_text(f"a river line {k} that runs on and on\nfoo\n")
+    args = ["-v", *flags, "foo"]
+    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
+    lines = ours.stdout.splitlines()
+    assert len(lines) == 3 and set(lines) <= set(theirs.stdout.splitlines()), ours.stdout
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
