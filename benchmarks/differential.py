@@ -389,6 +389,8 @@ def rerank_faults(
         found.append("rerank: exit 2 without a message")
     if theirs.code != 0 and reranked.code != theirs.code:
         found.append(f"rerank: exit {reranked.code}, rg {theirs.code}")
+    if reranked.code == 0 and theirs.out.strip() and not reranked.out.strip():
+        found.append("rerank: printed nothing where rg printed lines")
     if "--json" not in shape:
         extra = comparable(reranked.out, shape) - comparable(theirs.out, shape)
         if extra and any(f in shape for f in ("--heading", "-p")):
