@@ -291,9 +291,31 @@ def rg_own_split(flags: list[str], pattern: str) -> bool:
     return binary or multiline and pattern == "^$"
 
 
-def draw(rng: random.Random) -> tuple[list[str], str, list[str], str]:
+#: --printer: the flags that shape a printed line, drawn more at a time, so that --rerank's
+#: own printer meets their combinations (three of them together are rare among FLAGS).
+PRINTER_FLAGS: list[list[str]] = [
+    *[[f] for f in ("-o", "--vimgrep", "--column", "-n", "-N", "--trim", "-v", "-U", "--crlf")],
+    *[[f] for f in ("--null", "-0", "--null-data", "--no-filename", "-H", "-i", "-w", "-x")],
+    ["--max-columns=12"],
+    ["--max-columns=12", "--max-columns-preview"],
+    ["--max-columns=1", "--max-columns-preview"],
+    ["--color=always"],
+    ["--color=always", "--colors", "match:bg:green"],
+    ["--color=always", "--hyperlink-format=default"],
+    ["--path-separator=%"],
+    ["--field-match-separator=::"],
+    ["-U", "--multiline-dotall"],
+    ["-P"],
+    ["-a"],
+    ["-E", "latin1"],
+]
+
+
+def draw(
+    rng: random.Random, flags_from: list[list[str]] = FLAGS, most: int = 4
+) -> tuple[list[str], str, list[str], str]:
     flags: list[str] = []
-    for chosen in rng.sample(FLAGS, rng.randint(1, 4)):
+    for chosen in rng.sample(flags_from, rng.randint(1, most)):
         flags += chosen
     return flags, rng.choice(PATTERNS), rng.choice(PATHS), rng.choice(QUERIES)
 
@@ -373,12 +395,13 @@ def rerank_faults(
     env: dict[str, str],
     shape: list[str],
     theirs: Outcome,
+    limit: str = "30",
 ) -> list[str]:
     """The same draw (``searched``: its flags, pattern and PATHs) reranked (``--rerank``,
     lines whole): rrg prints them itself, in its own printer, so each must still be one of
     rg's lines (less ``--json``'s, which carry a score), with rg's exit code where rg found
     nothing or failed."""
-    cmd = [*rrg(), "-q", query, "--rerank", "--excerpt", "0", *searched]
+    cmd = [*rrg(), "-q", query, "--rerank", "--excerpt", "0", "--limit", limit, *searched]
     reranked = run(cmd, tree, env)
     if reranked.code in (OVER_LIMIT, -1) or (reranked.code == 2 and REFUSED in reranked.err):
         return []
@@ -406,6 +429,17 @@ def rerank_faults(
         if unended:
             found.append(f"rerank: records rg does not print: {list(unended)[:2]}")
     return found
+
+
+def printer_faults(
+    tree: Path, searched: list[str], query: str, env: dict[str, str], config: list[str]
+) -> list[str]:
+    """--printer: the draw's lines as --rerank prints them against rg's own."""
+    theirs = run([rg(), *searched], tree, env)
+    if theirs.code in (OVER_LIMIT, -1) or STOPPED_AFTER_MATCH in theirs.out:
+        return []
+    # A limit of 2: the awkward tree's few matches are reranked too, not printed by rg.
+    return rerank_faults(tree, query, searched, env, [*config, *searched], theirs, "2")
 
 
 def records(out: bytes) -> Counter[bytes]:
@@ -500,6 +534,11 @@ def main() -> int:
     parser.add_argument(
         "--own", action="store_true", help="draw rrg's own commands and options instead"
     )
+    parser.add_argument(
+        "--printer",
+        action="store_true",
+        help="draw up to 6 of the flags that shape a line and compare --rerank's lines alone",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as scratch:
@@ -527,14 +566,15 @@ def main() -> int:
                         print(f"    {fault}")
                     sys.stdout.flush()
                 continue
-            flags, pattern, paths, query = draw(rng)
+            pool, most = (PRINTER_FLAGS, 6) if args.printer else (FLAGS, 4)
+            flags, pattern, paths, query = draw(rng, pool, most)
             if tree is not awkward:
                 paths = []
                 # Under a named encoding rg prints a walked binary file's lines up to the
                 # buffer that holds its NUL (docs/differences.md); a real tree's PDFs and
                 # images would fill the report with it. The awkward tree has none such.
                 while "-E" in flags:
-                    flags, pattern, paths, query = draw(rng)
+                    flags, pattern, paths, query = draw(rng, pool, most)
                     paths = []
             # One draw in five puts a flag in rg's config file, which rrg's rg runs read too.
             config = rng.choice(FLAGS) if rng.random() < 0.2 else []
@@ -542,7 +582,12 @@ def main() -> int:
             config_file = Path(scratch) / "ripgreprc"
             config_file.write_text("".join(f"{arg}\n" for arg in config))
             draw_env = dict(env, RIPGREP_CONFIG_PATH=str(config_file)) if config else env
-            found = faults_of(tree, flags, pattern, paths, query, draw_env, config)
+            if args.printer:
+                found = printer_faults(
+                    tree, [*flags, "-e", pattern, *paths], query, draw_env, config
+                )
+            else:
+                found = faults_of(tree, flags, pattern, paths, query, draw_env, config)
             if found:
                 failed += 1
                 where = f"(cd {shlex.quote(str(tree))} && "
