@@ -77,6 +77,19 @@ def _unended(line: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\n") else line
 
 
+def _multi_line_printed(
+    rows: list[tuple[int, bytes]], spans: list[tuple[int, int]], end: int, only: bool
+) -> list[tuple[int, int]]:
+    """The matches rg's multi-line printer (-U) writes of a line's under -o and --vimgrep:
+    no empty match under -o (it prints a line's text up to its terminator), and under
+    --vimgrep none at a line's start or its end (its walk over the lines stops at the first
+    line that starts where the match ends)."""
+    if only:
+        return [(s, e) for s, e in spans if s < e]
+    starts = {at for at, _ in rows}
+    return [(s, e) for s, e in spans if s < e or (s not in starts and s < end)]
+
+
 def _trim_start(line: bytes) -> int:
     """Where --trim makes a line start: after its leading ASCII white space, terminator kept."""
     at = 0
@@ -106,6 +119,7 @@ class Printer:
         self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.records = args.nul_ended  # --null-data: NUL ends each "line"
+        self.multi_line = args.turned_on("--multiline")
         # What rg ends each printed line with: its line terminator, the NUL of --null-data.
         self.end = b"\0" if self.records else b"\n"
         self.max_columns: int | None = None
@@ -147,6 +161,10 @@ class Printer:
         rows = _rows(line) if not self.records else [(0, line)]
         if not spans:
             return self._unmatched(match, rows)
+        if self.multi_line and (self.only or self.vimgrep):
+            spans = _multi_line_printed(rows, spans, len(line), self.only)
+            if not spans:
+                return b""
         if len(rows) > 1:
             return self._rows(match, rows, spans)
         if self.only or self.vimgrep:

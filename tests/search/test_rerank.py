@@ -218,6 +218,32 @@ def test_reranked_inverted_lines_print_as_rg_prints_them(
 
 
 @pytest.mark.parametrize(
+    ("flags", "pattern"),
+    [
+        (["-U", "--vimgrep"], "^$"),
+        (["-U", "-o"], "^$"),
+        (["-U", "-o"], "d*$"),
+        (["-U", "--vimgrep"], "d*$"),
+    ],
+)
+def test_reranked_empty_matches_under_multiline_are_rgs(
+    flags: list[str], pattern: str, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's multi-line printer (-U) writes no empty match under -o, and under --vimgrep
+    none at a line's start; the printer wrote each as rg does without -U."""
+    root = tmp_path / "multiline"
+    root.mkdir()
+    for k in range(6):
+        (root / f"r{k}.txt").write_text(f"river {k}\n\nsea and\n\nend\n")
+    args = [*flags, "-e", pattern]
+    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
+    assert set(ours.stdout.splitlines()) <= set(theirs.stdout.splitlines()), ours.stdout
+    assert bool(ours.stdout) == bool(theirs.stdout), (ours.stdout, theirs.stdout)
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
