@@ -227,15 +227,18 @@ class RgArgs:
     @property
     def nul_ended(self) -> bool:
         """Whether NUL ends each line rg reads and writes (``--null-data``): a count record
-        then ends with one too, a NUL marks no file binary, and a "line" is a record."""
-        return self.has("--null-data")
+        then ends with one too, a NUL marks no file binary, and a "line" is a record. A
+        later ``--crlf`` sets the line terminator again (rg's flags each set it, the last
+        wins; ``--no-crlf`` sets none back)."""
+        return self._switch(False, ("--null-data",), ("--crlf",))
 
     @property
     def crlf_ended(self) -> bool:
         """Whether rg reads CRLF as a line's end (``--crlf``; ``--no-crlf`` turns it off).
         Its coloured output then ends every line with CRLF, a line that ended with LF in
-        its file too, where its plain output keeps each line's own end."""
-        return self.turned_on("--crlf")
+        its file too, where its plain output keeps each line's own end. A later
+        ``--null-data`` turns it off (``nul_ended``)."""
+        return self._switch(False, ("--crlf",), ("--no-crlf", "--null-data"))
 
     @property
     def binary_ok(self) -> bool:

@@ -218,6 +218,32 @@ def test_reranked_inverted_lines_print_as_rg_prints_them(
 
 
 @pytest.mark.parametrize(
+    ("flags", "ended"),
+    [
+        (["--null-data", "--crlf"], b"\n"),
+        (["--crlf", "--null-data"], b"\0"),
+        (["--null-data", "--crlf", "--no-crlf"], b"\n"),
+    ],
+)
+def test_the_last_of_null_data_and_crlf_ends_the_reranked_lines(
+    flags: list[str], ended: bytes, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--null-data and --crlf each set rg's line terminator, the last given wins (and
+    --no-crlf sets none back): the printer read --null-data as on wherever it stood."""
+    root = tmp_path / "terminators"
+    root.mkdir()
+    for k in range(6):  # no NUL: rg reads a file with one as binary where lines end in LF
+        (root / f"r{k}.txt").write_text(f"foo one {k}\nfoo two\nbar {k}\n")
+    args = [*flags, "foo"]
+    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
+    assert ours.stdout.endswith(ended) and theirs.stdout.endswith(ended)
+    records = ours.stdout.split(ended)
+    assert len(records) == 4 and set(records) <= set(theirs.stdout.split(ended)), ours.stdout
+
+
+@pytest.mark.parametrize(
     ("flags", "pattern"),
     [
         (["-U", "--vimgrep"], "^$"),
