@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
 
 from rrg.errors import EXIT_ERROR
@@ -108,14 +109,15 @@ def missing_messages(rg: str, args: RgArgs, missing: list[str]) -> bytes:
     """rg's own messages for PATHs that do not exist, in the wording of this search's mode
     (none under ``--no-messages``); what rg prints on stdout for them is not wanted. rg
     words a missing PATH one way when it is the only PATH and another beside others: the
-    search goes on over other PATHs, so rg is given one more (the empty file)."""
-    other = [] if args.turned_on("--pre") else [os.devnull]
-    done = subprocess.run(
-        rg_over(rg, args, [*missing, *other]),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    search goes on over other PATHs, so rg is given one more, an empty folder (it holds
+    no file for a ``--pre`` command to read: the empty file was given to it)."""
+    with tempfile.TemporaryDirectory(prefix="rrg-") as empty:
+        done = subprocess.run(
+            rg_over(rg, args, [*missing, empty]),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
     return done.stderr
 
 

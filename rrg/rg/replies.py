@@ -51,13 +51,16 @@ class StderrFilter:
 
     def _standing(self) -> list[bytes]:
         self.reader.join()
+        # Each listed path as rg names it in a message, to the path itself.
+        named = {as_rg_names(path): path for path in self.listed}
         kept = []
         for message in self._messages():
             gone = self._GONE.match(message)
-            if gone and gone.group(1) in self.listed and not os.path.lexists(gone.group(1)):
+            path = named.get(gone.group(1)) if gone else None
+            if path is not None and not os.path.lexists(path):
                 continue
             about = self._ABOUT.match(message)
-            if self.only_listed and not (about and about.group(1) in self.listed):
+            if self.only_listed and not (about and about.group(1) in named):
                 continue
             kept.append(message)
         return kept
@@ -73,6 +76,13 @@ class StderrFilter:
             message += line
         if message:
             yield message
+
+
+def as_rg_names(path: bytes) -> bytes:
+    """A path as rg writes it in a message: bytes that are not UTF-8 become U+FFFD (Rust's
+    lossy conversion, which Python's "replace" follows), so that a message about
+    ``name-\xff.txt`` names ``name-\xef\xbf\xbd.txt``."""
+    return path.decode("utf-8", "replace").encode()
 
 
 def reaped(proc: subprocess.Popen[bytes]) -> int:

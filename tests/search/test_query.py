@@ -1039,6 +1039,29 @@ def test_a_preprocessor_fails_in_rgs_own_words(
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+def test_rgs_messages_under_a_preprocessor_name_every_file_as_rg_does(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A failed --pre command's message about a file whose name is not UTF-8 (rg writes
+    U+FFFD in its name) was dropped: rrg kept the messages about the files it searched by
+    their bytes. A missing PATH beside others is worded as rg words it under --pre too
+    (rrg asked rg about it alone, which rg words otherwise)."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "plain.txt").write_text("river\n")
+    (root / os.fsdecode(b"name-\xff.txt")).write_text("river\n")
+    hook = tmp_path / "pre.sh"
+    hook.write_text('#!/bin/sh\necho "cannot read" >&2\nexit 3\n')
+    hook.chmod(0o755)
+    args = ["--pre", str(hook), "river", ".", "missing"]
+    ours = run(q("where the river runs", "--limit", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert b"missing: No such file or directory" in theirs.stderr
+    assert b"name-\xef\xbf\xbd.txt" in theirs.stderr
+    assert ours.returncode == theirs.returncode == 2
+    assert sorted(ours.stderr.splitlines()) == sorted(theirs.stderr.splitlines())
+
+
 def _stats(out: bytes) -> tuple[bytes, list[bytes]]:
     """Output split into what comes before its --stats block and the block's counts
     (timings, which differ run to run, left out)."""
