@@ -24,16 +24,59 @@ _ASCII_SPACE = b" \t\n\x0b\x0c\r"
 
 
 def _graphemes_end(data: bytes, limit: int) -> int:
-    """Byte offset after the first ``limit`` characters, combining marks joined to their
-    base (rg counts grapheme clusters; this covers accents, not every emoji sequence)."""
+    """Byte offset after the first ``limit`` grapheme clusters, as rg counts them for
+    --max-columns-preview (``_joins``; not every emoji sequence). Bytes that are not UTF-8
+    count as rg's bstr counts them: each longest run that begins a character and cannot
+    end it (``\xf1\x8c\xbd`` before an ASCII byte) as one U+FFFD, a cluster alone."""
     count = 0
-    text = data.decode("utf-8", "surrogateescape")
-    for pos, char in enumerate(text):
-        if count == limit and not unicodedata.combining(char) and char != "\u200d":
-            return len(text[:pos].encode("utf-8", "surrogateescape"))
-        if not unicodedata.combining(char) and char != "\u200d":
-            count += 1
+    at = 0
+    prev: str | None = None  # the character before, None at the start and after bad bytes
+    flags = 0  # regional indicators just before: two make one flag
+    while at < len(data):
+        try:
+            text, bad = data[at:].decode("utf-8"), None
+        except UnicodeDecodeError as err:  # its start and end: Unicode's maximal subpart
+            text, bad = data[at : at + err.start].decode("utf-8"), (at + err.start, at + err.end)
+        for char in text:
+            indicator = "\U0001f1e6" <= char <= "\U0001f1ff"
+            joins = _joins(prev, char) or (indicator and flags % 2 == 1)
+            if count == limit and not joins:
+                return at
+            count += not joins
+            flags = flags + 1 if indicator else 0
+            prev = char
+            at += len(char.encode("utf-8"))
+        if bad is None:
+            break
+        if count == limit:
+            return bad[0]
+        count += 1
+        prev, flags = None, 0
+        at = bad[1]
     return len(data)
+
+
+def _joins(prev: str | None, char: str) -> bool:
+    """Whether ``char`` goes on the grapheme cluster that ``prev`` ends (Unicode's rules
+    GB3 to GB11, a pictograph told by its category): a newline after a carriage return; a
+    mark, a joiner or a skin tone after anything but a control character; a pictograph
+    after a joiner (an emoji sequence)."""
+    if prev is None:
+        return False
+    if prev == "\r":
+        return char == "\n"
+    kind = unicodedata.category(prev)
+    if kind in ("Cc", "Zl", "Zp") or (kind == "Cf" and prev not in "\u200c\u200d"):
+        return False
+    if prev == "\u200d" and (
+        unicodedata.category(char) == "So" or "\U0001f000" <= char <= "\U0001faff"
+    ):
+        return True
+    return (
+        unicodedata.category(char) in ("Mn", "Me", "Mc")
+        or char in "\u200c\u200d"
+        or "\U0001f3fb" <= char <= "\U0001f3ff"
+    )
 
 
 def _rows(text: bytes) -> list[tuple[int, bytes]]:

@@ -217,6 +217,38 @@ def test_reranked_inverted_lines_print_as_rg_prints_them(
     assert len(lines) == 3 and set(lines) <= set(theirs.stdout.splitlines()), ours.stdout
 
 
+@pytest.mark.parametrize("width", ["2", "4", "6", "9", "12"])
+@pytest.mark.parametrize("records", [False, True])
+def test_a_reranked_preview_counts_characters_as_rg_does(
+    width: str, records: bool, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--max-columns-preview keeps a line's first N grapheme clusters, as rg counts them:
+    bytes that are not UTF-8 one cluster a longest bad run (rg's bstr), a mark after a
+    control character or bad bytes a cluster of its own, CR LF one, an emoji sequence
+    joined by ZWJ one, two regional indicators one. The printer counted each bad byte,
+    joined a mark to whatever stood before it and split the others."""
+    root = tmp_path / "clusters"
+    root.mkdir()
+    lines = [
+        b"\x08\xdc\xb6\xf1\x8c\xbd\xcf\x1eriver\xd6\xad end",
+        b"a\xf2\xd6\xadriver z\xd2\x88 end of it",
+        "river \U0001f469\u200d\u2764\ufe0f\u200d\U0001f468".encode(),
+        "river \U0001f1eb\U0001f1f7\U0001f1e9 flags".encode(),
+        b"river\r\nrun\r\n on and on",
+    ]
+    for k, line in enumerate(lines):
+        (root / f"r{k}.txt").write_bytes(line + (b"\0" if records else b"\n"))
+        (root / f"s{k}.txt").write_bytes(line + (b"\0" if records else b"\n"))
+    args = [f"--max-columns={width}", "--max-columns-preview", "river"]
+    args += ["--null-data"] if records else []
+    ours = run(rerank("--limit", "8", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 8" in ours.stderr, ours.stderr
+    end = b"\0" if records else b"\n"
+    printed = ours.stdout.split(end)[:-1]
+    assert len(printed) == 8 and set(printed) <= set(theirs.stdout.split(end)), ours.stdout
+
+
 @pytest.mark.parametrize(
     ("flags", "ended"),
     [
