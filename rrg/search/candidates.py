@@ -111,13 +111,34 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:
     reads a file it is given by name even where it holds NULs ("binary file matches"), so
     rrg names only these. Where rg decompresses or preprocesses files (-z, --pre), their
     bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked."""
-    if args.binary_ok or not ranking.binary:
+    if args.binary_ok:
+        return ranking.ordered
+    binary = ranking.binary
+    if args.prints_every_file and ranking.ranked < len(ranking.ordered):
+        # The files the index has not read yet (a first search that stopped indexing at
+        # RRG_INDEX_WAIT_S) say nothing of their NULs, and these modes have no count pass
+        # to leave them out: rg's walk prints nothing of a binary file, rrg named them.
+        tail = ranking.ordered[ranking.ranked :]
+        binary = binary | {p for p in tail if p not in binary and _holds_nul(p)}
+    if not binary:
         return ranking.ordered
     # A file named as a PATH rg searches whatever it holds, as rrg must.
-    binary = ranking.binary - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+    binary = binary - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
     if args.decodes_files:
         binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
     return [p for p in ranking.ordered if p not in binary]
+
+
+def _holds_nul(path: bytes) -> bool:
+    """Whether a file holds a NUL byte anywhere (where rg's walk takes it for binary)."""
+    try:
+        with open(path, "rb") as file:
+            while chunk := file.read(1 << 16):
+                if b"\0" in chunk:
+                    return True
+    except OSError:
+        return False  # rg says what it cannot read, in its own words
+    return False
 
 
 def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], LineSpans]:

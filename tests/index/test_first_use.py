@@ -341,6 +341,30 @@ def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
     assert sorted(full.stdout.splitlines()) == want
 
 
+@pytest.mark.parametrize(
+    "mode", [["--files-without-match"], ["-c", "--include-zero"], ["--files-without-match", "-z"]]
+)
+def test_a_first_search_prints_no_binary_file_rgs_walk_would_skip(
+    mode: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A first search that stops indexing at RRG_INDEX_WAIT_S knows nothing of the other
+    files' NULs, and --files-without-match and --include-zero have no count pass to leave
+    binary files out: rrg named them to rg, which then printed them (rg's walk prints
+    nothing of a binary file in these modes: exposed's gradle-wrapper.jar files)."""
+    tree = _wordy_tree(tmp_path / "tree", 400)
+    for k in range(8):
+        (tree / f"z{k}.bin").write_bytes(b"water\0quality\n" * 50)
+    (tree / "f00001.txt").write_text("no match here\n")
+    bounded = {**env, "RRG_INDEX_WAIT_S": "0.01", "RRG_INDEX_BACKGROUND": "0"}
+    args = [*mode, "needle"]
+    ours = run(q("water quality", "--limit", "0", *args), tree, bounded)
+    theirs = run([rg, *args], tree, env)
+    assert b"indexed" in ours.stderr, ours.stderr  # the index was not whole
+    assert ours.returncode == theirs.returncode == 0
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    assert b".bin" not in ours.stdout
+
+
 def test_a_background_build_finishes_the_paths_searched_not_their_common_folder(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
