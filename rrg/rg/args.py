@@ -225,14 +225,6 @@ class RgArgs:
         return limit
 
     @property
-    def prints_every_file(self) -> bool:
-        """Whether rg prints a record for each file it searches, matching or not
-        (``--files-without-match``, or a count under ``--include-zero``): no count pass can
-        tell rrg which files to name."""
-        counts = self.output_mode in ("--count", "--count-matches")
-        return self.lists_files_without_match or (counts and self.turned_on("--include-zero"))
-
-    @property
     def nul_ended(self) -> bool:
         """Whether NUL ends each line rg reads and writes (``--null-data``): a count record
         then ends with one too, a NUL marks no file binary, and a "line" is a record. A

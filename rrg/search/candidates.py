@@ -106,18 +106,20 @@ def list_and_stat(
     return candidates, served, listing
 
 
-def searched_files(rg: str, args: RgArgs, ranking: Ranking) -> list[bytes]:
+def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False) -> list[bytes]:
     """The ranked files rg would search while walking: not those it skips as binary. rg
     reads a file it is given by name even where it holds NULs ("binary file matches"), so
     rrg names only these. Where rg decompresses or preprocesses files (-z, --pre), their
-    bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked."""
+    bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked.
+    ``walked``: rg's own walk counts the matches (``rrg.rg.walk``), and leaves binary files
+    out itself."""
     if args.binary_ok:
         return ranking.ordered
     binary = ranking.binary
-    if args.prints_every_file and ranking.ranked < len(ranking.ordered):
+    if not walked and ranking.ranked < len(ranking.ordered):
         # The files the index has not read yet (a first search that stopped indexing at
-        # RRG_INDEX_WAIT_S) say nothing of their NULs, and these modes have no count pass
-        # to leave them out: rg's walk prints nothing of a binary file, rrg named them.
+        # RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out: rg's
+        # walk prints nothing of a binary file, where one named is searched whole.
         tail = ranking.ordered[ranking.ranked :]
         binary = binary | {p for p in tail if p not in binary and _holds_nul(p)}
     if not binary:

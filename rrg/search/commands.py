@@ -213,7 +213,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         # As --files and the searches: rg's listing met an error (a bad glob, a missing
         # PATH beside others), so the exit code says so whatever was printed.
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if found else EXIT_NO_MATCH)
-    files = searched_files(plan.rg, args, ranking)
+    files = searched_files(plan.rg, args, ranking, walked=walk is not None)
     # The files are all that rg lists (binary ones aside): one walk may count them.
     run = OrderedRun(
         plan,

@@ -342,27 +342,55 @@ def test_a_first_search_waits_a_bounded_time_then_the_index_fills(
 
 
 @pytest.mark.parametrize(
-    "mode", [["--files-without-match"], ["-c", "--include-zero"], ["--files-without-match", "-z"]]
+    "mode",
+    [
+        ["--files-without-match"],
+        ["-c", "--include-zero"],
+        ["--files-without-match", "-z"],
+        ["--rerank", "--limit", "450"],
+    ],
 )
 def test_a_first_search_prints_no_binary_file_rgs_walk_would_skip(
     mode: list[str], tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
     """A first search that stops indexing at RRG_INDEX_WAIT_S knows nothing of the other
-    files' NULs, and --files-without-match and --include-zero have no count pass to leave
-    binary files out: rrg named them to rg, which then printed them (rg's walk prints
-    nothing of a binary file in these modes: exposed's gradle-wrapper.jar files)."""
+    files' NULs, and where no walk of rg's counts the matches (--files-without-match,
+    --include-zero, --rerank, the library) nothing left binary files out: rrg named them
+    to rg, which searched them whole (exposed's gradle-wrapper.jar files). rg's walk
+    prints nothing of them."""
     tree = _wordy_tree(tmp_path / "tree", 400)
-    for k in range(8):
-        (tree / f"z{k}.bin").write_bytes(b"water\0quality\n" * 50)
+    for k in range(8):  # half of them hold the pattern, after their NUL
+        (tree / f"z{k}.bin").write_bytes(b"water\0quality" + b" needle" * (k % 2) + b"\n")
     (tree / "f00001.txt").write_text("no match here\n")
     bounded = {**env, "RRG_INDEX_WAIT_S": "0.01", "RRG_INDEX_BACKGROUND": "0"}
     args = [*mode, "needle"]
     ours = run(q("water quality", "--limit", "0", *args), tree, bounded)
-    theirs = run([rg, *args], tree, env)
+    theirs = run([rg, *(["needle"] if "--rerank" in mode else args)], tree, env)
     assert b"indexed" in ours.stderr, ours.stderr  # the index was not whole
     assert ours.returncode == theirs.returncode == 0
-    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
     assert b".bin" not in ours.stdout
+    if "--rerank" in mode:
+        lines = ours.stdout.splitlines()
+        assert len(lines) == 399 and set(lines) <= set(theirs.stdout.splitlines())
+    else:
+        assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+def test_a_first_library_search_holds_no_binary_file_rgs_walk_would_skip(
+    tmp_path: Path, rg: str, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library's search counts no walk of rg's either: on a first search its lines
+    held each binary file rrg had not indexed yet, searched whole."""
+    import rrg.api
+
+    tree = _wordy_tree(tmp_path / "tree", 400)
+    for k in range(4):
+        (tree / f"z{k}.bin").write_bytes(b"water\0quality needle\n")
+    for name, value in {**env, "RRG_INDEX_WAIT_S": "0.01", "RRG_INDEX_BACKGROUND": "0"}.items():
+        monkeypatch.setenv(name, value)
+    found = rrg.api.open_project(tree).search("water quality", "needle", limit=0)
+    assert any("indexed" in notice for notice in found.notices), found.notices
+    assert {m.path for m in found.matches} == {f"f{k:05d}.txt" for k in range(400)}
 
 
 def test_a_background_build_finishes_the_paths_searched_not_their_common_folder(
