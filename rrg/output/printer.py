@@ -365,7 +365,9 @@ class Printer:
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:
                 return out + b" [... omitted end of long line]" + self.end
-            more = sum(1 for s, _ in spans if cut <= s < len(line))
+            # In colour rg counts the matches it paints here (--vimgrep's own), else all.
+            counted = painted if self.colour else spans
+            more = sum(1 for s, _ in counted if cut <= s < len(line))
             tense = b"match" if more == 1 else b"matches"
             return out + b" [... %d more %s]" % (more, tense) + self.end
         if not detail:

@@ -217,6 +217,25 @@ def test_reranked_inverted_lines_print_as_rg_prints_them(
     assert len(lines) == 3 and set(lines) <= set(theirs.stdout.splitlines()), ours.stdout
 
 
+@pytest.mark.parametrize("colour", [[], ["--color=always"]])
+def test_a_reranked_vimgrep_preview_counts_the_matches_rg_counts(
+    colour: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under --vimgrep a line too long prints once a match, its preview ending with the
+    matches past the cut: in colour rg counts the one match that line paints, without
+    colour every match of the line. The printer counted every match in colour too."""
+    root = tmp_path / "vimgrep"
+    root.mkdir()
+    for k in range(6):
+        (root / f"r{k}.txt").write_text(f"banana bandana cabana {k}\nplain\n")
+    args = [*colour, "--vimgrep", "--max-columns=5", "--max-columns-preview", "an"]
+    ours = run(rerank("--limit", "4", "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top 4" in ours.stderr, ours.stderr
+    lines = ours.stdout.splitlines()  # each line once a match: 5 a line
+    assert len(lines) == 20 and set(lines) <= set(theirs.stdout.splitlines()), ours.stdout
+
+
 @pytest.mark.parametrize("width", ["2", "4", "6", "9", "12"])
 @pytest.mark.parametrize("records", [False, True])
 def test_a_reranked_preview_counts_characters_as_rg_does(
