@@ -6,6 +6,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -126,6 +127,14 @@ def outcome(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes
     """What a run gave: its exit code, standard output and standard error, the three a
     differential test holds rrg's run to (rg's, or another of rrg's)."""
     return done.returncode, done.stdout, done.stderr
+
+
+def as_at_a_terminal() -> None:
+    """A child's Ctrl-C and Ctrl-\\ as at a terminal (``preexec_fn``): a shell's background
+    job (a suite started with ``&``) passes SIGINT and SIGQUIT on ignored, and rrg rightly
+    keeps a signal its caller ignores ignored, so a test that sends one would wait."""
+    for signum in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def rrg_cmd() -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import on_a_terminal, outcome, rrg_cmd, run, without_timings
+from conftest import as_at_a_terminal, on_a_terminal, outcome, rrg_cmd, run, without_timings
 
 
 @pytest.fixture
@@ -347,7 +347,9 @@ def _first_searcher(started: Path, seconds: float = 10) -> int:
 def _slow_search(
     cmd: list[str], corpus: Path, resident: dict[str, str], slow: Path, **popen: Any
 ) -> subprocess.Popen[bytes]:
-    """``cmd`` started with the slow rg, its stderr piped (``popen``: the rest)."""
+    """``cmd`` started with the slow rg, its stderr piped, its signals as at a terminal
+    (``popen``: the rest)."""
+    popen.setdefault("preexec_fn", as_at_a_terminal)
     return subprocess.Popen(
         cmd, cwd=corpus, env={**resident, "RRG_RG": str(slow)}, stderr=subprocess.PIPE, **popen
     )
@@ -434,6 +436,7 @@ def test_ctrl_c_while_rrg_loads_exits_130_without_a_traceback(
         env={**resident, "RRG_RESIDENT": handed, "RRG_RG": str(slow)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=as_at_a_terminal,
     )
     _first_searcher(started, 30)
     proc.send_signal(signal.SIGINT)

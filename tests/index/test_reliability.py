@@ -17,6 +17,7 @@ import pytest
 
 from conftest import (
     ROOT,
+    as_at_a_terminal,
     make_tree,
     model_that_fails_on_long_inputs,
     outcome,
@@ -45,10 +46,6 @@ def _indexed_rows(index_dir: Path, name: str) -> int:
     return 0
 
 
-def _sigint_as_at_a_terminal() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _start_build_and_wait(tree: Path, env: dict[str, str], rows: int) -> subprocess.Popen[bytes]:
     """A cold ``rrg --index`` that has committed at least ``rows`` files and is still going
     (the tree holds many more): a signal sent now lands mid-build, whatever the machine."""
@@ -58,9 +55,7 @@ def _start_build_and_wait(tree: Path, env: dict[str, str], rows: int) -> subproc
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        # As at a terminal: a shell's background job (a CI started with `&`) passes SIGINT
-        # on ignored, and Python then rightly keeps ignoring it.
-        preexec_fn=_sigint_as_at_a_terminal,
+        preexec_fn=as_at_a_terminal,
     )
     index_dir = Path(env["RRG_CACHE_DIR"]) / "index"
     deadline = time.monotonic() + 120
