@@ -159,6 +159,20 @@ def test_reranked_records_and_empty_matches_are_rgs(
         assert ours.stdout.count(b"\0") == 3 and ours.stdout.endswith(b"\n\0")
 
 
+def _beside_rg(
+    root: Path, files: dict[str, bytes], args: list[str], limit: int, rg: str, env: dict[str, str]
+) -> tuple[bytes, bytes]:
+    """``--rerank --limit LIMIT ARGS`` over ``files`` (written in ``root``), and rg's own
+    output for ``ARGS``; the rerank must have run (the printer is what these tests test)."""
+    root.mkdir()
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    ours = run(rerank("--limit", str(limit), "--excerpt", "0", *args), root, env)
+    theirs = run([rg, *args], root, env)
+    assert ours.returncode == 0 and b"reranked top %d" % limit in ours.stderr, ours.stderr
+    return ours.stdout, theirs.stdout
+
+
 @pytest.mark.parametrize(
     "flags",
     [
@@ -175,17 +189,13 @@ def test_reranked_records_end_with_a_nul_however_cut(
     """Under --null-data rg ends every record it prints with a NUL: a match of -o, a long
     record's notice and its preview (whose newlines are the record's own text) as well as
     a whole record. The printer ended those three with a newline."""
-    root = tmp_path / "records"
-    root.mkdir()
-    for k in range(6):
-        (root / f"r{k}.txt").write_text(f"foo one {k}\nfoo two\n\0bar {k}\0")
-    args = ["--null-data", *flags, "foo"]
-    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
-    theirs = run([rg, *args], root, env)
-    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
-    records = ours.stdout.split(b"\0")
-    assert records[-1] == b"" and len(records) >= 4, ours.stdout
-    assert set(records) <= set(theirs.stdout.split(b"\0")), (ours.stdout, theirs.stdout)
+    files = {f"r{k}.txt": f"foo one {k}\nfoo two\n\0bar {k}\0".encode() for k in range(6)}
+    ours, theirs = _beside_rg(
+        tmp_path / "records", files, ["--null-data", *flags, "foo"], 3, rg, env
+    )
+    records = ours.split(b"\0")
+    assert records[-1] == b"" and len(records) >= 4, ours
+    assert set(records) <= set(theirs.split(b"\0")), (ours, theirs)
 
 
 @pytest.mark.parametrize(
@@ -205,16 +215,10 @@ def test_reranked_inverted_lines_print_as_rg_prints_them(
     """A line -v reports holds no match: rg prints it whole after a prelude with no column,
     under -o and --vimgrep as well (the printer gave it column 1 and, under -o and
     --vimgrep, printed nothing)."""
-    root = tmp_path / "inverted"
-    root.mkdir()
-    for k in range(6):
-        (root / f"r{k}.txt").write_text(f"a river line {k} that runs on and on\nfoo\n")
-    args = ["-v", *flags, "foo"]
-    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
-    theirs = run([rg, *args], root, env)
-    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
-    lines = ours.stdout.splitlines()
-    assert len(lines) == 3 and set(lines) <= set(theirs.stdout.splitlines()), ours.stdout
+    files = {f"r{k}.txt": f"a river line {k} that runs on and on\nfoo\n".encode() for k in range(6)}
+    ours, theirs = _beside_rg(tmp_path / "inverted", files, ["-v", *flags, "foo"], 3, rg, env)
+    lines = ours.splitlines()
+    assert len(lines) == 3 and set(lines) <= set(theirs.splitlines()), ours
 
 
 @pytest.mark.parametrize("colour", [[], ["--color=always"]])
@@ -224,16 +228,11 @@ def test_a_reranked_vimgrep_preview_counts_the_matches_rg_counts(
     """Under --vimgrep a line too long prints once a match, its preview ending with the
     matches past the cut: in colour rg counts the one match that line paints, without
     colour every match of the line. The printer counted every match in colour too."""
-    root = tmp_path / "vimgrep"
-    root.mkdir()
-    for k in range(6):
-        (root / f"r{k}.txt").write_text(f"banana bandana cabana {k}\nplain\n")
+    files = {f"r{k}.txt": f"banana bandana cabana {k}\nplain\n".encode() for k in range(6)}
     args = [*colour, "--vimgrep", "--max-columns=5", "--max-columns-preview", "an"]
-    ours = run(rerank("--limit", "4", "--excerpt", "0", *args), root, env)
-    theirs = run([rg, *args], root, env)
-    assert ours.returncode == 0 and b"reranked top 4" in ours.stderr, ours.stderr
-    lines = ours.stdout.splitlines()  # each line once a match: 5 a line
-    assert len(lines) == 20 and set(lines) <= set(theirs.stdout.splitlines()), ours.stdout
+    ours, theirs = _beside_rg(tmp_path / "vimgrep", files, args, 4, rg, env)
+    lines = ours.splitlines()  # each line once a match: 5 a line
+    assert len(lines) == 20 and set(lines) <= set(theirs.splitlines()), ours
 
 
 @pytest.mark.parametrize("width", ["2", "4", "6", "9", "12"])
@@ -246,8 +245,6 @@ def test_a_reranked_preview_counts_characters_as_rg_does(
     control character or bad bytes a cluster of its own, CR LF one, an emoji sequence
     joined by ZWJ one, two regional indicators one. The printer counted each bad byte,
     joined a mark to whatever stood before it and split the others."""
-    root = tmp_path / "clusters"
-    root.mkdir()
     lines = [
         b"\x08\xdc\xb6\xf1\x8c\xbd\xcf\x1eriver\xd6\xad end",
         b"a\xf2\xd6\xadriver z\xd2\x88 end of it",
@@ -255,17 +252,13 @@ def test_a_reranked_preview_counts_characters_as_rg_does(
         "river \U0001f1eb\U0001f1f7\U0001f1e9 flags".encode(),
         b"river\r\nrun\r\n on and on",
     ]
-    for k, line in enumerate(lines):
-        (root / f"r{k}.txt").write_bytes(line + (b"\0" if records else b"\n"))
-        (root / f"s{k}.txt").write_bytes(line + (b"\0" if records else b"\n"))
+    end = b"\0" if records else b"\n"
+    files = {f"{copy}{k}.txt": line + end for k, line in enumerate(lines) for copy in "rs"}
     args = [f"--max-columns={width}", "--max-columns-preview", "river"]
     args += ["--null-data"] if records else []
-    ours = run(rerank("--limit", "8", "--excerpt", "0", *args), root, env)
-    theirs = run([rg, *args], root, env)
-    assert ours.returncode == 0 and b"reranked top 8" in ours.stderr, ours.stderr
-    end = b"\0" if records else b"\n"
-    printed = ours.stdout.split(end)[:-1]
-    assert len(printed) == 8 and set(printed) <= set(theirs.stdout.split(end)), ours.stdout
+    ours, theirs = _beside_rg(tmp_path / "clusters", files, args, 8, rg, env)
+    printed = ours.split(end)[:-1]
+    assert len(printed) == 8 and set(printed) <= set(theirs.split(end)), ours
 
 
 @pytest.mark.parametrize(
@@ -281,17 +274,12 @@ def test_the_last_of_null_data_and_crlf_ends_the_reranked_lines(
 ) -> None:
     """--null-data and --crlf each set rg's line terminator, the last given wins (and
     --no-crlf sets none back): the printer read --null-data as on wherever it stood."""
-    root = tmp_path / "terminators"
-    root.mkdir()
-    for k in range(6):  # no NUL: rg reads a file with one as binary where lines end in LF
-        (root / f"r{k}.txt").write_text(f"foo one {k}\nfoo two\nbar {k}\n")
-    args = [*flags, "foo"]
-    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
-    theirs = run([rg, *args], root, env)
-    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
-    assert ours.stdout.endswith(ended) and theirs.stdout.endswith(ended)
-    records = ours.stdout.split(ended)
-    assert len(records) == 4 and set(records) <= set(theirs.stdout.split(ended)), ours.stdout
+    # No NUL: rg reads a file with one as binary where lines end in LF.
+    files = {f"r{k}.txt": f"foo one {k}\nfoo two\nbar {k}\n".encode() for k in range(6)}
+    ours, theirs = _beside_rg(tmp_path / "terminators", files, [*flags, "foo"], 3, rg, env)
+    assert ours.endswith(ended) and theirs.endswith(ended)
+    records = ours.split(ended)
+    assert len(records) == 4 and set(records) <= set(theirs.split(ended)), ours
 
 
 @pytest.mark.parametrize(
@@ -308,16 +296,11 @@ def test_reranked_empty_matches_under_multiline_are_rgs(
 ) -> None:
     """rg's multi-line printer (-U) writes no empty match under -o, and under --vimgrep
     none at a line's start; the printer wrote each as rg does without -U."""
-    root = tmp_path / "multiline"
-    root.mkdir()
-    for k in range(6):
-        (root / f"r{k}.txt").write_text(f"river {k}\n\nsea and\n\nend\n")
+    files = {f"r{k}.txt": f"river {k}\n\nsea and\n\nend\n".encode() for k in range(6)}
     args = [*flags, "-e", pattern]
-    ours = run(rerank("--limit", "3", "--excerpt", "0", *args), root, env)
-    theirs = run([rg, *args], root, env)
-    assert ours.returncode == 0 and b"reranked top 3" in ours.stderr, ours.stderr
-    assert set(ours.stdout.splitlines()) <= set(theirs.stdout.splitlines()), ours.stdout
-    assert bool(ours.stdout) == bool(theirs.stdout), (ours.stdout, theirs.stdout)
+    ours, theirs = _beside_rg(tmp_path / "multiline", files, args, 3, rg, env)
+    assert set(ours.splitlines()) <= set(theirs.splitlines()), ours
+    assert bool(ours) == bool(theirs), (ours, theirs)
 
 
 @pytest.mark.parametrize(
