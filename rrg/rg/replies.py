@@ -51,6 +51,8 @@ class StderrFilter:
 
     def _standing(self) -> list[bytes]:
         self.reader.join()
+        if not self.lines:
+            return []  # the usual case: nothing to match against the listed paths
         # Each listed path as rg names it in a message, to the path itself.
         named = {as_rg_names(path): path for path in self.listed}
         kept = []
