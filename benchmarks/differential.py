@@ -412,7 +412,7 @@ def rerank_faults(
         found.append("rerank: exit 2 without a message")
     if theirs.code != 0 and reranked.code != theirs.code:
         found.append(f"rerank: exit {reranked.code}, rg {theirs.code}")
-    if reranked.code == 0 and theirs.out.strip() and not reranked.out.strip():
+    if reranked.code == 0 and theirs.out and not reranked.out:
         found.append("rerank: printed nothing where rg printed lines")
     if "--json" not in shape:
         extra = comparable(reranked.out, shape) - comparable(theirs.out, shape)
@@ -422,7 +422,7 @@ def rerank_faults(
             extra -= comparable(flat.out, shape)
         if extra:
             found.append(f"rerank: printed lines rg does not print: {list(extra)[:2]}")
-    if "--null-data" in shape and not any(f in shape for f in (*SEPARATED, "--json", "--stats")):
+    if nul_ended(shape) and not any(f in shape for f in (*SEPARATED, "--json", "--stats")):
         # A record holds its own newlines, so comparable's lines cannot tell where one
         # ends: each record must end where rg ends it, with its NUL.
         unended = records(reranked.out) - records(theirs.out)
@@ -440,6 +440,12 @@ def printer_faults(
         return []
     # A limit of 2: the awkward tree's few matches are reranked too, not printed by rg.
     return rerank_faults(tree, query, searched, env, [*config, *searched], theirs, "2")
+
+
+def nul_ended(shape: list[str]) -> bool:
+    """Whether rg's lines are --null-data's records: a later --crlf sets LF again."""
+    ends = [f for f in shape if f in ("--null-data", "--crlf")]
+    return bool(ends) and ends[-1] == "--null-data"
 
 
 def records(out: bytes) -> Counter[bytes]:

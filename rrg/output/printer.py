@@ -133,10 +133,11 @@ def _multi_line_printed(
     return [(s, e) for s, e in spans if s < e or (s not in starts and s < end)]
 
 
-def _trim_start(line: bytes) -> int:
-    """Where --trim makes a line start: after its leading ASCII white space, terminator kept."""
+def _trim_start(line: bytes, terminator: bytes = b"\n") -> int:
+    """Where --trim makes a line start: after its leading ASCII white space, up to a byte
+    of its terminator (a record's newlines are white space to trim, as rg trims them)."""
     at = 0
-    while at < len(line) and line[at] in _ASCII_SPACE and line[at : at + 1] != b"\n":
+    while at < len(line) and line[at] in _ASCII_SPACE and line[at] not in terminator:
         at += 1
     return at
 
@@ -163,8 +164,10 @@ class Printer:
         self.trim = self.preview = False
         self.records = args.nul_ended  # --null-data: NUL ends each "line"
         self.multi_line = args.turned_on("--multiline")
-        # What rg ends each printed line with: its line terminator, the NUL of --null-data.
-        self.end = b"\0" if self.records else b"\n"
+        # rg's line terminator: what it ends a line with where it writes the end itself (a
+        # match of -o, a line cut or left out for --max-columns), the NUL of --null-data or
+        # the CRLF of --crlf; elsewhere a line keeps its own end.
+        self.end = b"\0" if self.records else b"\r\n" if args.crlf_ended else b"\n"
         self.max_columns: int | None = None
         self.field = args.field_separators[0]  # between path, line number, column and line
         self.path_separator = args.path_separator
@@ -268,13 +271,13 @@ class Printer:
         first = match.line_number
         out = b""
         for k, (_, row) in enumerate(rows):
-            lo = _trim_start(row) if self.trim else 0
+            lo = _trim_start(row, self.end) if self.trim else 0
             if self._exceeds(row[lo:]):
                 body = self._exceeded(row, lo, [], [], detail=False)
-            elif self.records:
-                body = row[lo:].removesuffix(self.end) + self.end
+            elif row.endswith(self.end[-1:]):
+                body = row[lo:]  # rg writes the line as it is, its own end with it
             else:
-                body = _unended(row[lo:]) + self.end
+                body = row[lo:] + self.end
             out += self._prelude(match, None, None if first is None else first + k) + body
         return out
 
@@ -309,7 +312,7 @@ class Printer:
     def _only(self, line: bytes, spans: list[tuple[int, int]], start: int, end: int) -> bytes:
         text = line[start:end]
         if self.trim:
-            text = text[_trim_start(text) :]
+            text = text[_trim_start(text, self.end) :]
         if self._exceeds(line[start:end] if self.colour else text):
             if not self.preview:
                 return b"[Omitted long matching line]" + self.end
@@ -335,7 +338,7 @@ class Printer:
         """The line as rg prints it after its prelude: its ``spans`` counted where it is too
         long, ``painted`` (all of them unless given: --vimgrep's own match) coloured."""
         painted = spans if painted is None else painted
-        lo = _trim_start(line) if self.trim else 0
+        lo = _trim_start(line, self.end) if self.trim else 0
         checked = line if self.colour else line[lo:]
         if self._exceeds(checked):
             return self._exceeded(line, lo, spans, painted, self.per_match_detail)
@@ -343,8 +346,11 @@ class Printer:
         if self.records:  # its newlines are its own; a NUL ends it, as rg ends it
             text = line[lo:-1] if line.endswith(b"\0") else line[lo:]
             return self._cut(text, shifted) + b"\0"
-        text = _unended(line[lo:])
-        return self._cut(text, shifted) + b"\n"
+        if self.colour:  # rg writes the line less its end, then its terminator (CRLF)
+            return self._cut(self._unterminated(line[lo:]), shifted) + self.end
+        # Plain, rg writes the line as it is, and its terminator only where it has no end.
+        ended = b"\n" if line.endswith(b"\n") else self.end
+        return self._cut(_unended(line[lo:]), shifted) + ended
 
     def _exceeded(
         self,
@@ -358,9 +364,7 @@ class Printer:
         ``detail`` (rg found each match) they count its matches."""
         if self.preview:
             cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
-            shown = line[lo:cut]
-            # rg drops the line's terminator alone: a record's newlines are its text.
-            shown = shown.removesuffix(self.end) if self.records else _unended(shown)
+            shown = self._unterminated(line[lo:cut])
             visible = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:
@@ -373,6 +377,14 @@ class Printer:
         if not detail:
             return b"[Omitted long matching line]" + self.end
         return b"[Omitted long line with %d matches]" % len(spans) + self.end
+
+    def _unterminated(self, text: bytes) -> bytes:
+        """The text less its line terminator, as rg drops it before writing its own: a
+        record's newlines are its text; under --crlf a CR goes with the LF."""
+        if self.records:
+            return text.removesuffix(b"\0")
+        text = _unended(text)
+        return text.removesuffix(b"\r") if self.end == b"\r\n" else text
 
     def _paint(self, part: Paint, text: bytes) -> bytes:
         return part(text) if self.colour else text

@@ -283,6 +283,47 @@ def test_the_last_of_null_data_and_crlf_ends_the_reranked_lines(
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["-o"],
+        ["--max-columns=3"],
+        ["--max-columns=3", "--max-columns-preview"],
+        ["--color=always"],
+        ["--color=always", "--column"],
+        [],
+        ["-v", "--trim"],
+    ],
+)
+def test_reranked_lines_end_as_rg_ends_them_under_crlf(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under --crlf rg ends with CRLF what it ends itself: a match of -o, a long line's
+    notice or preview, a coloured line, a last line with no end; a plain line keeps its
+    own end. The printer ended them all with LF (a preview kept the line's CR)."""
+    files = {
+        f"r{k}.txt": f"river {k} flows\r\nriver mouth\nsea\nriver's end {k}".encode()
+        for k in range(6)
+    }
+    args = ["--crlf", *flags, "-e", "river" if "-v" not in flags else "mouth"]
+    ours, theirs = _beside_rg(tmp_path / "crlf", files, args, 4, rg, env)
+    lines = ours.splitlines(keepends=True)
+    assert len(lines) >= 4 and set(lines) <= set(theirs.splitlines(keepends=True)), ours
+
+
+def test_a_reranked_record_is_trimmed_of_its_leading_newlines(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--trim under --null-data: a record's newlines are white space like any other (rg
+    stops trimming at its line terminator, a NUL there); the printer stopped at the first
+    newline, as in a line."""
+    files = {f"r{k}.txt": f"\0\n  \n river {k}\nsea\0".encode() for k in range(6)}
+    args = ["--null-data", "--trim", "--column", "river"]
+    ours, theirs = _beside_rg(tmp_path / "records", files, args, 3, rg, env)
+    records = ours.split(b"\0")[:-1]
+    assert len(records) == 3 and set(records) <= set(theirs.split(b"\0")), ours
+
+
+@pytest.mark.parametrize(
     ("flags", "pattern"),
     [
         (["-U", "--vimgrep"], "^$"),
