@@ -369,9 +369,12 @@ class Printer:
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:
                 return out + b" [... omitted end of long line]" + self.end
-            # In colour rg counts the matches it paints here (--vimgrep's own), else all.
-            counted = painted if self.colour else spans
-            more = sum(1 for s, _ in counted if cut <= s < len(line))
+            if self.colour:  # rg counts the matches it paints here (--vimgrep's own)
+                more = sum(1 for s, _ in painted if cut <= s < len(line))
+            else:
+                # rg's plain printer hands on the line cut by --trim with the matches'
+                # offsets in the whole line, and counts them against the cut one's.
+                more = sum(1 for s, _ in spans if cut - lo <= s < len(line) - lo)
             tense = b"match" if more == 1 else b"matches"
             return out + b" [... %d more %s]" % (more, tense) + self.end
         if not detail:

@@ -310,6 +310,21 @@ def test_reranked_lines_end_as_rg_ends_them_under_crlf(
     assert len(lines) >= 4 and set(lines) <= set(theirs.splitlines(keepends=True)), ours
 
 
+@pytest.mark.parametrize("colour", [[], ["--color=always"]])
+def test_a_trimmed_preview_counts_the_matches_rg_counts(
+    colour: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--trim with a preview that counts matches (--column): rg's plain printer counts the
+    matches by their offsets in the whole line against the trimmed line's, so an indented
+    line's last matches go uncounted ("0 more matches"); in colour it counts them right.
+    The printer counted them right in both."""
+    files = {f"r{k}.txt": f"{' ' * 16}river = flow({k}, 20)\nsea\n".encode() for k in range(6)}
+    args = [*colour, "--trim", "--column", "--max-columns=3", "--max-columns-preview", r"\d+"]
+    ours, theirs = _beside_rg(tmp_path / "indented", files, args, 3, rg, env)
+    lines = ours.splitlines()
+    assert len(lines) == 3 and set(lines) <= set(theirs.splitlines()), (ours, theirs)
+
+
 def test_a_reranked_record_is_trimmed_of_its_leading_newlines(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
