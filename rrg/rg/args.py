@@ -350,8 +350,10 @@ class RgArgs:
 
     def filenames(self, default: bool) -> bool:
         """Whether rg names each line's file: the last of -H and -I decides, rg's config
-        file's too (``default``, rg's own rule for the PATHs given, where neither is)."""
-        return self._switch(default, ("--with-filename",), ("--no-filename",))
+        file's too; where neither is given, --vimgrep names it, else ``default`` (rg's own
+        rule for the PATHs given: one file is not named)."""
+        named = default or self.has("--vimgrep")
+        return self._switch(named, ("--with-filename",), ("--no-filename",))
 
     def _switch(self, default: bool, on: tuple[str, ...], off: tuple[str, ...]) -> bool:
         """A setting the last of its flags decides, as rg reads them; ``default`` without."""

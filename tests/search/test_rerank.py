@@ -310,6 +310,23 @@ def test_reranked_lines_end_as_rg_ends_them_under_crlf(
     assert len(lines) >= 4 and set(lines) <= set(theirs.splitlines(keepends=True)), ours
 
 
+@pytest.mark.parametrize(
+    ("flags", "named"), [(["-v"], True), ([], True), (["-I"], False), (["-I", "-H"], True)]
+)
+def test_vimgrep_names_the_one_file_searched_as_rg_does(
+    flags: list[str], named: bool, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--vimgrep names each line's file even where one file is searched, unless -I says
+    otherwise (rg's rule); the reranked lines of one file left it out."""
+    text = "".join(f"river {k} flows\n" for k in range(8)).encode()
+    root = tmp_path / "one"
+    args = [*flags, "--vimgrep", "-e", "flows" if "-v" not in flags else "none", "one.txt"]
+    ours, theirs = _beside_rg(root, {"one.txt": text}, args, 3, rg, env)
+    lines = ours.splitlines()
+    assert len(lines) == 3 and set(lines) <= set(theirs.splitlines()), (ours, theirs)
+    assert all(line.startswith(b"one.txt:") == named for line in lines)
+
+
 @pytest.mark.parametrize("colour", [[], ["--color=always"]])
 def test_a_trimmed_preview_counts_the_matches_rg_counts(
     colour: list[str], tmp_path: Path, rg: str, env: dict[str, str]
