@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rrg import timings
 from rrg.environment import index_wait_s
+from rrg.index.textstats import BINARY_SNIFF_BYTES, looks_binary
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
 from rrg.rg.candidates import Candidates, list_candidates
@@ -121,7 +122,7 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
         # RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out: rg's
         # walk prints nothing of a binary file, where one named is searched whole.
         tail = ranking.ordered[ranking.ranked :]
-        binary = binary | {p for p in tail if p not in binary and _holds_nul(p)}
+        binary = binary | {p for p in tail if p not in binary and _looks_binary(p)}
     if not binary:
         return ranking.ordered
     # A file named as a PATH rg searches whatever it holds, as rrg must.
@@ -131,16 +132,14 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
     return [p for p in ranking.ordered if p not in binary]
 
 
-def _holds_nul(path: bytes) -> bool:
-    """Whether a file holds a NUL byte anywhere (where rg's walk takes it for binary)."""
+def _looks_binary(path: bytes) -> bool:
+    """Whether the index would mark a file binary once it reads it (``looks_binary``: a NUL
+    in rg's first read, no UTF-16 byte order mark), read as the index reads it."""
     try:
         with open(path, "rb") as file:
-            while chunk := file.read(1 << 16):
-                if b"\0" in chunk:
-                    return True
+            return looks_binary(file.read(BINARY_SNIFF_BYTES))
     except OSError:
         return False  # rg says what it cannot read, in its own words
-    return False
 
 
 def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], LineSpans]:

@@ -362,6 +362,8 @@ def test_a_first_search_prints_no_binary_file_rgs_walk_would_skip(
     for k in range(8):  # half of them hold the pattern, after their NUL
         (tree / f"z{k}.bin").write_bytes(b"water\0quality" + b" needle" * (k % 2) + b"\n")
     (tree / "f00001.txt").write_text("no match here\n")
+    for k in range(8):  # NULs behind a UTF-16 byte order mark: text to rg, which decodes it
+        (tree / f"u{k}.txt").write_bytes("\ufeffno match here either\n".encode("utf-16-le"))
     bounded = {**env, "RRG_INDEX_WAIT_S": "0.01", "RRG_INDEX_BACKGROUND": "0"}
     args = [*mode, "needle"]
     ours = run(q("water quality", "--limit", "0", *args), tree, bounded)
