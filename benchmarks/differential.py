@@ -16,11 +16,13 @@ Each draw is checked four ways:
 
 One draw in five also puts one of the flags in rg's config file (``RIPGREP_CONFIG_PATH``).
 The tree searched is a small one of awkward files written here (a binary file, Latin-1 text,
-a name that is not UTF-8, CRLF lines, a long line, a hidden folder, git-ignored files, a
-symlink, a gzip file), and each ``--tree`` given (a semble-code corpus's tree, say). What a
-draw found prints as the command lines to rerun; the exit status is 1 where any draw
-failed. The known splits between rg's parallel search and ``rg -j1`` (docs/differences.md)
-are left out of the comparison: the ``--`` between files and the summary's timings.
+a name that is not UTF-8, CRLF lines, CR lines, long lines, UTF-16 and UTF-8 byte order
+marks, no last line end, an empty file, combining marks and joined emoji, a hidden folder,
+git-ignored files, a symlink, a gzip file), and each ``--tree`` given (a semble-code
+corpus's tree, say). What a draw found prints as the command lines to rerun; the exit status
+is 1 where any draw failed. The known splits between rg's parallel search and ``rg -j1``
+(docs/differences.md) are left out of the comparison: the ``--`` between files and the
+summary's timings.
 The fuzz that found the faults in docs/benchmarks.md's "Drop-in parity found by a
 differential fuzz" was a scratch script; this one is kept so that it can be run again
 after a change to the ordered search.
@@ -29,6 +31,7 @@ after a change to the ordered search.
 from __future__ import annotations
 
 import argparse
+import codecs
 import gzip
 import json
 import os
@@ -178,6 +181,16 @@ def awkward_tree(root: Path) -> None:
     (sub / os.fsdecode(b"name-\xff.txt")).write_bytes(b"foo in an odd name\n")
     (sub / "blob.bin").write_bytes(b"foo\x00bar\x00" + bytes(range(256)))
     (sub / "long.txt").write_text("foo " + "x" * 6000 + " bar\n")
+    # Past KEEP_LINE_BYTES: the printer reads such a line back from its file.
+    (sub / "longer.txt").write_text("def " + "x" * 40000 + " foo(1)\nbar 2\n")
+    utf16 = "foo in utf16\nhello 9\n".encode("utf-16-le")
+    (sub / "utf16.txt").write_bytes(codecs.BOM_UTF16_LE + utf16)
+    (sub / "bom8.txt").write_bytes(codecs.BOM_UTF8 + b"foo after a byte order mark\n")
+    (sub / "cr_only.txt").write_bytes(b"foo one\rbar two\r\rdef three\r")
+    (sub / "no_end.txt").write_bytes(b"def last(foo)")
+    (sub / "empty.txt").write_bytes(b"")
+    marks = "cafe\u0301 foo \U0001f468\u200d\U0001f469 bar\n\tfoo\t42 tabbed\n"
+    (sub / "marks.txt").write_text(marks)
     (sub / "zipped.gz").write_bytes(gzip.compress(b"foo inside gzip\n"))
     (root / ".hidden" / "secret.py").write_text("def hidden_foo():\n    pass\n")
     (root / ".gitignore").write_text("ignored.txt\n")

@@ -133,7 +133,7 @@ def _multi_line_printed(
     return [(s, e) for s, e in spans if s < e or (s not in starts and s < end)]
 
 
-def _trim_start(line: bytes, terminator: bytes = b"\n") -> int:
+def _trim_start(line: bytes, terminator: bytes) -> int:
     """Where --trim makes a line start: after its leading ASCII white space, up to a byte
     of its terminator (a record's newlines are white space to trim, as rg trims them)."""
     at = 0
