@@ -47,16 +47,17 @@ def split_paragraphs(text: str) -> list[Paragraph]:
     buf: list[str] = []
     buf_start = 1
     size = 0
+    spaces = 0  # of the blank lines kept as written in ``buf``
 
     def flush(end: int) -> None:
-        nonlocal buf, size
+        nonlocal buf, size, spaces
         # Blank lines kept while merging short blocks never end a paragraph.
         while buf and not buf[-1].strip():
             buf.pop()
             end -= 1
         if buf:
             out.append(Paragraph(buf_start, end, "\n".join(buf)))
-        buf, size = [], 0
+        buf, size, spaces = [], 0, 0
 
     lines = text_lines(text)
     for number, line in enumerate(lines, start=1):
@@ -67,7 +68,12 @@ def split_paragraphs(text: str) -> list[Paragraph]:
             elif not buf:
                 buf_start = number + 1
             else:
-                buf.append("")  # its spaces, however many, are nothing to read
+                # Its spaces are nothing to read, and count for nothing in the size. Kept
+                # as written where the passage has room (a reader, an agent's edit matched
+                # against the file, needs the line's own); a line of thousands is empty.
+                fits = size + spaces + len(line) <= MAX_CHARS
+                buf.append(line if fits else "")
+                spaces += len(line) + 1 if fits else 0
             continue
         if size + len(line) + 1 > MAX_CHARS and buf and size >= MIN_CHARS:
             flush(number - 1)
@@ -87,7 +93,7 @@ def split_paragraphs(text: str) -> list[Paragraph]:
                 )
                 for k, piece in enumerate(pieces)
             )
-            buf, size = [], 0
+            buf, size, spaces = [], 0, 0
             buf_start = number + 1
             continue
         buf.append(line)

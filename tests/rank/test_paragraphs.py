@@ -82,6 +82,12 @@ def test_a_line_of_spaces_between_short_blocks_adds_nothing() -> None:
     assert [p.text for p in paragraphs] == ["title\n\nshort text"]
 
 
+def test_a_line_of_spaces_between_short_blocks_is_kept_as_written_where_it_fits() -> None:
+    """The model reads no spaces; a reader matching the passage against its file does."""
+    text = "title\n    \nshort text\n\t\nmore\n"
+    assert [p.text for p in split_paragraphs(text)] == ["title\n    \nshort text\n\t\nmore"]
+
+
 def test_blank_text_has_no_paragraphs() -> None:
     assert split_paragraphs("\n\n  \n") == []
 

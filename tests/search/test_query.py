@@ -652,6 +652,24 @@ def test_passages_number_lines_as_rg_does_past_form_feeds_and_lone_returns(
     assert all(line in shown for line in theirs), out.stdout
 
 
+def test_passages_print_a_line_of_spaces_as_the_file_holds_it(
+    tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A passage of short blocks printed a line holding only spaces as an empty line: an
+    agent that edits the file by the text it was shown (an edit tool matching it exactly)
+    found no such text. Every line rg prints of the file, blank ones too, is printed so."""
+    root = tmp_path / "indented"
+    root.mkdir()
+    text = "lighthouse keepers\n    \nwatch the coast\n\t\nand log the ships\n"
+    (root / "notes.txt").write_text(text)
+    out = run(q("lighthouse keepers", "--limit", "0", "-n", "--heading"), root, env)
+    assert out.returncode == 0, out.stderr
+    theirs = run([rg, "-n", "--no-filename", ""], root, env).stdout.split(b"\n")[:-1]
+    assert theirs[1] == b"2:    " and theirs[3] == b"4:\t"
+    shown = out.stdout.split(b"\n")
+    assert all(line in shown for line in theirs), out.stdout
+
+
 def test_a_passage_query_with_no_file_to_read_says_so(tmp_path: Path, env: dict[str, str]) -> None:
     """rg says why a search searched nothing; a passage query in a folder where rg lists
     no file (the wrong folder, a glob that leaves none) printed nothing at all."""
