@@ -68,6 +68,12 @@ class Ranking:
     #: The order as kept for the next asking (None: not kept), which more spans join.
     kept: KeptOrder | None = None
 
+    @property
+    def unread(self) -> list[bytes]:
+        """The files at the order's tail the index has not read yet (a first search that
+        stopped indexing at RRG_INDEX_WAIT_S), in rg's order."""
+        return self.ordered[self.ranked :]
+
 
 @dataclass
 class StagePassages:

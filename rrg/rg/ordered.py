@@ -145,6 +145,9 @@ class StreamSettings:
     more_spans: Callable[[list[bytes]], LineSpans] | None = None
     # The user's colours for the excerpt's marks, where colour is wanted; None: plain.
     excerpt_paints: Paints | None = None
+    # Leaves out of a batch of files named to rg, before the walk has ended, those its walk
+    # would skip as binary that the ranking could not tell (files not indexed yet).
+    named_filter: Callable[[list[bytes]], list[bytes]] | None = None
 
 
 class OrderedSearch:
@@ -161,6 +164,7 @@ class OrderedSearch:
         self.early_walk = settings.early_walk if settings.walk_paths is not None else None
         self.excerpt = settings.excerpt
         self.excerpt_paints = settings.excerpt_paints
+        self.named_filter = settings.named_filter
         applies = choice_applies(args, settings.terminal)
         self.spans = settings.spans if applies else None
         self.more_spans = settings.more_spans if applies else None
@@ -497,7 +501,9 @@ class OrderedSearch:
                 if self._early_walk_ended() or self._walk_pays(scanned, result.printed, len(paths)):
                     yield from self._walked_counts(paths[scanned:], result)
                     return
-                yield from self._named_counts(batch, result)
+                named = self.named_filter(batch) if self.named_filter else batch
+                if named:
+                    yield from self._named_counts(named, result)
                 scanned += len(batch)
         finally:
             if self.early_walk is not None:  # the cap came first, or nothing was left

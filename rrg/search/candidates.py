@@ -113,16 +113,16 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
     rrg names only these. Where rg decompresses or preprocesses files (-z, --pre), their
     bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked.
     ``walked``: rg's own walk counts the matches (``rrg.rg.walk``), and leaves binary files
-    out itself."""
+    out itself; those the index has not read that rrg names before it ends are left out a
+    batch at a time (``unread_binary_filter``)."""
     if args.binary_ok:
         return ranking.ordered
     binary = ranking.binary
-    if not walked and ranking.ranked < len(ranking.ordered):
+    if not walked and ranking.unread:
         # The files the index has not read yet (a first search that stopped indexing at
         # RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out: rg's
         # walk prints nothing of a binary file, where one named is searched whole.
-        tail = ranking.ordered[ranking.ranked :]
-        binary = binary | {p for p in tail if p not in binary and _looks_binary(p)}
+        binary = binary | {p for p in ranking.unread if p not in binary and _looks_binary(p)}
     if not binary:
         return ranking.ordered
     # A file named as a PATH rg searches whatever it holds, as rrg must.
@@ -130,6 +130,33 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
     if args.decodes_files:
         binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
     return [p for p in ranking.ordered if p not in binary]
+
+
+def unread_binary_filter(
+    rg: str, args: RgArgs, unread: list[bytes]
+) -> Callable[[list[bytes]], list[bytes]] | None:
+    """For a search whose walk counts the files (``searched_files(..., walked=True)``): what
+    leaves out of each batch rrg names to rg before that walk has ended the ``unread``
+    files (those the index has not read yet: ``Ranking.unread``) that rg's walk would skip
+    as binary; None where there are none. A first search of a large tree (116,000 files
+    under /usr, 1,300 of them indexed in its wait) reads unread files by name while the
+    walk runs, and rg, given a binary file by name, printed "binary file matches". Read a
+    batch at a time, not ahead as ``searched_files`` reads them: most searches reach the
+    cap long before."""
+    if args.binary_ok or not unread:
+        return None
+    suspects = set(unread) - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+
+    def searched(batch: list[bytes]) -> list[bytes]:
+        binary = [p for p in batch if p in suspects and _looks_binary(p)]
+        if binary and args.decodes_files:
+            binary = list(binary_once_decoded(rg, args, binary))
+        if not binary:
+            return batch
+        left_out = set(binary)
+        return [p for p in batch if p not in left_out]
+
+    return searched
 
 
 def _looks_binary(path: bytes) -> bool:

@@ -37,6 +37,7 @@ from rrg.search.candidates import (
     more_spans_of,
     rank_candidates,
     searched_files,
+    unread_binary_filter,
 )
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
@@ -225,6 +226,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         walk,
         ranking.spans,
         more_spans_of(ranking),
+        unread_binary_filter(plan.rg, args, ranking.unread) if walk is not None else None,
     )
     with timings.phase("search"):
         result = search_in_order(run)

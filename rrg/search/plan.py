@@ -140,3 +140,6 @@ class OrderedRun:
     early_walk: CountWalk | None = None  # a walk counting them, started before the ranking
     spans: LineSpans | None = None  # where each file answers best (``Ranking.spans``)
     more_spans: Callable[[list[bytes]], LineSpans] | None = None  # of files spans lacks
+    # What leaves the index's unread binary files out of a batch named to rg while the walk
+    # runs (``rrg.search.candidates.unread_binary_filter``).
+    named_filter: Callable[[list[bytes]], list[bytes]] | None = None

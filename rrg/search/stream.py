@@ -32,6 +32,7 @@ def search_in_order(
         run.spans,
         run.more_spans,
         plan.palette.of_marks() if excerpt and plan.palette is not None else None,
+        run.named_filter,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

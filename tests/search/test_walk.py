@@ -6,6 +6,7 @@ ranking; where nothing matches rrg stops when it ends."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ from rrg.rg import walk as walk_module
 from rrg.rg.args import parse_rg_args
 from rrg.rg.ordered import NAMED_COST, OrderedSearch, StreamSettings
 from rrg.rg.walk import DENSE_FACTOR, CountWalk, count_command, walk_applies
+from rrg.search.candidates import unread_binary_filter
 
 QUERY = "river boats on the water"
 
@@ -186,6 +188,38 @@ def test_when_the_walk_pays() -> None:
     )
     assert not named_only._walk_pays(160, 0, 10_000)  # a scope's files: never walk
     assert NAMED_COST > 1
+
+
+def test_files_named_before_the_walk_ends_leave_out_those_it_skips_as_binary(
+    tmp_path: Path,
+    rg: str,
+    capfdbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first search of a large tree names to rg, while the walk still runs, files the
+    index has not read yet: rg searched a binary one whole and printed "binary file
+    matches" (a first search under /usr, 116,000 files), where its walk prints nothing of
+    it. The batches named leave such files out; a file given as a PATH stays."""
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(f"a needle in {name}\n")
+    (tmp_path / "z.bin").write_bytes(b"water\0 a needle past the NUL\n")
+    (tmp_path / "u16.txt").write_bytes("\ufeffa needle, UTF-16\n".encode("utf-16-le"))
+    order = [b"a.txt", b"z.bin", b"u16.txt", b"b.txt"]
+    unread = order[1:]
+
+    def printed(args: list[str], named_filter: bool) -> list[bytes]:
+        parsed = parse_rg_args(args)
+        kept = unread_binary_filter(rg, parsed, unread) if named_filter else None
+        settings = StreamSettings(30, True, walk_paths=["."], named_filter=kept)
+        OrderedSearch(rg, parsed, settings, stdout.write).run_lines(order)
+        return sorted(capfdbinary.readouterr().out.splitlines())
+
+    monkeypatch.chdir(tmp_path)
+    walked = sorted(run([rg, "-j1", "needle"], tmp_path, dict(os.environ)).stdout.splitlines())
+    assert printed(["needle"], named_filter=False) != walked  # rg searched z.bin whole
+    assert printed(["needle"], named_filter=True) == walked
+    assert b"z.bin: binary file matches" in b"".join(printed(["needle", "z.bin", "."], True))
+    assert unread_binary_filter(rg, parse_rg_args(["needle"]), []) is None
 
 
 NOTHING = [
