@@ -36,6 +36,7 @@ import gzip
 import json
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -513,7 +514,8 @@ OWN_RG_FLAGS: list[list[str]] = [
 
 def own_faults(tree: Path, cmd: list[str], rg_flags: list[str], env: dict[str, str]) -> list[str]:
     """What is wrong with one run of rrg's own commands: a traceback, an exit code rg
-    never gives, exit 2 without a message, a file --files lists that rg --files does not."""
+    never gives, exit 2 without a message, a file --files lists that rg --files does not, a
+    passage printed that is not its file's lines."""
     outcome = run([*rrg(), *cmd], tree, env)
     if outcome.code == OVER_LIMIT:
         return []
@@ -530,7 +532,55 @@ def own_faults(tree: Path, cmd: list[str], rg_flags: list[str], env: dict[str, s
         extra = set(outcome.out.splitlines()) - set(listed.out.splitlines())
         if extra:
             found.append(f"--files lists what rg --files does not: {sorted(extra)[:2]}")
+    passages = cmd[0] == "-q" and "--files" not in cmd and "-e" not in cmd
+    if passages and outcome.code == 0 and plain and "--heading" not in cmd:
+        listed = run([rg(), "--files", *rg_flags], tree, env)
+        found += passage_faults(tree, outcome.out, set(listed.out.splitlines()))
     return found
+
+
+#: A passage's heading where rrg prints passages to a pipe: ``path:start-end:``.
+_PASSAGE_TITLE = re.compile(rb"^(.+):(\d+)-(\d+):$")
+
+
+def passage_faults(tree: Path, out: bytes, listed: set[bytes]) -> list[str]:
+    """What is wrong with the passages of ``rrg -q Q`` (no pattern) printed to a pipe: a
+    file rg --files does not list, or a line that is not its file's line of that number
+    (a piece of a long line, marked ``[...]``, is a stretch of it)."""
+    found: list[str] = []
+    lines = out.split(b"\n")
+    at = 0
+    while at < len(lines):
+        title = _PASSAGE_TITLE.match(lines[at])
+        if title is None:
+            at += 1
+            continue
+        path, first, last = title[1], int(title[2]), int(title[3])
+        shown = lines[at + 1 : at + 2 + last - first]
+        at += 2 + last - first
+        if path not in listed:
+            found.append(f"a passage of a file rg --files does not list: {path!r}")
+            continue
+        held = _as_rg_reads(tree / os.fsdecode(path))[first - 1 : last]
+        if len(held) != len(shown) or not all(map(_shows, shown, held)):
+            found.append(f"{path!r}:{first}-{last} is not the file's lines: {shown[:3]!r}")
+    return found
+
+
+def _as_rg_reads(path: Path) -> list[bytes]:
+    """A file's lines as rg prints them: UTF-16 decoded, no UTF-8 byte order mark."""
+    data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        data = data.decode("utf-16").encode()
+    return data.removeprefix(codecs.BOM_UTF8).split(b"\n")
+
+
+def _shows(shown: bytes, held: bytes) -> bool:
+    """Whether a printed line is the file's line (a CRLF line's \\r may be left off), or a
+    piece of it marked ``[...]``."""
+    shown, held = shown.removesuffix(b"\r"), held.removesuffix(b"\r")
+    piece = shown.removeprefix(b"[...]").removesuffix(b"[...]")
+    return shown == held or (piece != shown and piece in held)
 
 
 def draw_own(rng: random.Random) -> tuple[list[str], list[str]]:
