@@ -151,6 +151,7 @@ class Printer:
         excerpt: int,
         terminal: bool,
         links: dict[bytes, LineLink] | None = None,
+        multi_line: bool = False,
     ) -> None:
         self.colour = palette is not None
         #: Each path's line links (``--hyperlink-format``), as rg draws them in colour.
@@ -163,10 +164,9 @@ class Printer:
         self.vimgrep = self.only = self.null = False
         self.trim = self.preview = False
         self.records = args.nul_ended  # --null-data: NUL ends each "line"
-        # rg prints multi-line (-U) only where the pattern may match its line terminator:
-        # where that is a NUL (--null-data) hardly any pattern does, so its lines print as
-        # without -U (``^$`` under -U -o prints each empty match there, none under LF).
-        self.multi_line = args.turned_on("--multiline") and not self.records
+        # rg prints multi-line (-U) only where its search is (``rrg.rg.multiline``: where
+        # the pattern may match the line terminator, or PCRE2 searches).
+        self.multi_line = multi_line
         # rg's line terminator: what it ends a line with where it writes the end itself (a
         # match of -o, a line cut or left out for --max-columns), the NUL of --null-data or
         # the CRLF of --crlf; elsewhere a line keeps its own end.

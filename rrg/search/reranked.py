@@ -12,6 +12,7 @@ from rrg.rank.keywords import rerank_query
 from rrg.rg.args import RgArgs
 from rrg.rg.hyperlinks import LineLink, format_of, line_links
 from rrg.rg.matches import collect
+from rrg.rg.multiline import searches_multi_line
 from rrg.rg.ordered import OrderedSearch, StreamResult
 from rrg.rg.palette import Palette, painted_paths
 from rrg.search.plan import OrderedRun
@@ -45,7 +46,10 @@ def rerank(run: OrderedRun, search: OrderedSearch) -> StreamResult | None:
         search.write(Printer.json_summary(best, time.monotonic() - started))
     else:
         links = _line_links(plan.rg, args, [m.path for m in best], plan.palette)
-        printer = Printer(args, run.with_filename, plan.palette, plan.excerpt, plan.terminal, links)
+        multi_line = searches_multi_line(plan.rg, args)
+        printer = Printer(
+            args, run.with_filename, plan.palette, plan.excerpt, plan.terminal, links, multi_line
+        )
         for match in best:
             search.write(printer.lines(match))
     tail = f"; more matches lie beyond --pool {request.pool}" if more else ""

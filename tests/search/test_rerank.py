@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -379,6 +380,37 @@ def test_reranked_empty_matches_under_multiline_are_rgs(
     ours, theirs = _beside_rg(tmp_path / "multiline", files, args, 3, rg, env)
     end = b"\0" if "--null-data" in flags else b"\n"
     assert set(ours.split(end)) <= set(theirs.split(end)), ours
+    assert bool(ours) == bool(theirs), (ours, theirs)
+
+
+@pytest.mark.parametrize(
+    ("flags", "pattern"),
+    [
+        (["-U", "-o"], "e*"),
+        (["-U", "--vimgrep"], "e*"),
+        (["-U", "-P", "-o", "--null-data"], "^$"),
+        (["-U", "-P", "--vimgrep", "--null-data"], "^$"),
+    ],
+)
+def test_reranked_lines_print_as_rg_searches_them_multi_line_or_not(
+    flags: list[str], pattern: str, tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """-U alone does not make rg's search multi-line: a pattern that may match the line
+    terminator does, or PCRE2, which does not say what it matches. ``e*`` cannot match a
+    newline, so rg prints its empty matches under -U -o as without -U, and the printer
+    left them out; under -P even a NUL may be matched, so rg prints no empty match of
+    ``^$`` (an empty line, to PCRE2) under --null-data, and the printer printed each.
+    Every line reranked prints what rg prints of it."""
+    end = b"\0" if "--null-data" in flags else b"\n"
+    files = {f"r{k}.txt": b"river %d\n\nsea\n" % k for k in range(6)}
+    args = ["-H", "-n", *flags, "-e", pattern]
+    ours, theirs = _beside_rg(tmp_path / "multiline", files, args, 3, rg, env)
+
+    def by_line(out: bytes) -> Counter[bytes]:
+        return Counter(b":".join(row.split(b":")[:2]) for row in out.split(end)[:-1])
+
+    reranked, rgs = by_line(ours), by_line(theirs)
+    assert all(rgs[line] == count for line, count in reranked.items()), (ours, theirs)
     assert bool(ours) == bool(theirs), (ours, theirs)
 
 
