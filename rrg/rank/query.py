@@ -28,6 +28,11 @@ _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 #: "implementations", ``strip`` of "stripping", ``config`` of "configuration". Swept on
 #: the dev half, 3 / 4 / 5 / 6 (docs/benchmarks.md, "A path word in another form").
 PATH_CLIP_LETTERS = 4
+#: The most letters of a clipped form: longer than any path word of the 18 whole trees of
+#: semble-code (61 letters, a test class's name), shorter than a pasted blob. Each form
+#: of a word is a string of up to its length, and a word of 100,000 letters (base64, a
+#: minified line given as the query) made 100,000 of them: 34 s before the ranking began.
+PATH_FORM_LETTERS = 64
 
 
 @dataclass(frozen=True)
@@ -60,12 +65,12 @@ def path_forms(text: str) -> tuple[tuple[int, ...], ...]:
     """For each content word of a query's path words (``textstats.path_words``) of three
     letters or more, the path-field terms of the other forms a file's path may give it, in
     the order they are tried: its plural, or singular (``tasks/`` for "task", ``schema.ts``
-    for "schemas"), then the word clipped to each shorter length down to
-    ``PATH_CLIP_LETTERS`` letters, longest first, each with its plural (``impls.rs`` for
-    "implementations", ``strip.go`` for "stripping"). A path names a topic in a word's
-    short form, a question spells it out; the cheap tier counts the first form a file's
-    path holds (``rrg.rank.cheap.signals``). A form that is itself a word of the query is
-    left out: it is counted as that word already."""
+    for "schemas"), then the word clipped to each shorter length (``PATH_FORM_LETTERS`` at
+    most) down to ``PATH_CLIP_LETTERS`` letters, longest first, each with its plural
+    (``impls.rs`` for "implementations", ``strip.go`` for "stripping"). A path names a
+    topic in a word's short form, a question spells it out; the cheap tier counts the
+    first form a file's path holds (``rrg.rank.cheap.signals``). A form that is itself a
+    word of the query is left out: it is counted as that word already."""
     own = set(path_words(text))  # the query's path words (not ``Query.said``)
     out: list[tuple[int, ...]] = []
     for word in sorted(own):
@@ -74,7 +79,7 @@ def path_forms(text: str) -> tuple[tuple[int, ...], ...]:
         forms = [word + "s"]
         if word.endswith("s") and len(word) > 3:
             forms.append(word[:-1])
-        for letters in range(len(word) - 1, PATH_CLIP_LETTERS - 1, -1):
+        for letters in range(min(len(word) - 1, PATH_FORM_LETTERS), PATH_CLIP_LETTERS - 1, -1):
             forms += [word[:letters], word[:letters] + "s"]
         kept = [f for f in dict.fromkeys(forms) if f not in own]
         out.append(tuple(term_id(PATH_FIELD + form) for form in kept))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rrg.index.textstats import PATH_FIELD, term_id
-from rrg.rank.query import PATH_CLIP_LETTERS, Query, path_forms
+from rrg.rank.query import PATH_CLIP_LETTERS, PATH_FORM_LETTERS, Query, path_forms
 
 
 def _term(word: str) -> int:
@@ -26,6 +26,20 @@ def test_a_words_forms_are_its_plural_or_singular_then_its_clips() -> None:
     assert {_term("impl"), _term("impls")} <= set(implementations)
     too_short = "implementations"[: PATH_CLIP_LETTERS - 1]
     assert _term(too_short) not in implementations and _term(too_short + "s") not in implementations
+
+
+def test_a_very_long_word_is_clipped_from_the_longest_form_a_path_may_hold() -> None:
+    """A query word of 100,000 letters (a pasted blob) made a form of every length, each a
+    string of up to 100,000 letters: 34 s before the ranking began. Its clips start at
+    PATH_FORM_LETTERS letters, longer than a path word runs; a shorter word's are all."""
+    (blob,) = path_forms("x" * 100_000)
+    clips = PATH_FORM_LETTERS - PATH_CLIP_LETTERS + 1
+    assert len(blob) == 1 + 2 * clips  # its plural, then each clip and its plural
+    assert blob[1] == _term("x" * PATH_FORM_LETTERS)
+    word = "abstractconcurrentinitializercloseandexceptionstesthelper"  # 57 letters
+    (forms,) = path_forms(word)
+    assert forms[1] == _term(word[:-1]) and _term(word[:51]) in forms  # a test's path word
+    assert forms[-1] == _term(word[:PATH_CLIP_LETTERS] + "s")
 
 
 def test_stop_words_short_words_and_the_querys_own_words_have_no_forms() -> None:
