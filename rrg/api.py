@@ -30,6 +30,7 @@ from rrg.errors import RrgError
 from rrg.model.registry import ModelSpec, resolve_model
 from rrg.output.notices import PARAMETERS, files_printed
 from rrg.rg.binary import find_rg
+from rrg.rg.candidates import Candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import flags_refusal, one_line, pattern_refusal
@@ -169,7 +170,8 @@ class Project:
         plan = self._plan(query, ["--files"], paths, globs, fast, limit or 0)
         notices: list[str] = []
         with _rg_messages(notices):
-            _, ranking = rank_candidates(plan, notices.append, order_only=True)
+            candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
+        notices += _nothing_listed(candidates)
         chosen = ranking.ordered[:limit] if limit else ranking.ordered
         total = len(ranking.ordered)
         if len(chosen) < total:
@@ -196,7 +198,8 @@ class Project:
         plan = self._plan(query, ["--files"], paths, globs, fast, limit)
         notices: list[str] = []
         with _rg_messages(notices):
-            _, ranking = rank_candidates(plan, notices.append)
+            candidates, ranking = rank_candidates(plan, notices.append)
+        notices += _nothing_listed(candidates)
         # One more than asked: whether the limit held any back.
         found = best_paragraphs(ranking, limit + 1 if limit else _EVERY)
         shown = as_written(found[:limit] if limit else found)
@@ -257,7 +260,7 @@ class Project:
             )
             result = search_in_order(run, printed.extend, PARAMETERS)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]
-        return SearchResult(matches, [*notices, *result.facts])
+        return SearchResult(matches, [*notices, *_nothing_listed(candidates), *result.facts])
 
     def index(self) -> IndexReport:
         """The index brought up to date for every file rg lists in the project (a search
@@ -373,6 +376,11 @@ class Project:
         )
 
 
+def _nothing_listed(candidates: Candidates) -> list[str]:
+    """``NOTHING_LISTED`` where rg listed no file (and said nothing of an error)."""
+    return [NOTHING_LISTED] if not candidates.paths and not candidates.error else []
+
+
 def open_project(root: str | os.PathLike[str] = ".", model: str | None = None) -> Project:
     """The project at ``root`` (a folder), searched with ``model`` (a name from
     ``rrg --list-models`` or a model folder; the default model when None)."""
@@ -388,6 +396,12 @@ def open_project(root: str | os.PathLike[str] = ".", model: str | None = None) -
 
 #: Every passage the stage read (a limit of 0).
 _EVERY = 1 << 30
+#: Said where rg lists no file under the paths and globs: an empty answer alone reads as
+#: "nothing matches" (a glob that leaves out every file, the wrong folder).
+NOTHING_LISTED = (
+    "no file was searched: rg lists none under these paths and globs (hidden, ignored or "
+    "filtered out: rg --files --debug says why)"
+)
 
 
 def _ignore(message: str) -> None:

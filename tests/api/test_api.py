@@ -185,6 +185,21 @@ def test_a_query_holding_lone_surrogates_is_read_as_words(project: api.Project) 
     assert project.passages("\udcff retry", fast=True).passages
 
 
+def test_a_question_that_reads_no_file_says_so(project: api.Project) -> None:
+    """Globs that leave out every file answered as a question with no answer does: nothing,
+    and no notice (where the command line prints rg's "No files were searched"), so an
+    agent read the wrong glob as "nothing matches". Each question now says so."""
+    none = ("*.nothing",)
+    answers = [
+        project.files(QUERY, globs=none),
+        project.passages(QUERY, globs=none),
+        project.search(QUERY, "retry", globs=none),
+    ]
+    for answer in answers:
+        assert api.NOTHING_LISTED in answer.notices, answer
+    assert api.NOTHING_LISTED not in project.search(QUERY, "retry").notices
+
+
 def test_what_rg_says_on_stderr_comes_back_as_notices(
     project_dir: Path, env: dict[str, str]
 ) -> None:
