@@ -246,7 +246,7 @@ class Printer:
                 number = None if first is None else first + k
                 out += self._prelude(match, start - at, number)
                 mine = _within([(start, end)], at, len(row))
-                out += self._body(row, _within(spans, at, len(row)), mine)
+                out += self._body(row, _within(spans, at, len(row)), mine, len(spans))
             return out
         if self.only:
             text = b"".join(row for _, row in rows)
@@ -263,7 +263,7 @@ class Printer:
         for k, (at, row) in enumerate(rows):
             number = None if first is None else first + k
             out += self._prelude(match, column, number) + self._body(
-                row, _within(spans, at, len(row))
+                row, _within(spans, at, len(row)), block=len(spans)
             )
         return out
 
@@ -337,14 +337,17 @@ class Printer:
         line: bytes,
         spans: list[tuple[int, int]],
         painted: list[tuple[int, int]] | None = None,
+        block: int | None = None,
     ) -> bytes:
         """The line as rg prints it after its prelude: its ``spans`` counted where it is too
-        long, ``painted`` (all of them unless given: --vimgrep's own match) coloured."""
+        long, ``painted`` (all of them unless given: --vimgrep's own match) coloured;
+        ``block``: the matches of the lines rg reported it with (one match of several lines,
+        or adjacent lines of a multi-line search), which rg's notice counts for each."""
         painted = spans if painted is None else painted
         lo = _trim_start(line, self.end) if self.trim else 0
         checked = line if self.colour else line[lo:]
         if self._exceeds(checked):
-            return self._exceeded(line, lo, spans, painted, self.per_match_detail)
+            return self._exceeded(line, lo, spans, painted, self.per_match_detail, block)
         shifted = [(max(0, s - lo), max(0, e - lo)) for s, e in painted]
         if self.records:  # its newlines are its own; a NUL ends it, as rg ends it
             text = line[lo:-1] if line.endswith(b"\0") else line[lo:]
@@ -362,9 +365,11 @@ class Printer:
         spans: list[tuple[int, int]],
         painted: list[tuple[int, int]],
         detail: bool,
+        block: int | None = None,
     ) -> bytes:
         """A line longer than --max-columns: its preview, or rg's notice in its place; with
-        ``detail`` (rg found each match) they count its matches."""
+        ``detail`` (rg found each match) they count its matches: the preview those after
+        its cut in the line, the notice those of its ``block`` (the line's own by default)."""
         if self.preview:
             cut = lo + _graphemes_end(line[lo:], self.max_columns or 0)
             shown = self._unterminated(line[lo:cut])
@@ -372,7 +377,9 @@ class Printer:
             out = self._coloured(shown, visible if self.colour else [])
             if not detail:
                 return out + b" [... omitted end of long line]" + self.end
-            if self.colour:  # rg counts the matches it paints here (--vimgrep's own)
+            if self.colour or (self.vimgrep and self.multi_line):
+                # rg counts the matches it paints here: --vimgrep's own match (its
+                # multi-line printer hands on that match alone, in any colour).
                 more = sum(1 for s, _ in painted if cut <= s < len(line))
             else:
                 # rg's plain printer hands on the line cut by --trim with the matches'
@@ -382,7 +389,8 @@ class Printer:
             return out + b" [... %d more %s]" % (more, tense) + self.end
         if not detail:
             return b"[Omitted long matching line]" + self.end
-        return b"[Omitted long line with %d matches]" % len(spans) + self.end
+        count = len(spans) if block is None else block
+        return b"[Omitted long line with %d matches]" % count + self.end
 
     def _unterminated(self, text: bytes) -> bytes:
         """The text less its line terminator, as rg drops it before writing its own: a

@@ -415,6 +415,31 @@ def test_reranked_lines_print_as_rg_searches_them_multi_line_or_not(
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["-n", "--max-columns=12"],
+        ["-n", "--column", "--max-columns=12", "--color=always"],
+        ["--vimgrep", "--max-columns=12"],
+        ["--vimgrep", "--max-columns=12", "--max-columns-preview"],
+    ],
+)
+def test_reranked_long_lines_of_a_multi_line_search_count_as_rgs(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A multi-line search (-P -U) reports adjacent matching lines as one block, and rg's
+    notice for each long line of it counts the block's matches ("with 3 matches" for a
+    line holding 2); under --vimgrep a line's preview counts its own match alone. The
+    printer counted each line's own matches, and every match after the preview's cut."""
+    files = {
+        f"r{k}.txt": b"  go foo(1) then bar(2) to the river %d\n  go foo(3) to the sea\n" % k
+        for k in range(6)
+    }
+    args = ["-P", "-U", *flags, "-e", "foo|bar"]
+    ours, theirs = _beside_rg(tmp_path / "blocks", files, args, 3, rg, env)
+    assert ours and set(ours.splitlines()) <= set(theirs.splitlines()), (ours, theirs)
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
