@@ -253,8 +253,8 @@ class Printer:
             for start, end in spans:
                 k = _row_of(rows, start)
                 for j, piece in enumerate(text[start:end].split(b"\n")):
-                    if j and not piece:
-                        continue  # the match ended with the line's end
+                    if not piece:
+                        continue  # rg prints a line's part of the match, none of its end
                     number = None if first is None else first + k + j
                     out += self._prelude(match, start, number)
                     out += self._only(piece + b"\n", [(0, len(piece))], 0, len(piece))

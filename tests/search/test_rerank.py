@@ -90,6 +90,9 @@ def test_reranked_lines_are_rg_lines(
     [
         ["-U", "-n", "--column", "ends\\nriver"],  # a match across two lines
         ["-U", "-n", "-o", "ends\\nriver"],
+        # A match that starts with a line's end: rg prints no part of it on that line.
+        ["-U", "-n", "-o", "\\nriver"],
+        ["-U", "-n", "-o", "--column", "ends\\n\\s*river"],
         ["-U", "--vimgrep", "ends\\nriver"],
         ["-U", "--color=always", "-n", "ends\\nriver"],
         # PCRE2 under -U reports adjacent matching lines as one match of several lines.
