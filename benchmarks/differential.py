@@ -152,7 +152,19 @@ FLAGS: list[list[str]] = [
     ["--ignore-file", "{ignore}"],
 ]
 
-PATTERNS = ["def", "foo|bar", r"\w+\(", "caf", "^$", "TODO", "(?i)hello", "x{2,}", r"\d+"]
+# The last matches across lines under -U (rg refuses its \n without -U, as rrg must).
+PATTERNS = [
+    "def",
+    "foo|bar",
+    r"\w+\(",
+    "caf",
+    "^$",
+    "TODO",
+    "(?i)hello",
+    "x{2,}",
+    r"\d+",
+    r"\w\n\s*\w",
+]
 PATHS: list[list[str]] = [
     [],
     ["."],

@@ -107,7 +107,8 @@ OPTIONS: tuple[RrgOption, ...] = (
         "--limit",
         "Stop after N matching lines (each file first prints N/30 of them, at least 1, so "
         "that more files show, from its passages that answer best; -m sets your own), N "
-        "matches with -o or --vimgrep, N files with -l or -c, or N passages "
+        "matches with -o, --vimgrep or a search across lines (-U: as rg counts them, a "
+        "match of several lines once), N files with -l or -c, or N passages "
         "without a PATTERN (default {default}; 0 = no cap); with --files, print the N best "
         "files (default all).",
         defaults.LINE_CAP,
