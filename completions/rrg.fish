@@ -209,7 +209,7 @@ complete -c rrg -l no-sort-files -n '__rg_contains_opt sort-files ' -d '(DEPRECA
 
 # rrg's own options
 complete -c rrg -s q -l query -r -d 'Search in relevance order for this natural-language query (rrg\'s -q; rg\'s quiet mode is --quiet).'
-complete -c rrg -l limit -r -d 'Stop after N matching lines (each file first prints N/30 of them, at least 1, so that more files show, from its passages that answer best; -m sets your own), N matches with -o or --vimgrep, N files with -l or -c, or N passages without a PATTERN (default 30; 0 = no cap); with --files, print the N best files (default all).'
+complete -c rrg -l limit -r -d 'Stop after N matching lines (each file first prints N/30 of them, at least 1, so that more files show, from its passages that answer best; -m sets your own), N matches with -o, --vimgrep or a search across lines (-U: as rg counts them, a match of several lines once), N files with -l or -c, or N passages without a PATTERN (default 30; 0 = no cap); with --files, print the N best files (default all).'
 complete -c rrg -l cascade -r -d 'Files the transformer re-orders through their best passages (default 20, fewer where they hold more than 250,000 words; it reads 32 of their passages, or one a file where K is larger; 0 = off, as --fast).'
 complete -c rrg -l fast -d 'Order by BM25 and static vectors alone: no transformer at query time (the cheapest order; entry points and paragraphs by the same cheap scores).'
 complete -c rrg -l excerpt -r -d 'Cut printed lines to N characters around their first match, marked [...] (default 1000 in a pipe, off on a terminal or with colour; 0 = off).'
