@@ -273,6 +273,9 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     scope = [p for p in best if b"\n" not in p]
     target = write_scope(query, scope, ranking.spans)
     reports.scope_written(query, target, len(scope))
+    if not candidates.paths and not candidates.error:
+        # An empty scope said only "(0 docs)": the wrong folder looks like no answer.
+        report_facts([NOTHING_LISTED], False)
     if len(scope) < len(best):
         left = len(best) - len(scope)
         report_facts(

@@ -682,6 +682,11 @@ def test_a_passage_query_with_no_file_to_read_says_so(tmp_path: Path, env: dict[
         assert out.stderr.startswith(b"[rrg: no file to read: rg lists none"), out.stderr
     found = run(q("lighthouse keepers"), tmp_path, env)
     assert found.returncode == 0 and b"no file to read" not in found.stderr
+    # --recall wrote an empty scope and said only "(0 docs)".
+    recalled = run([*rrg_cmd(), "--recall", "lighthouse keepers", "-g", "!*"], tmp_path, env)
+    assert recalled.returncode == 1 and b"[rrg: no file to read" in recalled.stderr
+    recalled = run([*rrg_cmd(), "--recall", "lighthouse keepers"], tmp_path, env)
+    assert recalled.returncode == 0 and b"no file to read" not in recalled.stderr
 
 
 def test_passages_follow_each_path_with_nul_under_null(corpus: Path, env: dict[str, str]) -> None:
