@@ -465,7 +465,54 @@ def printer_faults(
     if theirs.code in (OVER_LIMIT, -1) or STOPPED_AFTER_MATCH in theirs.out:
         return []
     # A limit of 2: the awkward tree's few matches are reranked too, not printed by rg.
-    return rerank_faults(tree, query, searched, env, [*config, *searched], theirs, "2")
+    found = rerank_faults(tree, query, searched, env, [*config, *searched], theirs, "2")
+    return found or whole_line_faults(tree, query, searched, env, config)
+
+
+#: Flags under which a printed row does not start ``path:number:`` (or whose rows the
+#: comparison cannot key): the completeness check leaves such draws out.
+_UNKEYED = frozenset(
+    {
+        "--null",
+        "-0",
+        "--null-data",
+        "--heading",
+        "--field-match-separator=::",
+        "--path-separator=%",
+        "--color=always",
+        "-v",
+        "--json",
+    }
+)
+
+
+def whole_line_faults(
+    tree: Path, query: str, searched: list[str], env: dict[str, str], config: list[str]
+) -> list[str]:
+    """Each line --rerank prints, printed whole: every row rg prints of that line (each
+    match of -o, a long line's notice), none left out. Keyed by ``path:number:``, with -H
+    and -n added; draws whose rows carry no such prefix are left out."""
+    if _UNKEYED & {*config, *searched}:
+        return []
+    pattern_at = searched.index("-e")  # the draw's flags, then -e PATTERN and its PATHs
+    keyed = [*searched[:pattern_at], "-H", "-n", *searched[pattern_at:]]
+    theirs = run([rg(), *keyed], tree, env)
+    cmd = [*rrg(), "-q", query, "--rerank", "--excerpt", "0", "--limit", "2", *keyed]
+    ours = run(cmd, tree, env)
+    if theirs.code != 0 or ours.code != 0 or OVER_LIMIT in (theirs.code, ours.code):
+        return []
+
+    def by_line(out: bytes) -> dict[bytes, Counter[bytes]]:
+        rows: dict[bytes, Counter[bytes]] = {}
+        for row in out.split(b"\n"):
+            key = b":".join(row.split(b":")[:2])
+            if row.count(b":") >= 2:
+                rows.setdefault(key, Counter())[row] += 1
+        return rows
+
+    rgs = by_line(theirs.out)
+    short = [key for key, rows in by_line(ours.out).items() if rows != rgs.get(key)]
+    return [f"rerank: a line's rows not rg's: {short[:2]}"] if short else []
 
 
 def nul_ended(shape: list[str]) -> bool:

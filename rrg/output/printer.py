@@ -352,7 +352,9 @@ class Printer:
         if self.records:  # its newlines are its own; a NUL ends it, as rg ends it
             text = line[lo:-1] if line.endswith(b"\0") else line[lo:]
             return self._cut(text, shifted) + b"\0"
-        if self.colour:  # rg writes the line less its end, then its terminator (CRLF)
+        if self.colour or (self.multi_line and (self.column or self.vimgrep)):
+            # rg writes the line less its end, then its terminator (CRLF): in colour, and in
+            # a multi-line search wherever it finds each match (--column, --vimgrep).
             return self._cut(self._unterminated(line[lo:]), shifted) + self.end
         # Plain, rg writes the line as it is, and its terminator only where it has no end.
         ended = b"\n" if line.endswith(b"\n") else self.end

@@ -443,6 +443,32 @@ def test_reranked_long_lines_of_a_multi_line_search_count_as_rgs(
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["--crlf", "-U", "--column"],
+        ["--crlf", "-U", "--column", "--trim"],
+        ["--crlf", "-U", "--vimgrep"],
+        ["--crlf", "-U"],
+    ],
+)
+def test_reranked_lines_of_a_multi_line_search_end_as_rgs(
+    flags: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Where a multi-line search finds each match (--column, --vimgrep), rg writes each
+    line less its end, then its own terminator: CRLF under --crlf, on a file of LF lines.
+    The printer wrote the line's own end, as rg does elsewhere without colour."""
+    files = {f"r{k}.txt": b"  the river %d\n  meets the sea\n" % k for k in range(6)}
+    args = ["-H", "-n", *flags, "-e", "\\w\\n\\s*\\w"]
+    ours, theirs = _beside_rg(tmp_path / "ends", files, args, 3, rg, env)
+
+    def by_line(out: bytes) -> Counter[bytes]:
+        return Counter(out.split(b"\n"))
+
+    reranked, rgs = by_line(ours), by_line(theirs)
+    assert ours and all(rgs[row] >= count for row, count in reranked.items()), (ours, theirs)
+
+
+@pytest.mark.parametrize(
     "colours",
     [
         [],
