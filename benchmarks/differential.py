@@ -14,6 +14,11 @@ Each draw is checked four ways:
   lines, the exit code rg's wherever rg found nothing or failed;
 - every run: no traceback, and an exit code of 2 says why in a line of its own.
 
+``--printer`` draws the flags that shape a printed line and checks the reranked lines
+alone, each of them also whole (every row rg prints of that line, keyed by
+``path:number:``); ``--own`` draws rrg's own commands (``--files``, passages, ``--recall``)
+and checks that they list rg's files and print each passage as its file holds it.
+
 One draw in five also puts one of the flags in rg's config file (``RIPGREP_CONFIG_PATH``).
 The tree searched is a small one of awkward files written here (a binary file, Latin-1 text,
 a name that is not UTF-8, CRLF lines, CR lines, long lines, UTF-16 and UTF-8 byte order
