@@ -29,13 +29,22 @@ _DECODING = frozenset(
 )
 
 
-def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
-    """Those of ``files`` that rg, decoding them as the user's flags ask, finds a NUL in.
+#: rg's first read of a file (grep-searcher's DEFAULT_BUFFER_CAPACITY): a NUL in it makes a
+#: walked file binary before any line is printed, as the index judges a file's own bytes.
+FIRST_READ = 64 * 1024
 
-    rg reads each by name up to its first line (``--max-count 1``, enough for the first
-    buffer, where rg looks for a NUL) and says in its JSON whether it found one. A file it
-    cannot read (a preprocessor that fails) counts as text: the search reports it in rg's
-    own words."""
+
+def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
+    """Those of ``files`` that rg, decoding them as the user's flags ask, finds a NUL in
+    within its first read.
+
+    rg reads each by name as one piece (-U: a multi-line search reads the whole file before
+    it matches the file's start, once) and says in its JSON where it found the first NUL.
+    Read line by line instead, up to the first line (``--max-count 1``), a decoder's first
+    piece is smaller than rg's buffer (8 KiB under ``-E latin1``), and a NUL past it went
+    unseen: an Illustrator file's at 19,966 bytes made rrg name it, and rg printed "binary
+    file matches" where its walk prints nothing. A file it cannot read (a preprocessor
+    that fails) counts as text: the search reports it in rg's own words."""
     # The config file's decoding flags too, and none of its others: its -v or -x would
     # leave the first line unmatched, and rg then says nothing of a file (no end message).
     decoding = ["--no-config", *args.typed_args(_DECODING.__contains__, with_config=True)]
@@ -45,8 +54,9 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
             rg,
             *decoding,
             "--json",
+            "--multiline",
             "--max-count=1",
-            "--regexp=^",
+            "--regexp=\\A",
             "-j1",
             "--",
             *batch,
@@ -58,7 +68,8 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
             if not line.startswith(b'{"type":"end"'):
                 continue
             data = json.loads(line)["data"]
-            if data.get("binary_offset") is not None:
+            offset = data.get("binary_offset")
+            if offset is not None and offset < FIRST_READ:
                 found.add(_path(data["path"]))
     return found
 

@@ -1041,6 +1041,23 @@ def test_which_files_are_binary_once_decoded_reads_no_match_flag_of_rgs_config(
         assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines()), args
 
 
+@pytest.mark.parametrize("mode", [["--files-without-match"], ["--include-zero", "-c"]])
+def test_a_file_rg_decodes_to_binary_past_a_decoders_first_piece_is_left_out(
+    mode: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under -E latin1 the run that asks rg which files decode to binary read each up to its
+    first line, and a decoder hands rg 8 KiB at first: a NUL at 20 KB (an Illustrator
+    file) went unseen, rrg named the file, and rg printed it where its walk prints
+    nothing."""
+    (corpus / "logo.ai").write_bytes(b"%PDF-1.6\r%\xe2\xe3\xcf\xd3\r\n" * 1500 + b"\0 end\n")
+    args = ["-E", "latin1", *mode, "Watson"]
+    ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+    theirs = run([rg, *args], corpus, env)
+    assert b"logo.ai" not in theirs.stdout
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 def test_a_preprocessor_fails_in_rgs_own_words(
     corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
