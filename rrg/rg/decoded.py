@@ -29,21 +29,18 @@ _DECODING = frozenset(
 )
 
 
-#: rg's first read of a file (grep-searcher's DEFAULT_BUFFER_CAPACITY): a NUL in it makes a
-#: walked file binary before any line is printed, as the index judges a file's own bytes.
-FIRST_READ = 64 * 1024
-
-
 def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
-    """Those of ``files`` that rg, decoding them as the user's flags ask, finds a NUL in
-    within its first read.
+    """Those of ``files`` that rg, decoding them as the user's flags ask, finds a NUL in:
+    its walk stops there, and a count gives such a file none (where the NUL lies past the
+    lines it printed, docs/differences.md).
 
     rg reads each by name as one piece (-U: a multi-line search reads the whole file before
     it matches the file's start, once) and says in its JSON where it found the first NUL.
     Read line by line instead, up to the first line (``--max-count 1``), a decoder's first
     piece is smaller than rg's buffer (8 KiB under ``-E latin1``), and a NUL past it went
     unseen: an Illustrator file's at 19,966 bytes made rrg name it, and rg printed "binary
-    file matches" where its walk prints nothing. A file it cannot read (a preprocessor
+    file matches" where its walk prints nothing (one at 80,518 bytes under -E utf-16: rg's
+    JSON reports the matches past it, which --rerank printed). A file it cannot read (a preprocessor
     that fails) counts as text: the search reports it in rg's own words."""
     # The config file's decoding flags too, and none of its others: its -v or -x would
     # leave the first line unmatched, and rg then says nothing of a file (no end message).
@@ -68,8 +65,7 @@ def binary_once_decoded(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]
             if not line.startswith(b'{"type":"end"'):
                 continue
             data = json.loads(line)["data"]
-            offset = data.get("binary_offset")
-            if offset is not None and offset < FIRST_READ:
+            if data.get("binary_offset") is not None:
                 found.add(_path(data["path"]))
     return found
 
