@@ -1049,7 +1049,8 @@ def test_a_file_rg_decodes_to_binary_past_a_decoders_first_piece_is_left_out(
     first line, and a decoder hands rg 8 KiB at first: a NUL at 20 KB (an Illustrator
     file) went unseen, rrg named the file, and rg printed it where its walk prints
     nothing."""
-    (corpus / "logo.ai").write_bytes(b"%PDF-1.6\r%\xe2\xe3\xcf\xd3\r\n" * 1500 + b"\0 end\n")
+    line = b"%PDF-1.6\r%\xe2\xe3\xcf\xd3\r\n"
+    (corpus / "logo.ai").write_bytes(line * 1500 + b"\0 end\n")
     args = ["-E", "latin1", *mode, "Watson"]
     ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
     theirs = run([rg, *args], corpus, env)
