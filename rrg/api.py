@@ -378,7 +378,7 @@ class Project:
 
 def _nothing_listed(candidates: Candidates) -> list[str]:
     """``NOTHING_LISTED`` where rg listed no file (and said nothing of an error)."""
-    return [NOTHING_LISTED] if not candidates.paths and not candidates.error else []
+    return [NOTHING_LISTED] if candidates.none_listed else []
 
 
 def open_project(root: str | os.PathLike[str] = ".", model: str | None = None) -> Project:

@@ -24,6 +24,13 @@ class Candidates:
     paths: list[bytes]  # as rg prints them, in rg's walk order
     error: bool  # rg reported a problem (a missing path, a permission error)
 
+    @property
+    def none_listed(self) -> bool:
+        """rg listed no file and reported nothing wrong: the PATHs and flags leave none (the
+        wrong folder, a glob that matches nothing), which an empty answer alone does not
+        tell from "nothing matches"."""
+        return not self.paths and not self.error
+
 
 def list_candidates(
     rg: str, args: RgArgs, on_paths: Callable[[list[bytes]], None] | None = None

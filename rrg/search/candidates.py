@@ -118,15 +118,15 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
     if args.binary_ok:
         return ranking.ordered
     binary = ranking.binary
-    if not walked and ranking.unread:
+    unread = ranking.unread
+    if not walked and unread:
         # The files the index has not read yet (a first search that stopped indexing at
         # RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out: rg's
         # walk prints nothing of a binary file, where one named is searched whole.
-        binary = binary | {p for p in ranking.unread if p not in binary and _looks_binary(p)}
+        binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
     if not binary:
         return ranking.ordered
-    # A file named as a PATH rg searches whatever it holds, as rrg must.
-    binary = binary - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+    binary = binary - _given_files(args)
     if args.decodes_files:
         binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
     return [p for p in ranking.ordered if p not in binary]
@@ -145,7 +145,7 @@ def unread_binary_filter(
     searches reach the cap long before."""
     if args.binary_ok or not unread:
         return None
-    suspects = set(unread) - {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+    suspects = set(unread) - _given_files(args)
 
     def searched(batch: list[bytes]) -> list[bytes]:
         binary = [p for p in batch if p in suspects and _looks_binary(p)]
@@ -157,6 +157,12 @@ def unread_binary_filter(
         return [p for p in batch if p not in left_out]
 
     return searched
+
+
+def _given_files(args: RgArgs) -> set[bytes]:
+    """The PATHs given that are no folder: rg searches a file named as a PATH whatever it
+    holds, as rrg must."""
+    return {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
 
 
 def _looks_binary(path: bytes) -> bool:

@@ -152,7 +152,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
     args, request = plan.args, plan.request
     order_only = args.has_pattern or args.files_mode  # without one, the stage's passages print
     candidates, ranking = rank_candidates(plan, warn, walk, order_only)
-    if not candidates.paths and not candidates.error and args.has_pattern and not args.files_mode:
+    if candidates.none_listed and args.has_pattern and not args.files_mode:
         # No file to order (an empty folder, globs that leave none): rg says what it says
         # of a search that searched nothing, with its exit code.
         return _rg_itself(plan)
@@ -172,7 +172,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
             said = files_printed(len(files), len(ranking.ordered), ranking.ranked)
             report_facts([said], False)
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if files else EXIT_NO_MATCH)
-    if not args.has_pattern and not candidates.paths and not candidates.error:
+    if not args.has_pattern and candidates.none_listed:
         # rg says why a search searched nothing; a passage query that read nothing said
         # nothing at all (exit 1, an empty output: the wrong folder looks like no answer).
         report_facts([NOTHING_LISTED], False)
@@ -273,7 +273,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     scope = [p for p in best if b"\n" not in p]
     target = write_scope(query, scope, ranking.spans)
     reports.scope_written(query, target, len(scope))
-    if not candidates.paths and not candidates.error:
+    if candidates.none_listed:
         # An empty scope said only "(0 docs)": the wrong folder looks like no answer.
         report_facts([NOTHING_LISTED], False)
     if len(scope) < len(best):
