@@ -30,9 +30,14 @@ BINARY_SNIFF_BYTES = 64 * 1024
 
 def looks_binary(head: bytes) -> bool:
     """Whether rg would skip this file while walking a directory (a NUL byte, no UTF-16 BOM)."""
-    if head.startswith(_UTF16_BOMS):
+    if utf16_marked(head):
         return False
     return b"\x00" in head[:BINARY_SNIFF_BYTES]
+
+
+def utf16_marked(head: bytes) -> bool:
+    """Whether a file starts with a UTF-16 byte order mark: rg decodes it, its NULs are text."""
+    return head.startswith(_UTF16_BOMS)
 
 
 def _ascii_words(text: str) -> list[str]:
@@ -44,7 +49,7 @@ def decode(data: bytes) -> str:
     """A file's text as rg reads it: UTF-16 where it starts with that BOM, else UTF-8; a
     byte order mark is not text (rg leaves it out of the line it prints; a passage showed
     it, an invisible character an agent still reads)."""
-    if data.startswith(_UTF16_BOMS):
+    if utf16_marked(data):
         return data.decode("utf-16", errors="replace")
     return data.decode("utf-8-sig", errors="replace")
 

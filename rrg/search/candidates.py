@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from rrg import timings
 from rrg.environment import index_wait_s
-from rrg.index.textstats import BINARY_SNIFF_BYTES, looks_binary
+from rrg.index.textstats import BINARY_SNIFF_BYTES, looks_binary, utf16_marked
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
+from rrg.rg.binary_files import binary_to_walk
 from rrg.rg.candidates import Candidates, list_candidates
 from rrg.rg.chosen_lines import LineSpans
-from rrg.rg.decoded import binary_once_decoded
 from rrg.rg.walk import CountWalk
 from rrg.search.background import finish_in_background
 from rrg.search.plan import QueryPlan
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from rrg.rank.files import Ranking
 
 Warn = Callable[[str], None]
+#: Bytes read at a time where a file is read to its end for a NUL.
+_PIECE = 1 << 20
 
 
 class NothingMatches(Exception):
@@ -108,10 +110,10 @@ def list_and_stat(
 
 
 def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False) -> list[bytes]:
-    """The ranked files rg would search while walking: not those it skips as binary. rg
+    """The ranked files rg would search while walking: not those it gives up as binary. rg
     reads a file it is given by name even where it holds NULs ("binary file matches"), so
-    rrg names only these. Where rg decompresses or preprocesses files (-z, --pre), their
-    bytes here do not say what rg will read (a .gz log is text to rg -z): rg is asked.
+    rrg names only these. Where the bytes do not settle it (rg decodes files: a .gz log is
+    text to rg -z; a NUL past rg's first read), rg is asked (``rrg.rg.binary_files``).
     ``walked``: rg's own walk counts the matches (``rrg.rg.walk``), and leaves binary files
     out itself; those the index has not read that rrg names before it ends are left out a
     batch at a time (``unread_binary_filter``)."""
@@ -119,16 +121,22 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
         return ranking.ordered
     binary = ranking.binary
     unread = ranking.unread
-    if not walked and unread:
-        # The files the index has not read yet (a first search that stopped indexing at
-        # RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out: rg's
-        # walk prints nothing of a binary file, where one named is searched whole.
-        binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
+    doubtful: set[bytes] = set()
+    if not walked:
+        if unread:
+            # The files the index has not read yet (a first search that stopped indexing
+            # at RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out:
+            # rg's walk prints nothing of a binary file, where one named is searched whole.
+            binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
+        doubtful = set(_nul_past_first_read([p for p in ranking.ordered if p not in binary]))
+    binary = binary - _given_files(args)
+    doubtful -= _given_files(args)
+    if args.decodes_files:
+        binary, doubtful = set(), binary | doubtful
+    if doubtful:
+        binary = binary | binary_to_walk(rg, args, [p for p in ranking.ordered if p in doubtful])
     if not binary:
         return ranking.ordered
-    binary = binary - _given_files(args)
-    if args.decodes_files:
-        binary = binary_once_decoded(rg, args, [p for p in ranking.ordered if p in binary])
     return [p for p in ranking.ordered if p not in binary]
 
 
@@ -150,7 +158,7 @@ def unread_binary_filter(
     def searched(batch: list[bytes]) -> list[bytes]:
         binary = [p for p in batch if p in suspects and _looks_binary(p)]
         if binary and args.decodes_files:
-            binary = list(binary_once_decoded(rg, args, binary))
+            binary = list(binary_to_walk(rg, args, binary))
         if not binary:
             return batch
         left_out = set(binary)
@@ -173,6 +181,30 @@ def _looks_binary(path: bytes) -> bool:
             return looks_binary(file.read(BINARY_SNIFF_BYTES))
     except OSError:
         return False  # rg says what it cannot read, in its own words
+
+
+def _nul_past_first_read(files: list[bytes]) -> list[bytes]:
+    """Those of ``files`` (text to rg's first 64 KiB read) that hold a NUL further on (a
+    log with a stray NUL, a database dump): a line-by-line walk gives such a file up at
+    its NUL and lists or counts it no more, where rg given it by name searched it whole.
+    Only a longer file can hold one; these searches (--files-without-match,
+    --include-zero, a rerank's pool) have rg read the files whole anyway."""
+    found: list[bytes] = []
+    for path in files:
+        try:
+            if os.stat(path).st_size <= BINARY_SNIFF_BYTES:
+                continue
+            with open(path, "rb") as file:
+                head = file.read(BINARY_SNIFF_BYTES)
+                if utf16_marked(head) or b"\x00" in head:
+                    continue  # a UTF-16 file rg decodes, or binary by the index's rule
+                while piece := file.read(_PIECE):
+                    if b"\x00" in piece:
+                        found.append(path)
+                        break
+        except OSError:
+            continue  # rg says what it cannot read, in its own words
+    return found
 
 
 def more_spans_of(ranking: Ranking) -> Callable[[list[bytes]], LineSpans]:

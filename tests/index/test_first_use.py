@@ -364,6 +364,8 @@ def test_a_first_search_prints_no_binary_file_rgs_walk_would_skip(
     (tree / "f00001.txt").write_text("no match here\n")
     for k in range(8):  # NULs behind a UTF-16 byte order mark: text to rg, which decodes it
         (tree / f"u{k}.txt").write_bytes("\ufeffno match here either\n".encode("utf-16-le"))
+    for k in range(2):  # a NUL past rg's first 64 KiB read ends its walk of a file too
+        (tree / f"late{k}.bin").write_bytes(b"water\n" * 12_000 + b"\0" + b"needle\n" * k)
     bounded = {**env, "RRG_INDEX_WAIT_S": "0.01", "RRG_INDEX_BACKGROUND": "0"}
     args = [*mode, "needle"]
     ours = run(q("water quality", "--limit", "0", *args), tree, bounded)

@@ -3,6 +3,7 @@ while the caller stats them, and paths made relative to the serving root."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 from pathlib import Path
@@ -52,3 +53,32 @@ def test_paths_relative_to_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     out = relative_to(root, same)
     assert out == same and all(x is y for x, y in zip(out, same, strict=True))  # not copied
     assert relative_to(root, [b"./x", b".hidden/y"]) == [b"x", b".hidden/y"]
+
+
+def test_rg_walks_the_doubtful_files_under_their_own_names(
+    tmp_path: Path, rg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files asked about are linked into a folder rg walks: two of one name each keep
+    it (it decides what -z decompresses), a name holding a line end is read back whole,
+    and a file rg cannot read (a preprocessor that fails) is no binary file."""
+    from rrg.rg.binary_files import binary_to_walk
+
+    for folder in ("a", "b", "c"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "a" / "x.gz").write_bytes(gzip.compress(b"text\0 with a NUL\n"))
+    (tmp_path / "b" / "x.gz").write_bytes(gzip.compress(b"plain text\n"))
+    (tmp_path / "c" / "new\nline.bin").write_bytes(b"text\n" * 20_000 + b"\0")
+    (tmp_path / "c" / "failing.bin").write_bytes(b"\0")
+    hook = tmp_path / "pre.sh"
+    hook.write_text('#!/bin/sh\ncase "$1" in *failing*) exit 3;; esac\nexec cat -- "$1"\n')
+    hook.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    files = [b"a/x.gz", b"b/x.gz", b"c/new\nline.bin", b"c/failing.bin"]
+    assert binary_to_walk(rg, parse_rg_args(["-z", "text"]), files) == {
+        b"a/x.gz",
+        b"c/new\nline.bin",
+        b"c/failing.bin",
+    }
+    pre = parse_rg_args(["--pre", str(hook), "-g", "!*.gz", "text"])
+    assert binary_to_walk(rg, pre, files) == {b"a/x.gz", b"b/x.gz", b"c/new\nline.bin"}
+    assert binary_to_walk(rg, parse_rg_args(["text"]), []) == set()

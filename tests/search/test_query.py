@@ -1020,13 +1020,14 @@ def test_a_named_encoding_decides_which_files_are_binary(
 
 
 @pytest.mark.parametrize("config", ["--invert-match\n", "-x\n", "-E\nutf-16le\n"])
-def test_which_files_are_binary_once_decoded_reads_no_match_flag_of_rgs_config(
+def test_which_files_rg_decodes_to_binary_holds_with_rgs_config(
     config: str, corpus: Path, tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
-    """The run that asks rg which files it decodes to binary matched each file's first line:
-    with -v in rg's config file it matched none, rg said nothing of any file, and every
-    file passed for text (a gzip file read as UTF-16 was searched by name, where rg's walk
-    skips it). It reads the config file's decoding flags alone now."""
+    """The run that asks rg which files it decodes to binary matched each file's first line
+    once: with -v in rg's config file it matched none, rg said nothing of any file, and
+    every file passed for text (a gzip file read as UTF-16 was searched by name, where rg's
+    walk skips it). It counts the lines of each file, under the config's flags as rg's
+    walk searches them."""
     (corpus / "packed.gz").write_bytes(gzip.compress(b"Watson\0 binary\n" * 50))
     rc = tmp_path / "ripgreprc"
     rc.write_text(config)
@@ -1057,6 +1058,62 @@ def test_a_file_rg_decodes_to_binary_past_a_decoders_first_piece_is_left_out(
     assert b"logo.ai" not in theirs.stdout
     assert ours.returncode == theirs.returncode, ours.stderr
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        ["--files-without-match"],
+        ["--include-zero", "-c"],
+        ["--rerank"],
+        ["-E", "latin1", "--files-without-match"],
+        ["-z", "--include-zero", "-c"],
+        ["-U", "--include-zero", "-c"],  # can match no line end: searched line by line
+    ],
+)
+def test_a_file_whose_first_nul_lies_past_rgs_first_read_is_left_out(
+    mode: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's walk quits a file at its first NUL wherever it lies, and then neither lists it
+    without a match nor counts it; the index looked for a NUL in rg's first 64 KiB read
+    only, called such a file text, and rrg named it to rg, which searched it whole. Under
+    -E or -z the question went to rg, for a file named, read at once: the first 64 KiB."""
+    (corpus / "holmes.dump").write_bytes(b"Holmes\n" * 12_000 + b"\0 Watson\n")
+    (corpus / "blank.dump").write_bytes(b"Holmes\n" * 12_000 + b"\0\n")
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *mode, "Watson"), corpus, env)
+    theirs = run([rg, *[f for f in mode if f != "--rerank"], "Watson"], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert b".dump" not in ours.stdout and b".dump" not in theirs.stdout
+    if "--rerank" in mode:
+        assert set(ours.stdout.splitlines()) == set(theirs.stdout.splitlines())
+    else:
+        assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    "pattern, counted",
+    [
+        ("Holmes\\nHolmes", True),  # no match reaches the NUL: rg searches the file on
+        ("Holmes\\nHolmes|Watson", False),  # the last match holds it: given up there
+    ],
+)
+@pytest.mark.parametrize("mode", [[], ["-E", "latin1"], ["-m", "3"]])
+def test_a_multi_line_search_gives_up_a_file_at_a_late_nul_as_rg_does(
+    pattern: str, counted: bool, mode: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A multi-line search reads a file at once and rg looks for a NUL in its first 64 KiB,
+    then in each match it reports: a later NUL gives the file up only where a match (not
+    past --max-count's last) reaches it."""
+    (corpus / "holmes.dump").write_bytes(b"Holmes\n" * 12_000 + b"\0 Watson\n")
+    printed = []
+    for counting in (["--include-zero", "-c"], ["--files-without-match"]):
+        args = [*mode, "-U", *counting, pattern]
+        ours = run(q("doctor watson", "--limit", "0", *args), corpus, env)
+        theirs = run([rg, *args], corpus, env)
+        assert ours.returncode == theirs.returncode, ours.stderr
+        assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines()), args
+        printed.append(theirs.stdout)
+    assert (b"holmes.dump" in printed[0]) == (counted or "-m" in mode)
 
 
 def test_a_preprocessor_fails_in_rgs_own_words(
