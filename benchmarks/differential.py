@@ -210,6 +210,13 @@ def awkward_tree(root: Path) -> None:
     marks = "cafe\u0301 foo \U0001f468\u200d\U0001f469 bar\n\tfoo\t42 tabbed\n"
     (sub / "marks.txt").write_text(marks)
     (sub / "zipped.gz").write_bytes(gzip.compress(b"foo inside gzip\n"))
+    # A first NUL past rg's first 64 KiB read, before which no pattern matches (rg's walk
+    # would print what it read before it): the walk gives the file up there, so its
+    # matches past the NUL print nowhere, and neither -c nor --files-without-match names
+    # it. Plain, and once decompressed (-z).
+    late = b"- - -\n" * 12_000 + b"\0 foo 1\n\ndef late(x)\n"
+    (sub / "late_nul.log").write_bytes(late)
+    (sub / "late_nul.log.gz").write_bytes(gzip.compress(late))
     (root / ".hidden" / "secret.py").write_text("def hidden_foo():\n    pass\n")
     (root / ".gitignore").write_text("ignored.txt\n")
     (root / "ignored.txt").write_text("foo ignored\n")
