@@ -315,6 +315,13 @@ SEPARATED = (*CONTEXT, "-p", "--heading")
 #: rg's line for a binary file it walked and printed lines of, read before its first NUL:
 #: rrg leaves such files out (docs/differences.md), so the draw is not compared.
 STOPPED_AFTER_MATCH = b"WARNING: stopped searching binary file after match"
+#: The same under --json: the file's end message gives where its NUL lies.
+_JSON_BINARY_END = re.compile(rb'"binary_offset":\d')
+
+
+def stopped_after_match(out: bytes) -> bool:
+    """Whether rg printed lines of a binary file it walked, read before its first NUL."""
+    return STOPPED_AFTER_MATCH in out or _JSON_BINARY_END.search(out) is not None
 
 
 def rg_own_split(flags: list[str], pattern: str) -> bool:
@@ -381,7 +388,7 @@ def faults_of(
         return []  # a documented refusal (docs/differences.md), tested on its own
     if rg_own_split(shape, pattern):
         return []
-    if STOPPED_AFTER_MATCH in theirs.out and STOPPED_AFTER_MATCH not in ours.out:
+    if stopped_after_match(theirs.out) and not stopped_after_match(ours.out):
         return []  # a binary file's lines read before its NUL (docs/differences.md)
     found = []
     for name, outcome in (("uncapped", ours), ("capped", capped)):
@@ -474,7 +481,7 @@ def printer_faults(
 ) -> list[str]:
     """--printer: the draw's lines as --rerank prints them against rg's own."""
     theirs = run([rg(), *searched], tree, env)
-    if theirs.code in (OVER_LIMIT, -1) or STOPPED_AFTER_MATCH in theirs.out:
+    if theirs.code in (OVER_LIMIT, -1) or stopped_after_match(theirs.out):
         return []
     # A limit of 2: the awkward tree's few matches are reranked too, not printed by rg.
     found = rerank_faults(tree, query, searched, env, [*config, *searched], theirs, "2")
