@@ -43,16 +43,15 @@ _COUNT_EACH = [
 def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
     """Those of ``files`` that rg's walk, searching as the user asks, gives up as binary.
 
-    rg walks a folder of links to them, each under its own name (which decides how -z and
-    --pre-glob decode it; a second file of one name goes in a second folder), with
-    --follow, the user's flags and patterns, and none that choose files (a glob of the
-    user's own folders would match no link). Asked of each file named instead, read at
-    once as rg's JSON reports it, a NUL past 64 KiB went unseen (a log under -E latin1),
-    and past a decoder's first piece when read a line at a time (an Illustrator file's
-    NUL at 19,966 bytes under -E latin1, 8 KiB the piece). A file rg cannot read (a
-    preprocessor that fails) is no binary file: the search reports it in rg's own words.
-    Where no such folder can be made, every one of ``files`` counts as binary (the index's
-    rule)."""
+    rg walks a folder of links to them, each at its own path below the folder (which
+    decides what -z decompresses and --pre-glob preprocesses, as in the user's walk), with
+    --follow, the user's flags and patterns, and none that choose files. Asked of each file
+    named instead, read at once as rg's JSON reports it, a NUL past 64 KiB went unseen (a
+    log under -E latin1), and past a decoder's first piece when read a line at a time (an
+    Illustrator file's NUL at 19,966 bytes under -E latin1, 8 KiB the piece). A file rg
+    cannot read (a preprocessor that fails) is no binary file: the search reports it in
+    rg's own words. Where no such folder can be made, every one of ``files`` counts as
+    binary (the index's rule)."""
     if not files:
         return set()
     # The config file's flags too, but for those choosing files.
@@ -64,25 +63,31 @@ def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
     try:
         with tempfile.TemporaryDirectory(prefix="rrg-binary-") as farm:
             links = _linked(os.fsencode(farm), files)
-            cmd = [rg, "--no-config", *searching, *pattern, *_COUNT_EACH, "--", farm]
-            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
+            cmd = [rg, "--no-config", *searching, *pattern, *_COUNT_EACH, "--", "."]
+            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, cwd=farm)
     except OSError:
         return set(files)
     counted = _counted_paths(done.stdout)
-    return {path for link, path in links.items() if link not in counted and link not in done.stderr}
+    return {
+        path
+        for link, path in links.items()
+        if b"./" + link not in counted and link not in done.stderr
+    }
 
 
 def _linked(farm: bytes, files: list[bytes]) -> dict[bytes, bytes]:
-    """Links under ``farm`` to ``files``, each under its own name: the file of each link."""
+    """Links under ``farm`` to ``files``, each at the path rrg names it by (a --pre-glob of
+    ``logs/*.gz`` matches there as in the user's walk; a leading ``/`` or ``..`` made a
+    folder's name): each link's path below ``farm``, and the file it links to."""
     links: dict[bytes, bytes] = {}
-    taken: dict[bytes, int] = {}
     for path in files:
-        name = os.path.basename(path)
-        folder = os.path.join(farm, b"%d" % taken.get(name, 0))
-        taken[name] = taken.get(name, 0) + 1
-        os.makedirs(folder, exist_ok=True)
-        link = os.path.join(folder, name)
-        os.symlink(os.path.abspath(path), link)
+        parts = [b"up" if p == b".." else p for p in path.split(b"/") if p not in (b"", b".")]
+        link = b"/".join(parts)
+        if link in links:  # two spellings of one path: the second in a folder apart
+            link = b".rrg-%d/%s" % (len(links), link)
+        where = os.path.join(farm, link)
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        os.symlink(os.path.abspath(path), where)
         links[link] = path
     return links
 

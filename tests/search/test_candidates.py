@@ -55,11 +55,12 @@ def test_paths_relative_to_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert relative_to(root, [b"./x", b".hidden/y"]) == [b"x", b".hidden/y"]
 
 
-def test_rg_walks_the_doubtful_files_under_their_own_names(
+def test_rg_walks_the_doubtful_files_at_their_own_paths(
     tmp_path: Path, rg: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The files asked about are linked into a folder rg walks: two of one name each keep
-    it (it decides what -z decompresses), a name holding a line end is read back whole,
+    """The files asked about are linked into a folder rg walks, each at its own path: two
+    of one name each keep it (it decides what -z decompresses), a --pre-glob naming a
+    folder matches as in the user's walk, a name holding a line end is read back whole,
     and a file rg cannot read (a preprocessor that fails) is no binary file."""
     from rrg.rg.binary_files import binary_to_walk
 
@@ -81,4 +82,9 @@ def test_rg_walks_the_doubtful_files_under_their_own_names(
     }
     pre = parse_rg_args(["--pre", str(hook), "-g", "!*.gz", "text"])
     assert binary_to_walk(rg, pre, files) == {b"a/x.gz", b"b/x.gz", b"c/new\nline.bin"}
+    unzip = tmp_path / "unzip.sh"
+    unzip.write_text('#!/bin/sh\nexec gzip -dc -- "$1"\n')
+    unzip.chmod(0o755)
+    some = parse_rg_args(["--pre", str(unzip), "--pre-glob", "b/*.gz", "text"])
+    assert binary_to_walk(rg, some, files) == {b"a/x.gz", b"c/new\nline.bin", b"c/failing.bin"}
     assert binary_to_walk(rg, parse_rg_args(["text"]), []) == set()
