@@ -129,8 +129,8 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
             # rg's walk prints nothing of a binary file, where one named is searched whole.
             binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
         doubtful = set(_nul_past_first_read([p for p in ranking.ordered if p not in binary]))
-    binary = binary - _given_files(args)
-    doubtful -= _given_files(args)
+    given = _given_files(args)
+    binary, doubtful = binary - given, doubtful - given
     if args.decodes_files:
         binary, doubtful = set(), binary | doubtful
     if doubtful:
