@@ -634,6 +634,18 @@ def test_passages_print_a_files_own_bytes_where_they_are_no_utf8(
     assert b"\xef\xbf\xbd" not in recalled.stdout
 
 
+def numbered_lines_shown(root: Path, pattern: str, rg: str, env: dict[str, str]) -> list[bytes]:
+    """The lines ``rg -n PATTERN`` prints of a one-file tree, each checked to be one of the
+    lines the passages of ``rrg -q "lighthouse keepers" -n`` print: numbered and written
+    as rg prints them."""
+    out = run(q("lighthouse keepers", "--limit", "0", "-n", "--heading"), root, env)
+    assert out.returncode == 0, out.stderr
+    theirs = run([rg, "-n", "--no-filename", pattern], root, env).stdout.split(b"\n")[:-1]
+    shown = out.stdout.split(b"\n")
+    assert all(line in shown for line in theirs), out.stdout
+    return theirs
+
+
 def test_passages_number_lines_as_rg_does_past_form_feeds_and_lone_returns(
     tmp_path: Path, rg: str, env: dict[str, str]
 ) -> None:
@@ -644,12 +656,8 @@ def test_passages_number_lines_as_rg_does_past_form_feeds_and_lone_returns(
     root.mkdir()
     text = "the harbour log\n\f\nold entry\rkept\vhere\nlighthouse keepers watch\n"
     (root / "log.txt").write_text(text)
-    out = run(q("lighthouse keepers", "--limit", "0", "-n", "--heading"), root, env)
-    assert out.returncode == 0, out.stderr
-    theirs = run([rg, "-n", "--no-filename", "keepers|kept"], root, env).stdout.split(b"\n")[:-1]
+    theirs = numbered_lines_shown(root, "keepers|kept", rg, env)
     assert theirs == [b"3:old entry\rkept\x0bhere", b"4:lighthouse keepers watch"]
-    shown = out.stdout.split(b"\n")
-    assert all(line in shown for line in theirs), out.stdout
 
 
 def test_passages_print_a_line_of_spaces_as_the_file_holds_it(
@@ -662,12 +670,8 @@ def test_passages_print_a_line_of_spaces_as_the_file_holds_it(
     root.mkdir()
     text = "lighthouse keepers\n    \nwatch the coast\n\t\nand log the ships\n"
     (root / "notes.txt").write_text(text)
-    out = run(q("lighthouse keepers", "--limit", "0", "-n", "--heading"), root, env)
-    assert out.returncode == 0, out.stderr
-    theirs = run([rg, "-n", "--no-filename", ""], root, env).stdout.split(b"\n")[:-1]
+    theirs = numbered_lines_shown(root, "", rg, env)
     assert theirs[1] == b"2:    " and theirs[3] == b"4:\t"
-    shown = out.stdout.split(b"\n")
-    assert all(line in shown for line in theirs), out.stdout
 
 
 def test_a_passage_query_with_no_file_to_read_says_so(tmp_path: Path, env: dict[str, str]) -> None:
