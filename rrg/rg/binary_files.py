@@ -21,23 +21,15 @@ import tempfile
 
 from rrg.rg.args import RgArgs
 from rrg.rg.flags import FILE_SELECTION_LONG
+from rrg.rg.walk import COUNT_FLAGS
 
 #: The flags that change what rg reads of a file: kept, though they also choose files.
 _DECODING = frozenset({"--search-zip", "--no-search-zip", "--pre", "--no-pre", "--pre-glob"})
-#: After the user's flags: a count of each file rg's walk reads as text (the last mode flag
-#: wins). ``--include-zero`` prints a count of none too; a file given up as binary prints
-#: nothing (rg's binary filter of counts).
-_COUNT_EACH = [
-    "--follow",
-    "--no-ignore",
-    "--hidden",
-    "--count",
-    "--include-zero",
-    "--null",
-    "--color=never",
-    "--no-stats",
-    "-j1",
-]
+#: After the user's flags: a count of each file rg's walk reads as text, its path printed as
+#: the walk's counts print it (``COUNT_FLAGS``: the last mode flag wins, whatever -I or
+#: --path-separator the user gave). ``--include-zero`` prints a count of none too; a file
+#: given up as binary prints nothing (rg's binary filter of counts).
+_COUNT_EACH = ["--follow", "--no-ignore", "--hidden", "--include-zero", "-j1", *COUNT_FLAGS]
 
 
 def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:

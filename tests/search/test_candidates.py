@@ -87,4 +87,12 @@ def test_rg_walks_the_doubtful_files_at_their_own_paths(
     unzip.chmod(0o755)
     some = parse_rg_args(["--pre", str(unzip), "--pre-glob", "b/*.gz", "text"])
     assert binary_to_walk(rg, some, files) == {b"a/x.gz", b"c/new\nline.bin", b"c/failing.bin"}
+    # Flags that shape rg's printed paths leave its counts read back as they are.
+    for printed in (["-I"], ["--path-separator=%"], ["--json"]):
+        shaped = parse_rg_args(["-z", *printed, "text"])
+        assert binary_to_walk(rg, shaped, files) == {
+            b"a/x.gz",
+            b"c/new\nline.bin",
+            b"c/failing.bin",
+        }, printed
     assert binary_to_walk(rg, parse_rg_args(["text"]), []) == set()
