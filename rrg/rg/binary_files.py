@@ -15,12 +15,14 @@ So rg walks the doubtful files themselves, with the user's search.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import tempfile
 
 from rrg.rg.args import RgArgs
 from rrg.rg.flags import FILE_SELECTION_LONG
+from rrg.rg.replies import count_records
 from rrg.rg.walk import COUNT_FLAGS
 
 #: The flags that change what rg reads of a file: kept, though they also choose files.
@@ -59,7 +61,7 @@ def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
             done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, cwd=farm)
     except OSError:
         return set(files)
-    counted = _counted_paths(done.stdout)
+    counted = {path for path, _ in count_records(io.BytesIO(done.stdout))}
     return {
         path
         for link, path in links.items()
@@ -82,16 +84,3 @@ def _linked(farm: bytes, files: list[bytes]) -> dict[bytes, bytes]:
         os.symlink(os.path.abspath(path), where)
         links[link] = path
     return links
-
-
-def _counted_paths(counts: bytes) -> set[bytes]:
-    """The paths of rg's ``--count --null`` records (``PATH NUL COUNT LF``; a path may
-    hold a line end, never a NUL)."""
-    paths: set[bytes] = set()
-    at = 0
-    while (end := counts.find(b"\0", at)) >= 0:
-        paths.add(counts[at:end])
-        at = counts.find(b"\n", end) + 1
-        if at == 0:
-            break
-    return paths

@@ -95,4 +95,7 @@ def test_rg_walks_the_doubtful_files_at_their_own_paths(
             b"c/new\nline.bin",
             b"c/failing.bin",
         }, printed
+    # Under --null-data a NUL ends a line, no file is binary, and rg ends each count
+    # record with a NUL too: every file is read back.
+    assert binary_to_walk(rg, parse_rg_args(["-z", "--null-data", "text"]), files) == set()
     assert binary_to_walk(rg, parse_rg_args(["text"]), []) == set()
