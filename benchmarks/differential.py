@@ -492,13 +492,10 @@ def printer_faults(
 #: comparison cannot key): the completeness check leaves such draws out.
 _UNKEYED = frozenset(
     {
-        "--null",
-        "-0",
         "--null-data",
         "--heading",
         "--field-match-separator=::",
-        "--path-separator=%",
-        "--color=always",
+        "--hyperlink-format=default",  # a link's file:// holds colons
         "-v",
         "--json",
     }
@@ -526,7 +523,8 @@ def whole_line_faults(
     def by_line(out: bytes) -> dict[bytes, Counter[bytes]]:
         rows: dict[bytes, Counter[bytes]] = {}
         for row in out.split(b"\n"):
-            key = b":".join(row.split(b":")[:2])
+            # Under --null a NUL ends the path where a colon would.
+            key = b":".join(row.replace(b"\0", b":", 1).split(b":")[:2])
             if row.count(b":") >= 2:
                 rows.setdefault(key, Counter())[row] += 1
         return rows
@@ -663,6 +661,72 @@ def _shows(shown: bytes, held: bytes) -> bool:
     return shown == held or (piece != shown and piece in held)
 
 
+#: --negated: a flag beside the flag that turns it off again, one of them in rg's config file
+#: or both on the command line, in either order: the later wins, as rg reads them, and
+#: rrg's reading of the flags must agree (which printer, which files, which matcher).
+NEGATED: list[tuple[list[str], list[str]]] = [
+    (["--json"], ["--no-json"]),
+    (["-U"], ["--no-multiline"]),
+    (["-U", "--multiline-dotall"], ["--no-multiline-dotall"]),
+    (["-v"], ["--no-invert-match"]),
+    (["--include-zero", "-c"], ["--no-include-zero"]),
+    (["-F"], ["--no-fixed-strings"]),
+    (["-z"], ["--no-search-zip"]),
+    (["--pre", "cat"], ["--no-pre"]),
+    (["-a"], ["--no-text"]),
+    (["--binary"], ["--no-binary"]),
+    (["--crlf"], ["--no-crlf"]),
+    (["-L"], ["--no-follow"]),
+    (["--hidden"], ["--no-hidden"]),
+    (["--no-ignore"], ["--ignore"]),
+    (["--no-ignore-vcs"], ["--ignore-vcs"]),
+    (["--no-ignore-dot"], ["--ignore-dot"]),
+    (["--no-require-git"], ["--require-git"]),
+    (["-b"], ["--no-byte-offset"]),
+    (["--column"], ["--no-column"]),
+    (["--trim"], ["--no-trim"]),
+    (["--max-columns=20", "--max-columns-preview"], ["--no-max-columns-preview"]),
+    (["--stats"], ["--no-stats"]),
+    (["--heading"], ["--no-heading"]),
+    (["-n"], ["-N"]),
+    (["-P"], ["--no-pcre2"]),
+    (["--no-unicode"], ["--unicode"]),
+    (["-P", "--no-pcre2-unicode"], ["--pcre2-unicode"]),
+    (["--no-messages"], ["--messages"]),
+    (["--glob-case-insensitive", "-g", "*.TXT"], ["--no-glob-case-insensitive"]),
+    (["--context-separator=##", "-C", "1"], ["--no-context-separator"]),
+    (["-i"], ["-s"]),
+    (["-S"], ["-s"]),
+    (["-s"], ["-i"]),
+    (["-l"], ["--files-without-match"]),
+    (["-c"], ["--count-matches"]),
+    (["-C", "2"], ["-C", "0"]),
+    (["--line-buffered"], ["--block-buffered"]),
+    (["--null-data"], ["--crlf"]),
+    (["--passthru"], ["-A", "1"]),
+]
+
+
+def draw_negated(rng: random.Random) -> tuple[list[str], list[str], str, list[str], str]:
+    """Flags for the command line and for rg's config file: one to three pairs of
+    NEGATED, each placed one of three ways, and up to two flags of FLAGS beside them."""
+    flags: list[str] = []
+    config: list[str] = []
+    for on, off in rng.sample(NEGATED, rng.randint(1, 3)):
+        way = rng.randrange(3)
+        if way == 0:  # the config file turns it on, the command line off
+            config += on
+            flags += off
+        elif way == 1:  # the config file turns it off, the command line on
+            config += off
+            flags += on
+        else:  # both on the command line, the later winning
+            flags += on + off if rng.random() < 0.5 else off + on
+    for chosen in rng.sample(FLAGS, rng.randint(0, 2)):
+        flags += chosen
+    return flags, config, rng.choice(PATTERNS), rng.choice(PATHS), rng.choice(QUERIES)
+
+
 def draw_own(rng: random.Random) -> tuple[list[str], list[str]]:
     """An rrg command line of rrg's own, and the rg flags drawn into it."""
     query = rng.choice(QUERIES)
@@ -687,6 +751,11 @@ def main() -> int:
         "--printer",
         action="store_true",
         help="draw up to 6 of the flags that shape a line and compare --rerank's lines alone",
+    )
+    parser.add_argument(
+        "--negated",
+        action="store_true",
+        help="draw flags beside the flags that turn them off again (NEGATED)",
     )
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -716,17 +785,28 @@ def main() -> int:
                     sys.stdout.flush()
                 continue
             pool, most = (PRINTER_FLAGS, 6) if args.printer else (FLAGS, 4)
-            flags, pattern, paths, query = draw(rng, pool, most)
+            negated_config: list[str] = []
+            if args.negated:
+                flags, negated_config, pattern, paths, query = draw_negated(rng)
+            else:
+                flags, pattern, paths, query = draw(rng, pool, most)
             if tree is not awkward:
                 paths = []
                 # Under a named encoding rg prints a walked binary file's lines up to the
                 # buffer that holds its NUL (docs/differences.md); a real tree's PDFs and
                 # images would fill the report with it. The awkward tree has none such.
                 while "-E" in flags:
-                    flags, pattern, paths, query = draw(rng, pool, most)
+                    if args.negated:
+                        flags, negated_config, pattern, paths, query = draw_negated(rng)
+                    else:
+                        flags, pattern, paths, query = draw(rng, pool, most)
                     paths = []
-            # One draw in five puts a flag in rg's config file, which rrg's rg runs read too.
-            config = rng.choice(FLAGS) if rng.random() < 0.2 else []
+            if args.negated:
+                config = negated_config
+            else:
+                # One draw in five puts a flag in rg's config file, which rrg's rg runs
+                # read too.
+                config = rng.choice(FLAGS) if rng.random() < 0.2 else []
             flags, config = ([str(scratch_paths.get(f, f)) for f in x] for x in (flags, config))
             config_file = Path(scratch) / "ripgreprc"
             config_file.write_text("".join(f"{arg}\n" for arg in config))
