@@ -217,6 +217,10 @@ def awkward_tree(root: Path) -> None:
     late = b"- - -\n" * 12_000 + b"\0 foo 1\n\ndef late(x)\n"
     (sub / "late_nul.log").write_bytes(late)
     (sub / "late_nul.log.gz").write_bytes(gzip.compress(late))
+    # A log a crash ended in NULs: rg's walk prints its matches before the NUL's buffer,
+    # then a warning, where named it searches it whole (rrg walks to it alone).
+    crashed = b"foo 1 early(x)\n" + b"- - -\n" * 12_000 + b"\0" * 100 + b"foo 2 after(y)\n"
+    (sub / "crashed.log").write_bytes(crashed)
     (root / ".hidden" / "secret.py").write_text("def hidden_foo():\n    pass\n")
     (root / ".gitignore").write_text("ignored.txt\n")
     (root / "ignored.txt").write_text("foo ignored\n")
@@ -494,6 +498,8 @@ _UNKEYED = frozenset(
     {
         "--null-data",
         "--heading",
+        "-p",  # --heading among what it turns on (rg's rows; rrg's reranked ones are not)
+        "--pretty",
         "--field-match-separator=::",
         "--hyperlink-format=default",  # a link's file:// holds colons
         "-v",

@@ -173,6 +173,19 @@ def corpus(tmp_path: Path) -> Path:
     return root
 
 
+def crashed_log(path: Path) -> None:
+    """A service's log whose last blocks a crash left as NULs, past rg's first 64 KiB read:
+    rg's walk prints its matching lines up to the buffer that holds the first NUL, says it
+    stopped there, and gives the file up; named, rg searches it whole. ``ERROR Moriarty``
+    matches it alone: twice early, once just before the NUL (in its buffer: rg's walk
+    prints it not) and once past it."""
+    lines = [b"%05d INFO request served\n" % k for k in range(9_000)]
+    lines[100] = b"00100 ERROR Moriarty refused the connection\n"
+    lines[5_000] = b"05000 ERROR Moriarty timed out\n"
+    lines[8_990] = b"08990 ERROR Moriarty near the NULs\n"
+    path.write_bytes(b"".join(lines) + b"\0" * 4096 + b"ERROR Moriarty after the NULs\n")
+
+
 _TIMING = re.compile(rb'"(elapsed_total|elapsed)":\{[^}]*\}')
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import tempfile
 
@@ -67,6 +68,47 @@ def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
         for link, path in links.items()
         if b"./" + link not in counted and link not in done.stderr
     }
+
+
+#: After the user's flags, for rg's walk to one file alone: the entries of the file's folder
+#: (rg walks to it there, as the user's walk did), whatever rule would hide it (the user's
+#: walk chose it already), the file itself picked by a glob of its name.
+_TO_ONE_FILE = ["--max-depth=1", "--hidden", "--no-ignore", "--follow", "-j1"]
+#: What a glob reads as more than a letter: each escaped in the glob that names a file.
+_GLOB_SPECIAL = re.compile(rb"([\\*?\[\]{}!,])")
+
+
+def walk_alone_command(
+    rg: str, args: RgArgs, path: bytes, extra: list[str], counting: bool = False
+) -> list[str | bytes]:
+    """rg's walk to ``path`` alone, searching as the user asks (the config file's flags
+    too, but none that choose files), then ``extra``: it prints what the user's walk printed
+    of that file, byte for byte, its path spelled as that walk spelled it (the folder is
+    rg's PATH, the implicit one where the path names none). ``counting``: less --quiet,
+    for a run whose output is read (``extra`` a --json, say)."""
+    folder, slash, name = path.rpartition(b"/")
+    if slash and not folder:
+        folder = b"/"  # a file at the root of the file system
+    searching = args.typed_args(
+        lambda flag: (
+            (flag not in FILE_SELECTION_LONG or flag in _DECODING)
+            and not (counting and flag == "--quiet")
+        ),
+        with_config=True,
+    )
+    pattern = args.pattern_args if args.has_pattern else ["--regexp="]
+    glob = _GLOB_SPECIAL.sub(rb"\\\1", name)
+    return [
+        rg,
+        "--no-config",
+        *searching,
+        *pattern,
+        *extra,
+        *_TO_ONE_FILE,
+        b"--glob=" + glob,
+        "--",
+        *([folder] if folder else []),
+    ]
 
 
 def _linked(farm: bytes, files: list[bytes]) -> dict[bytes, bytes]:

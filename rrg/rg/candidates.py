@@ -23,6 +23,9 @@ LISTING_FLAGS = ["--null", "--color=never", "--path-separator=/"]
 class Candidates:
     paths: list[bytes]  # as rg prints them, in rg's walk order
     error: bool  # rg reported a problem (a missing path, a permission error)
+    #: Those longer than rg's first read of a file (64 KiB), as the listing's stat found
+    #: them; None: not known (each is stat-ed where it matters).
+    long: frozenset[bytes] | None = None
 
     @property
     def none_listed(self) -> bool:

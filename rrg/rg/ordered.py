@@ -22,6 +22,7 @@ from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.excerpt import MARK_FLAGS, NO_LINKS, Paints, cut_line, painted, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
+from rrg.rg.binary_files import walk_alone_command
 from rrg.rg.children import started
 from rrg.rg.chosen_lines import (
     LINES_FLAGS,
@@ -148,6 +149,11 @@ class StreamSettings:
     # Leaves out of a batch of files named to rg, before the walk has ended, those its walk
     # would skip as binary that the ranking could not tell (files not indexed yet).
     named_filter: Callable[[list[bytes]], list[bytes]] | None = None
+    # Of files rrg would name, those holding a NUL past rg's first read
+    # (``rrg.search.candidates.late_nul_filter``): rg's walk gives such a file up at the
+    # NUL, having printed its lines before it, and named it searches it whole; so rg walks
+    # to it alone (``walk_alone_command``). None: no such file can be told (-a, -z ...).
+    late_nul: Callable[[list[bytes]], list[bytes]] | None = None
 
 
 class OrderedSearch:
@@ -165,6 +171,8 @@ class OrderedSearch:
         self.excerpt = settings.excerpt
         self.excerpt_paints = settings.excerpt_paints
         self.named_filter = settings.named_filter
+        self.late_nul = settings.late_nul
+        self.walked_alone: set[bytes] = set()  # files printed by a walk to each alone
         applies = choice_applies(args, settings.terminal)
         self.spans = settings.spans if applies else None
         self.more_spans = settings.more_spans if applies else None
@@ -224,10 +232,10 @@ class OrderedSearch:
         share = self.file_share()
         if share is None:
             for group, last_cut in self._counted_groups(paths, result):
-                if last_cut is None:
-                    yield group, [], None, None
-                else:
-                    yield group[:-1], [], None, None
+                whole = group if last_cut is None else group[:-1]
+                for run in self._walked_apart(whole):
+                    yield run, [], None, None
+                if last_cut is not None:
                     cut_run = ["--max-count", str(last_cut)]
                     yield group[-1:], cut_run, None, last_cut if each_match else None
             return
@@ -244,6 +252,10 @@ class OrderedSearch:
         vimgrep = self.args.has("--vimgrep")
         runs: list[PrintRun] = []
         for path, count, cut in cuts:
+            if path in self.walked_alone:
+                extra = [] if cut is None else ["--max-count", str(cut)]
+                runs.append(([path], extra, None, cut if each_match else None))
+                continue
             places = chosen_places.get(path)
             if places is None and cut is not None and places_apart:
                 # Read only for a file cut (the shares' few), and only under --vimgrep.
@@ -261,7 +273,13 @@ class OrderedSearch:
             extra = [] if cut is None else ["--max-count", str(cut)]
             if each_match and cut is not None:
                 runs.append(([path], extra, None, cut))
-            elif last is not None and last[1] == extra and last[2] is None and last[3] is None:
+            elif (
+                last is not None
+                and last[1] == extra
+                and last[2] is None
+                and last[3] is None
+                and last[0][0] not in self.walked_alone
+            ):
                 last[0].append(path)
             else:
                 runs.append(([path], extra, None, None))
@@ -281,13 +299,67 @@ class OrderedSearch:
             return False
         return whole and longest * count <= VIMGREP_ALL_BYTES
 
+    def _walked_apart(self, files: list[bytes]) -> Iterator[list[bytes]]:
+        """``files`` as consecutive runs, each file rg walks to alone a run of its own."""
+        run: list[bytes] = []
+        for path in files:
+            if path in self.walked_alone:
+                if run:
+                    yield run
+                yield [path]
+                run = []
+            else:
+                run.append(path)
+        if run:
+            yield run
+
+    def _late_nul(self, files: list[bytes]) -> set[bytes]:
+        """Those of ``files`` holding a NUL past rg's first read (none where no such file
+        can be told)."""
+        return set(self.late_nul(files)) if self.late_nul is not None and files else set()
+
+    def _walked_count(self, path: bytes) -> int:
+        """What rg's walk prints of a file with a NUL past its first read, as the count
+        pass counts it: its matching lines (matches, where each prints as a line) before
+        the NUL, which ``_print`` then prints by the same walk; 1 under -l and --quiet where
+        the walk lists it (exits 0); none under -c and --count-matches, where rg's walk
+        prints no count of a file it gave up."""
+        mode = self.args.output_mode
+        if mode in ("--count", "--count-matches"):
+            return 0
+        if mode in ("--files-with-matches", "--quiet"):
+            # rg stops at a file's first match there, and lists it (exits 0) only where it
+            # met that match before the NUL's buffer, which under -v it may not have
+            # though it prints such lines: the walk is asked as the user asks it.
+            cmd = walk_alone_command(self.rg, self.args, path, [])
+            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
+            if done.returncode != EXIT_MATCH:
+                return 0
+            self.walked_alone.add(path)
+            return 1
+        cmd = walk_alone_command(self.rg, self.args, path, ["--json"], counting=True)
+        done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
+        count = 0
+        for line in done.stdout.splitlines():
+            if not line.startswith(b'{"type":"match"'):
+                continue
+            if self.each_match:  # -v's lines (no submatch) print as one each
+                count += len(json.loads(line)["data"]["submatches"]) or 1
+            else:
+                count += 1
+        if count:
+            self.walked_alone.add(path)
+        return count
+
     def _chosen_places(self, cuts: list[tuple[bytes, int, int | None]]) -> dict[bytes, set[int]]:
         """For each file the share cuts, the places among its matching lines of those it
         prints: the lines of its best passages (its first lines where the ranking gave it
         none). One rg run lists the cut files' matching lines by number; a file whose list
         disagrees with its count (changed since, or a binary file's notice), or a search
         whose cut files match too often for the list to pay, keeps rg's ``--max-count``."""
-        cut_files = {path: (count, cut) for path, count, cut in cuts if cut}
+        cut_files = {
+            path: (count, cut) for path, count, cut in cuts if cut and path not in self.walked_alone
+        }
         if self.spans is None or not cut_files:
             return {}
         if sum(count for count, _ in cut_files.values()) > LINES_PASS_MOST:
@@ -388,7 +460,10 @@ class OrderedSearch:
             or matches is not None
         )
         shown = self._as_on_terminal() if piped and not json_mode else []
-        cmd = self._cmd([*shown, *marks, *extra], files)
+        if files[0] in self.walked_alone:  # a run of its own
+            cmd = walk_alone_command(self.rg, self.args, files[0], [*shown, *marks, *extra])
+        else:
+            cmd = self._cmd([*shown, *marks, *extra], files)
         proc = started(
             cmd,
             stdout=subprocess.PIPE if piped else None,
@@ -528,6 +603,22 @@ class OrderedSearch:
     def _named_counts(
         self, batch: list[bytes], result: StreamResult
     ) -> Iterator[tuple[bytes | None, int]]:
+        """The counts of a batch read by name, in its order; a file with a NUL past rg's
+        first read counted by rg's walk to it alone (named, rg would search it whole)."""
+        late = self._late_nul(batch)
+        place = {path: k for k, path in enumerate(batch)}
+        walked = [(place[p], p, n) for p in batch if p in late and (n := self._walked_count(p))]
+        named = [p for p in batch if p not in late]
+        if named:
+            for path, count in self._read_counts(named, result):
+                while walked and walked[0][0] < place.get(path, len(batch)):
+                    yield walked[0][1], walked.pop(0)[2]
+                yield path, count
+        for _, path, count in walked:
+            yield path, count
+        yield None, 0
+
+    def _read_counts(self, batch: list[bytes], result: StreamResult) -> Iterator[tuple[bytes, int]]:
         proc = started(
             self._cmd(COUNT_FLAGS, batch, counting=True),
             stdout=subprocess.PIPE,
@@ -551,7 +642,6 @@ class OrderedSearch:
                 proc.kill()
                 reaped(proc)
                 messages.finish()
-        yield None, 0
 
     def _walked_counts(
         self, remaining: list[bytes], result: StreamResult
@@ -567,9 +657,13 @@ class OrderedSearch:
             )
         found, error = walk.counts(set(remaining))
         result.error |= error
+        # Files the walk gave up at a NUL past its first read, having printed lines of them.
+        gave_up = walk.gave_up_after_match()
         in_group = 0
         for path in remaining:
             count = found.get(path)
+            if not count and gave_up and self._late_nul([path]):
+                count = self._walked_count(path)
             if count:
                 yield path, count
                 in_group += 1
@@ -721,6 +815,14 @@ class OrderedSearch:
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None
         for batch in batches(paths):
+            late = self._late_nul(batch)
+            if any(self._walked_count(path) for path in batch if path in late):
+                result.matched = True  # rg's walk matched before the NUL
+                if self.stats is None:
+                    break
+            batch = [path for path in batch if path not in late]
+            if not batch:
+                continue
             proc = started(
                 self._cmd([], batch), stdout=piped, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
             )

@@ -31,6 +31,13 @@ _COUNTS = (
 )
 
 
+def files_with_matches(output: bytes) -> int | None:
+    """The files the ``--stats`` block that ends ``output`` says held a match (None: it
+    ends with no block)."""
+    block = _BLOCK.search(output[-_HOLD:])
+    return None if block is None else int(block.group(3))
+
+
 class StatsTally:
     """The blocks of one search's rg runs, added up."""
 

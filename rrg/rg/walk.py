@@ -19,6 +19,7 @@ from rrg.errors import EXIT_ERROR, EXIT_NO_MATCH
 from rrg.rg.args import RgArgs
 from rrg.rg.children import started
 from rrg.rg.replies import StderrFilter, count_records, reaped
+from rrg.rg.stats import files_with_matches
 
 # Appended after the user's flags: rg lets the last mode flag win. The paths of a count
 # record are matched against the listing's, so they keep rg's own separator whatever
@@ -43,9 +44,23 @@ OUTPUT_LIMIT = 8 << 20
 def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list[str | bytes]:
     """rg walking PATHs on one thread, counting matches per file with the user's flags and
     patterns. Line-buffered: each file's count arrives as it is found, so that a dense walk
-    is stopped after a few files rather than a pipe buffer's worth."""
+    is stopped after a few files rather than a pipe buffer's worth. Where a file the walk
+    gives up at a NUL past its first read may print lines (``tells_given_up``), with rg's
+    --stats block: it counts such a file among those that matched, its count unprinted."""
     flags = [*COUNT_FLAGS, "--line-buffered", "-j1"]
+    if tells_given_up(args):
+        flags.append("--stats")
     return [rg, *args.count_args(), *args.pattern_args, *flags, "--", *paths]
+
+
+def tells_given_up(args: RgArgs) -> bool:
+    """Whether a walk's count should tell the files it gave up as binary after a match:
+    rg's walk prints such a file's lines before its NUL (and lists it under -l), where it
+    prints no count of it (-c, --count-matches) and reads binary files whole (-a), and
+    where rrg asks rg of the files it decodes (``rrg.rg.binary_files``)."""
+    return not (
+        args.binary_ok or args.decodes_files or args.output_mode in ("--count", "--count-matches")
+    )
 
 
 def walk_applies(args: RgArgs, reranking: bool) -> bool:
@@ -121,10 +136,20 @@ class CountWalk:
         self.messages.reader.join()
         return (
             self.proc.returncode == EXIT_NO_MATCH
-            and not self.report
+            and not self.files
+            and not self.gave_up_after_match()
             and not self.messages.lines
             and not self.stopped
         )
+
+    def gave_up_after_match(self) -> bool:
+        """Whether, by its --stats block, the walk matched in more files than it counted:
+        it gave up those as binary at a NUL past its first read, having printed lines of
+        them. Only where it ended whole; False where it printed no block."""
+        if self.stopped or not self.ended():
+            return False
+        matched = files_with_matches(bytes(self.report))
+        return matched is not None and matched > self.files
 
     def counts(self, wanted: set[bytes]) -> tuple[dict[bytes, int], bool]:
         """Waits for the walk: the count of each wanted file with matches, and whether rg

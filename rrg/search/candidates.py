@@ -56,6 +56,9 @@ def rank_candidates(
     check_walk()
     with timings.phase("list+stat"):
         candidates, served, listing = list_and_stat(plan.rg, plan.args, plan.spec)
+        if listing is not None and len(listing.paths) == len(candidates.paths):
+            rows = (listing.size > BINARY_SNIFF_BYTES).nonzero()[0].tolist()
+            candidates.long = frozenset(candidates.paths[k] for k in rows)
     settings = RankSettings(
         request.stage_files,
         warn,
@@ -128,7 +131,10 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
             # at RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out:
             # rg's walk prints nothing of a binary file, where one named is searched whole.
             binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
-        doubtful = set(_nul_past_first_read([p for p in ranking.ordered if p not in binary]))
+        # --quiet asks rg's walk of each file with a NUL past its first read itself
+        # (``late_nul_filter``): a match before the NUL is a match there.
+        if args.output_mode != "--quiet" or args.decodes_files:
+            doubtful = set(_nul_past_first_read([p for p in ranking.ordered if p not in binary]))
     given = _given_files(args)
     binary, doubtful = binary - given, doubtful - given
     if args.decodes_files:
@@ -165,6 +171,28 @@ def unread_binary_filter(
         return [p for p in batch if p not in left_out]
 
     return searched
+
+
+def late_nul_filter(
+    args: RgArgs, long: frozenset[bytes] | None
+) -> Callable[[list[bytes]], list[bytes]] | None:
+    """For a search whose walk counts the files, or --quiet: what tells, of files rrg would
+    name, those holding a NUL past rg's first read (``long``: the files longer than it, where the
+    listing knows them). rg's walk gives such a file up at that NUL, having printed its
+    lines before it (a service's log whose last blocks a crash left as NULs), where rg
+    given it by name searches it whole (``rrg.rg.ordered`` has the walk print it). None
+    where no such file can be told: rg reads binary files whole (-a), or decodes them
+    (rrg asks rg's walk of those: ``searched_files``)."""
+    if args.binary_ok or args.decodes_files:
+        return None
+    given = _given_files(args)
+
+    def late(files: list[bytes]) -> list[bytes]:
+        return _nul_past_first_read(
+            [p for p in files if p not in given and (long is None or p in long)]
+        )
+
+    return late
 
 
 def _given_files(args: RgArgs) -> set[bytes]:

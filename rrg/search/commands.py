@@ -33,6 +33,7 @@ from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.as_written import as_written
 from rrg.search.candidates import (
     NothingMatches,
+    late_nul_filter,
     more_scope_spans,
     more_spans_of,
     rank_candidates,
@@ -227,6 +228,9 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         ranking.spans,
         more_spans_of(ranking),
         unread_binary_filter(plan.rg, args, ranking.unread) if walk is not None else None,
+        late_nul_filter(args, candidates.long)
+        if walk is not None or args.output_mode == "--quiet"
+        else None,
     )
     with timings.phase("search"):
         result = search_in_order(run)

@@ -143,3 +143,6 @@ class OrderedRun:
     # What leaves the index's unread binary files out of a batch named to rg while the walk
     # runs (``rrg.search.candidates.unread_binary_filter``).
     named_filter: Callable[[list[bytes]], list[bytes]] | None = None
+    # What tells the files whose NUL lies past rg's first read, which rg's walk prints up to
+    # it (``rrg.search.candidates.late_nul_filter``).
+    late_nul: Callable[[list[bytes]], list[bytes]] | None = None

@@ -33,6 +33,7 @@ def search_in_order(
         run.more_spans,
         plan.palette.of_marks() if excerpt and plan.palette is not None else None,
         run.named_filter,
+        run.late_nul,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (
+    crashed_log,
     make_code_tree,
     on_a_terminal,
     opening_logger,
@@ -1092,6 +1093,57 @@ def test_a_file_whose_first_nul_lies_past_rgs_first_read_is_left_out(
         assert set(ours.stdout.splitlines()) == set(theirs.stdout.splitlines())
     else:
         assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        [],
+        ["-n"],
+        ["-l"],
+        ["-c"],
+        ["--count-matches"],
+        ["-o"],
+        ["--vimgrep"],
+        ["-C", "1"],
+        ["--heading", "-n"],
+        ["-m", "1"],
+        ["--json"],
+        ["--quiet"],
+        # Under -v rg's walk prints such a file's lines, but -l (which stops at the first
+        # match) lists it not: it met its first match past the NUL's read.
+        ["-l", "-v"],
+        ["-o", "-v"],
+    ],
+)
+@pytest.mark.parametrize("pattern", ["Moriarty", "Moriarty|Watson"])
+def test_a_file_given_up_at_a_nul_past_rgs_first_read_prints_what_rgs_walk_prints(
+    mode: list[str], pattern: str, corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A log a crash ended in NULs: rg's walk prints its lines before the NUL's buffer and
+    a warning (lists it under -l, counts it not under -c), and exits 0. rrg printed nothing
+    of it and, where it alone matched, exited 1: its walk's counts have no count of such
+    a file, and named, rg would search it whole. rg now walks to it alone (--quiet: a match
+    before the NUL is a match)."""
+    crashed_log(corpus / "service.dump")
+    args = [*mode, pattern]
+    theirs = run([rg, "-j1", *args], corpus, env)
+    counted = "-c" in mode or "--count-matches" in mode
+    assert theirs.returncode == (1 if counted and pattern == "Moriarty" else 0)
+    if mode in ([], ["-n"]):
+        assert b"timed out" in theirs.stdout and b"near the NULs" not in theirs.stdout
+    query = q("why was the connection refused", "--excerpt", "0")
+    ours = run([*query, "--limit", "0", *args], corpus, env)
+    assert ours.returncode == theirs.returncode, ours.stderr
+
+    def shown(out: bytes) -> list[bytes]:
+        lines = without_timings(out).splitlines()
+        return sorted(line for line in lines if b'"type":"summary"' not in line)
+
+    assert shown(ours.stdout) == shown(theirs.stdout)
+    capped = run([*query, *args], corpus, env)
+    assert capped.returncode == theirs.returncode, capped.stderr
+    assert set(shown(capped.stdout)) <= set(shown(theirs.stdout))
 
 
 @pytest.mark.parametrize(

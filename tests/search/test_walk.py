@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import opening_logger, openings, rrg_cmd, run
+from conftest import crashed_log, opening_logger, openings, rrg_cmd, run
 from rrg.output import stdout
 from rrg.rg import walk as walk_module
 from rrg.rg.args import parse_rg_args
 from rrg.rg.ordered import NAMED_COST, OrderedSearch, StreamSettings
 from rrg.rg.walk import DENSE_FACTOR, CountWalk, count_command, walk_applies
-from rrg.search.candidates import unread_binary_filter
+from rrg.search.candidates import late_nul_filter, unread_binary_filter
 
 QUERY = "river boats on the water"
 
@@ -220,6 +220,44 @@ def test_files_named_before_the_walk_ends_leave_out_those_it_skips_as_binary(
     assert printed(["needle"], named_filter=True) == walked
     assert b"z.bin: binary file matches" in b"".join(printed(["needle", "z.bin", "."], True))
     assert unread_binary_filter(rg, parse_rg_args(["needle"]), []) is None
+
+
+@pytest.mark.parametrize("mode", [[], ["-c"], ["-l"], ["--vimgrep"]])
+def test_a_file_named_before_the_walk_ends_with_a_nul_past_rgs_first_read_prints_as_walked(
+    mode: list[str],
+    tmp_path: Path,
+    rg: str,
+    capfdbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read by name (the walk not ended: a large tree), a log whose NULs lie past rg's
+    first read was searched whole: its count held the match past the NULs and rg printed
+    "binary file matches" where its walk prints the lines before the NUL's buffer and
+    stops. It is walked to alone; a file given as a PATH stays named, as rg names it."""
+    (tmp_path / "a.txt").write_text("a Moriarty line\n")
+    crashed_log(tmp_path / "service.dump")
+    (tmp_path / "b.txt").write_text("another Moriarty line\n")
+    order = [b"a.txt", b"service.dump", b"b.txt"]
+
+    def printed(args: list[str], late: bool) -> list[bytes]:
+        parsed = parse_rg_args(args)
+        settings = StreamSettings(0, True, late_nul=late_nul_filter(parsed, None) if late else None)
+        search = OrderedSearch(rg, parsed, settings, stdout.write)
+        if {"-c", "-l"} & set(args):
+            search.run_records(order)
+        else:
+            search.run_lines(order)
+        return sorted(capfdbinary.readouterr().out.splitlines())
+
+    monkeypatch.chdir(tmp_path)
+    args = [*mode, "Moriarty"]
+    walked = sorted(run([rg, "-j1", *args], tmp_path, dict(os.environ)).stdout.splitlines())
+    assert printed(args, late=True) == walked
+    if mode != ["-l"]:  # -l lists it named too: its first match comes before the NULs
+        assert printed(args, late=False) != walked
+    named = b"".join(printed([*args, "service.dump", "a.txt"], late=True))
+    assert b"service.dump" in named  # rg's count and listing of a file named: whole
+    assert b"near the NULs" in named or mode in (["-l"], ["-c"])
 
 
 NOTHING = [
