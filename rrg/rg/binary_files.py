@@ -78,6 +78,16 @@ _TO_ONE_FILE = ["--max-depth=1", "--hidden", "--no-ignore", "--follow", "-j1"]
 _GLOB_SPECIAL = re.compile(rb"([\\*?\[\]{}!,])")
 
 
+def walks_alone(path: bytes) -> bool:
+    """Whether rg can walk to ``path`` alone: a glob names it, and rg takes only UTF-8 in a
+    glob ("value is not valid UTF-8"), where a file's name may be any bytes."""
+    try:
+        path.rpartition(b"/")[2].decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def walk_alone_command(
     rg: str, args: RgArgs, path: bytes, extra: list[str], counting: bool = False
 ) -> list[str | bytes]:

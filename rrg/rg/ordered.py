@@ -22,7 +22,7 @@ from rrg import streams, timings
 from rrg.errors import EXIT_ERROR, EXIT_MATCH, EXIT_NO_MATCH
 from rrg.excerpt import MARK_FLAGS, NO_LINKS, Paints, cut_line, painted, plain, prefix_pattern
 from rrg.rg.args import RgArgs, unescape
-from rrg.rg.binary_files import walk_alone_command
+from rrg.rg.binary_files import walk_alone_command, walks_alone
 from rrg.rg.children import started
 from rrg.rg.chosen_lines import (
     LINES_FLAGS,
@@ -325,8 +325,8 @@ class OrderedSearch:
         the walk lists it (exits 0); none under -c and --count-matches, where rg's walk
         prints no count of a file it gave up."""
         mode = self.args.output_mode
-        if mode in ("--count", "--count-matches"):
-            return 0
+        if mode in ("--count", "--count-matches") or not walks_alone(path):
+            return 0  # a name no glob can give: left out, as rg's counts leave it
         if mode in ("--files-with-matches", "--quiet"):
             # rg stops at a file's first match there, and lists it (exits 0) only where it
             # met that match before the NUL's buffer, which under -v it may not have

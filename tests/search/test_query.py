@@ -1146,6 +1146,22 @@ def test_a_file_given_up_at_a_nul_past_rgs_first_read_prints_what_rgs_walk_print
     assert set(shown(capped.stdout)) <= set(shown(theirs.stdout))
 
 
+def test_a_log_given_up_at_a_late_nul_is_walked_to_whatever_its_name_holds(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg walks to such a file by a glob of its name, so each character a glob reads as
+    more than a letter is escaped: ``[crash] {a,b}*?.dump`` matched no file, or others."""
+    (corpus / "sub" / "[crash] {a,b}*?.dump").parent.mkdir(exist_ok=True)
+    crashed_log(corpus / "sub" / "[crash] {a,b}*?.dump")
+    crashed_log(corpus / "!first\\.dump")
+    (corpus / "sub" / "[crash] a.dump").write_text("Moriarty in a file a glob could name\n")
+    ours = run(q("why was the connection refused", "--limit", "0", "Moriarty"), corpus, env)
+    theirs = run([rg, "-j1", "Moriarty"], corpus, env)
+    assert theirs.stdout.count(b"WARNING") == 2
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 @pytest.mark.parametrize(
     "pattern, counted",
     [
