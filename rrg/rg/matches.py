@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import xxhash
@@ -18,6 +19,7 @@ import xxhash
 from rrg.errors import EXIT_ERROR
 from rrg.excerpt import char_offset, window
 from rrg.rg.args import RgArgs
+from rrg.rg.binary_files import walk_alone_command, walks_alone
 from rrg.rg.children import started
 from rrg.rg.ordered import Json, OrderedSearch, batches
 from rrg.rg.replies import StderrFilter, reaped
@@ -103,17 +105,15 @@ def collect(
     (matches, more remain, rg's messages that stand). The messages are the caller's to
     write: where the pool is printed as it stands, the ordered search runs rg again and
     rg's messages come from that run, once."""
-    rg, user_flags, patterns = search.rg, search.user_flags, search.patterns
     keep_whole = search.args.has(*_TRANSFORMING)
     found: list[Match] = []
     said = bytearray()
-    for batch in batches(files):
-        cmd: list[str | bytes] = [rg, *user_flags, *patterns, "--json", "-j1", "--", *batch]
+    for named, cmd in _json_runs(search, files):
         proc = started(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
         )
         # A listed file deleted since rg listed it is no error, as in rg's own walk.
-        messages = StderrFilter(proc, set(batch))
+        messages = StderrFilter(proc, set(named))
         assert proc.stdout is not None
         for raw in proc.stdout:
             if not raw.startswith(b'{"type":"match"'):
@@ -128,6 +128,27 @@ def collect(
         if reaped(proc) == EXIT_ERROR:
             said += messages.standing()
     return found, False, bytes(said)
+
+
+def _json_runs(
+    search: OrderedSearch, files: list[bytes]
+) -> Iterator[tuple[list[bytes], list[str | bytes]]]:
+    """The rg runs whose JSON gives the files' matches in order: batches named to rg, and
+    for a file with a NUL past rg's first read, rg's walk to it alone (its matches before
+    the NUL, as rg's walk prints them; named, rg would read past it)."""
+    rg, user_flags, patterns = search.rg, search.user_flags, search.patterns
+    for batch in batches(files):
+        late = search.late_nul_in(batch)
+        run: list[bytes] = []
+        for path in [*batch, None]:
+            if path is not None and path not in late:
+                run.append(path)
+                continue
+            if run:
+                yield run, [rg, *user_flags, *patterns, "--json", "-j1", "--", *run]
+                run = []
+            if path is not None and walks_alone(path):
+                yield [path], walk_alone_command(rg, search.args, path, ["--json"], True)
 
 
 def unsupported_with_rerank(args: RgArgs) -> str | None:

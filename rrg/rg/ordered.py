@@ -313,7 +313,7 @@ class OrderedSearch:
         if run:
             yield run
 
-    def _late_nul(self, files: list[bytes]) -> set[bytes]:
+    def late_nul_in(self, files: list[bytes]) -> set[bytes]:
         """Those of ``files`` holding a NUL past rg's first read (none where no such file
         can be told)."""
         return set(self.late_nul(files)) if self.late_nul is not None and files else set()
@@ -605,7 +605,7 @@ class OrderedSearch:
     ) -> Iterator[tuple[bytes | None, int]]:
         """The counts of a batch read by name, in its order; a file with a NUL past rg's
         first read counted by rg's walk to it alone (named, rg would search it whole)."""
-        late = self._late_nul(batch)
+        late = self.late_nul_in(batch)
         place = {path: k for k, path in enumerate(batch)}
         walked = [(place[p], p, n) for p in batch if p in late and (n := self._walked_count(p))]
         named = [p for p in batch if p not in late]
@@ -662,7 +662,7 @@ class OrderedSearch:
         in_group = 0
         for path in remaining:
             count = found.get(path)
-            if not count and gave_up and self._late_nul([path]):
+            if not count and gave_up and self.late_nul_in([path]):
                 count = self._walked_count(path)
             if count:
                 yield path, count
@@ -815,7 +815,7 @@ class OrderedSearch:
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None
         for batch in batches(paths):
-            late = self._late_nul(batch)
+            late = self.late_nul_in(batch)
             if any(self._walked_count(path) for path in batch if path in late):
                 result.matched = True  # rg's walk matched before the NUL
                 if self.stats is None:

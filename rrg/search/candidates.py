@@ -112,14 +112,18 @@ def list_and_stat(
     return candidates, served, listing
 
 
-def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False) -> list[bytes]:
+def searched_files(
+    rg: str, args: RgArgs, ranking: Ranking, walked: bool = False, walks_late: bool = False
+) -> list[bytes]:
     """The ranked files rg would search while walking: not those it gives up as binary. rg
     reads a file it is given by name even where it holds NULs ("binary file matches"), so
     rrg names only these. Where the bytes do not settle it (rg decodes files: a .gz log is
     text to rg -z; a NUL past rg's first read), rg is asked (``rrg.rg.binary_files``).
     ``walked``: rg's own walk counts the matches (``rrg.rg.walk``), and leaves binary files
     out itself; those the index has not read that rrg names before it ends are left out a
-    batch at a time (``unread_binary_filter``)."""
+    batch at a time (``unread_binary_filter``). ``walks_late``: the search has rg walk to
+    each file with a NUL past its first read itself (``late_nul_filter``: --quiet and
+    --rerank, where a match before the NUL is one), so such files stay."""
     if args.binary_ok:
         return ranking.ordered
     binary = ranking.binary
@@ -131,9 +135,7 @@ def searched_files(rg: str, args: RgArgs, ranking: Ranking, walked: bool = False
             # at RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out:
             # rg's walk prints nothing of a binary file, where one named is searched whole.
             binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
-        # --quiet asks rg's walk of each file with a NUL past its first read itself
-        # (``late_nul_filter``): a match before the NUL is a match there.
-        if args.output_mode != "--quiet" or args.decodes_files:
+        if not walks_late or args.decodes_files:
             doubtful = set(_nul_past_first_read([p for p in ranking.ordered if p not in binary]))
     given = _given_files(args)
     binary, doubtful = binary - given, doubtful - given
@@ -176,11 +178,12 @@ def unread_binary_filter(
 def late_nul_filter(
     args: RgArgs, long: frozenset[bytes] | None
 ) -> Callable[[list[bytes]], list[bytes]] | None:
-    """For a search whose walk counts the files, or --quiet: what tells, of files rrg would
-    name, those holding a NUL past rg's first read (``long``: the files longer than it, where the
-    listing knows them). rg's walk gives such a file up at that NUL, having printed its
-    lines before it (a service's log whose last blocks a crash left as NULs), where rg
-    given it by name searches it whole (``rrg.rg.ordered`` has the walk print it). None
+    """For a search whose walk counts the files, --quiet or --rerank: what tells, of files
+    rrg would name, those holding a NUL past rg's first read (``long``: the files longer
+    than it, where the listing knows them). rg's walk gives such a file up at that NUL,
+    having printed its lines before it (a service's log whose last blocks a crash left as
+    NULs), where rg given it by name searches it whole (``rrg.rg.ordered`` and
+    ``rrg.rg.matches`` have rg walk to it alone). None
     where no such file can be told: rg reads binary files whole (-a), or decodes them
     (rrg asks rg's walk of those: ``searched_files``)."""
     if args.binary_ok or args.decodes_files:

@@ -215,7 +215,9 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         # As --files and the searches: rg's listing met an error (a bad glob, a missing
         # PATH beside others), so the exit code says so whatever was printed.
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if found else EXIT_NO_MATCH)
-    files = searched_files(plan.rg, args, ranking, walked=walk is not None)
+    # Where the search has rg walk to a file whose NUL lies past rg's first read itself.
+    walks_late = walk is not None or args.output_mode == "--quiet" or request.rerank
+    files = searched_files(plan.rg, args, ranking, walk is not None, walks_late)
     # The files are all that rg lists (binary ones aside): one walk may count them.
     run = OrderedRun(
         plan,
@@ -228,9 +230,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         ranking.spans,
         more_spans_of(ranking),
         unread_binary_filter(plan.rg, args, ranking.unread) if walk is not None else None,
-        late_nul_filter(args, candidates.long)
-        if walk is not None or args.output_mode == "--quiet"
-        else None,
+        late_nul_filter(args, candidates.long) if walks_late else None,
     )
     with timings.phase("search"):
         result = search_in_order(run)

@@ -1146,6 +1146,21 @@ def test_a_file_given_up_at_a_nul_past_rgs_first_read_prints_what_rgs_walk_print
     assert set(shown(capped.stdout)) <= set(shown(theirs.stdout))
 
 
+def test_rerank_pools_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """--rerank's pool held none of such a log's lines (the file was left out), and read by
+    name it would hold the lines past the NUL: it holds rg's walk's, the two before it."""
+    crashed_log(corpus / "service.dump")
+    args = ["--rerank", "--limit", "2", "--excerpt", "0", "Moriarty|Watson"]
+    ours = run(q("why was the connection refused", *args), corpus, env)
+    theirs = run([rg, "Moriarty|Watson"], corpus, env)
+    lines = [line for line in theirs.stdout.splitlines() if b"WARNING" not in line]
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert set(ours.stdout.splitlines()) <= set(lines)
+    assert f"reranked top 2 of {len(lines)} matches".encode() in ours.stderr
+
+
 def test_a_log_given_up_at_a_late_nul_is_walked_to_whatever_its_name_holds(
     corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
