@@ -34,7 +34,12 @@ from rrg.rg.candidates import Candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import flags_refusal, one_line, pattern_refusal
-from rrg.search.candidates import more_spans_of, rank_candidates, searched_files
+from rrg.search.candidates import (
+    late_nul_filter,
+    more_spans_of,
+    rank_candidates,
+    searched_files,
+)
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
 
@@ -248,7 +253,9 @@ class Project:
         printed = bytearray()
         with _rg_messages(notices):
             candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
-            files = searched_files(plan.rg, plan.args, ranking)
+            # A file whose NUL lies past rg's first read: rg walks to it alone, as the
+            # command line has it, and its lines before the NUL are the search's.
+            files = searched_files(plan.rg, plan.args, ranking, walks_late=True)
             run = OrderedRun(
                 plan,
                 files,
@@ -257,6 +264,7 @@ class Project:
                 with_filename=True,
                 spans=ranking.spans,
                 more_spans=more_spans_of(ranking),
+                late_nul=late_nul_filter(plan.args, candidates.long),
             )
             result = search_in_order(run, printed.extend, PARAMETERS)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]

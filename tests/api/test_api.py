@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from rrg import api
-from tests.conftest import make_code_tree, rrg_cmd, run, without_root_powers
+from tests.conftest import crashed_log, make_code_tree, rrg_cmd, run, without_root_powers
 
 QUERY = "retry a failed call with backoff"
 
@@ -94,6 +94,28 @@ def test_search_gives_the_command_lines_lines(
     first = result.matches[0]
     start, end = first.spans[0]
     assert re.fullmatch("retry|backoff", first.text.encode()[start:end].decode())
+
+
+def test_search_gives_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
+    project: api.Project, project_dir: Path, env: dict[str, str]
+) -> None:
+    """A log a crash ended in NULs past rg's first read: the library left it out, where the
+    command line (and rg's walk) print its matching lines before the NULs."""
+    crashed_log(project_dir / "src" / "service.dump")
+    result = project.search(QUERY, "Moriarty", limit=0)
+    cli = run([*rrg_cmd(), "-q", QUERY, "--limit", "0", "-n", "-H", "Moriarty"], project_dir, env)
+    assert cli.returncode == 0, cli.stderr
+    expected = [
+        tuple(line.split(":", 2))
+        for line in cli.stdout.decode().splitlines()
+        if "WARNING" not in line
+    ]
+    got = [(m.path, str(m.line_number), m.text) for m in result.matches]
+    assert got == expected
+    assert [text for _, _, text in got] == [
+        "00100 ERROR Moriarty refused the connection",
+        "05000 ERROR Moriarty timed out",
+    ]
 
 
 def test_search_limit_zero_paths_and_case(project: api.Project) -> None:
