@@ -255,7 +255,9 @@ class Project:
             candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
             # A file whose NUL lies past rg's first read: rg walks to it alone, as the
             # command line has it, and its lines before the NUL are the search's.
-            files = searched_files(plan.rg, plan.args, ranking, walks_late=True)
+            files = searched_files(
+                plan.rg, plan.args, ranking, walks_late=True, long=candidates.long
+            )
             run = OrderedRun(
                 plan,
                 files,

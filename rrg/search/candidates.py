@@ -113,7 +113,12 @@ def list_and_stat(
 
 
 def searched_files(
-    rg: str, args: RgArgs, ranking: Ranking, walked: bool = False, walks_late: bool = False
+    rg: str,
+    args: RgArgs,
+    ranking: Ranking,
+    walked: bool = False,
+    walks_late: bool = False,
+    long: frozenset[bytes] | None = None,
 ) -> list[bytes]:
     """The ranked files rg would search while walking: not those it gives up as binary. rg
     reads a file it is given by name even where it holds NULs ("binary file matches"), so
@@ -123,7 +128,9 @@ def searched_files(
     out itself; those the index has not read that rrg names before it ends are left out a
     batch at a time (``unread_binary_filter``). ``walks_late``: the search has rg walk to
     each file with a NUL past its first read itself (``late_nul_filter``: --quiet and
-    --rerank, where a match before the NUL is one), so such files stay."""
+    --rerank, where a match before the NUL is one), so such files stay. ``long``: the
+    files longer than rg's first read (``Candidates.long``), the only ones that can hold
+    such a NUL (None: each is stat-ed)."""
     if args.binary_ok:
         return ranking.ordered
     binary = ranking.binary
@@ -136,7 +143,11 @@ def searched_files(
             # rg's walk prints nothing of a binary file, where one named is searched whole.
             binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
         if not walks_late or args.decodes_files:
-            doubtful = set(_nul_past_first_read([p for p in ranking.ordered if p not in binary]))
+            doubtful = set(
+                _nul_past_first_read(
+                    [p for p in ranking.ordered if p not in binary and (long is None or p in long)]
+                )
+            )
     given = _given_files(args)
     binary, doubtful = binary - given, doubtful - given
     if args.decodes_files:

@@ -217,7 +217,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if found else EXIT_NO_MATCH)
     # Where the search has rg walk to a file whose NUL lies past rg's first read itself.
     walks_late = walk is not None or args.output_mode == "--quiet" or request.rerank
-    files = searched_files(plan.rg, args, ranking, walk is not None, walks_late)
+    files = searched_files(plan.rg, args, ranking, walk is not None, walks_late, candidates.long)
     # The files are all that rg lists (binary ones aside): one walk may count them.
     run = OrderedRun(
         plan,
@@ -271,7 +271,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     candidates, ranking = rank_candidates(plan, warn, line_spans=True)
     # The scope holds what -q would search: a --scope-file search reads its files by name,
     # where rg would print "binary file matches" for the ones it skips while walking.
-    best = searched_files(rg, args, ranking)[: request.scope_size]
+    best = searched_files(rg, args, ranking, long=candidates.long)[: request.scope_size]
     # A scope file holds one path a line: a path holding a newline cannot stand in it (read
     # back, it would be two paths that do not exist).
     scope = [p for p in best if b"\n" not in p]
