@@ -610,15 +610,23 @@ class OrderedSearch:
         walked = [(place[p], p, n) for p in batch if p in late and (n := self._walked_count(p))]
         named = [p for p in batch if p not in late]
         if named:
-            for path, count in self._read_counts(named, result):
-                while walked and walked[0][0] < place.get(path, len(batch)):
-                    yield walked[0][1], walked.pop(0)[2]
-                yield path, count
+            counts = self._read_counts(named, result)
+            try:
+                for path, count in counts:
+                    while walked and walked[0][0] < place.get(path, len(batch)):
+                        yield walked[0][1], walked.pop(0)[2]
+                    yield path, count
+            finally:
+                counts.close()  # the consumer met the cap: the count run is killed now
         for _, path, count in walked:
             yield path, count
         yield None, 0
 
-    def _read_counts(self, batch: list[bytes], result: StreamResult) -> Iterator[tuple[bytes, int]]:
+    def _read_counts(
+        self, batch: list[bytes], result: StreamResult
+    ) -> Generator[tuple[bytes, int], None, None]:
+        """rg's count of each file read by name that holds a match, in rg's order; closed
+        early, its rg run is killed."""
         proc = started(
             self._cmd(COUNT_FLAGS, batch, counting=True),
             stdout=subprocess.PIPE,
