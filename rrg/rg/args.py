@@ -198,6 +198,16 @@ class RgArgs:
         return "--quiet" if self.has("--quiet") and mode != "--json" else mode
 
     @property
+    def counts_zeros(self) -> bool:
+        """Whether rg prints a count of 0 for each file without a match: ``--include-zero``
+        where rg prints counts (-c, --count-matches); under -l, --json or lines it changes
+        nothing."""
+        return self.turned_on("--include-zero") and self.output_mode in (
+            "--count",
+            "--count-matches",
+        )
+
+    @property
     def lists_files_without_match(self) -> bool:
         """Whether rg prints the files without a match (``--files-without-match`` the last
         mode given; ``--quiet`` only silences it)."""

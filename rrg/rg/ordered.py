@@ -743,9 +743,7 @@ class OrderedSearch:
 
     # ---- one record per file: -l, -c, --count-matches, --files-without-match --------------
     def run_records(self, paths: list[bytes]) -> StreamResult:
-        if self.args.output_mode == "--files-without-match" or self.args.turned_on(
-            "--include-zero"
-        ):
+        if self.args.output_mode == "--files-without-match" or self.args.counts_zeros:
             return self._run_direct(paths)
         result = StreamResult()
         piped = subprocess.PIPE if self.stats is not None else None

@@ -47,7 +47,9 @@ def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list
     is stopped after a few files rather than a pipe buffer's worth. Where a file the walk
     gives up at a NUL past its first read may print lines (``tells_given_up``), with rg's
     --stats block: it counts such a file among those that matched, its count unprinted."""
-    flags = [*COUNT_FLAGS, "--line-buffered", "-j1"]
+    # No count of 0 (a user's --include-zero under -l, which rg ignores there): the walk
+    # counts the files it reports as the files with matches.
+    flags = [*COUNT_FLAGS, "--no-include-zero", "--line-buffered", "-j1"]
     if tells_given_up(args):
         flags.append("--stats")
     return [rg, *args.count_args(), *args.pattern_args, *flags, "--", *paths]
@@ -73,7 +75,7 @@ def walk_applies(args: RgArgs, reranking: bool) -> bool:
         and not args.files_mode
         and not reranking
         and mode not in ("--quiet", "--files-without-match")
-        and not args.turned_on("--include-zero")
+        and not args.counts_zeros
     )
 
 

@@ -1114,6 +1114,9 @@ def test_a_file_whose_first_nul_lies_past_rgs_first_read_is_left_out(
         # match) lists it not: it met its first match past the NUL's read.
         ["-l", "-v"],
         ["-o", "-v"],
+        # --include-zero changes nothing but counts: -l under it is -l (it read by name)
+        ["--include-zero", "-l"],
+        ["--include-zero"],
     ],
 )
 @pytest.mark.parametrize("pattern", ["Moriarty", "Moriarty|Watson"])

@@ -168,6 +168,9 @@ def test_no_walk_where_a_count_pass_cannot_give_the_records() -> None:
     for args in (["--files-without-match", "x"], ["--include-zero", "-c", "x"], ["-q", "x"]):
         assert not walk_applies(parse_rg_args(args), reranking=False), args
     assert not walk_applies(parse_rg_args(["--files"]), reranking=False)
+    # --include-zero changes rg's counts alone: under -l or lines a walk counts as without it
+    assert walk_applies(parse_rg_args(["--include-zero", "-l", "x"]), reranking=False)
+    assert walk_applies(parse_rg_args(["--include-zero", "x"]), reranking=False)
 
 
 def test_when_the_walk_pays() -> None:
