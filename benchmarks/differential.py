@@ -532,7 +532,6 @@ _UNKEYED = frozenset(
         "--pretty",
         "--field-match-separator=::",
         "--hyperlink-format=default",  # a link's file:// holds colons
-        "-v",
         "--json",
     }
 )
