@@ -270,8 +270,10 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     plan = QueryPlan.make(rg, rg_args, args, request)
     candidates, ranking = rank_candidates(plan, warn, line_spans=True)
     # The scope holds what -q would search: a --scope-file search reads its files by name,
-    # where rg would print "binary file matches" for the ones it skips while walking.
-    best = searched_files(rg, args, ranking, long=candidates.long)[: request.scope_size]
+    # where rg would print "binary file matches" for the ones it skips while walking; a file
+    # whose NUL lies past rg's first read stays, since that search walks to it alone.
+    best = searched_files(rg, args, ranking, walks_late=True, long=candidates.long)
+    best = best[: request.scope_size]
     # A scope file holds one path a line: a path holding a newline cannot stand in it (read
     # back, it would be two paths that do not exist).
     scope = [p for p in best if b"\n" not in p]
@@ -321,7 +323,17 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
     # by the cheap scores of the cut files' passages.
     spans = scope.spans if query == scope.query else {}
     more = more_scope_spans(scope, served, query) if query else None
-    run = OrderedRun(plan, files, query, served, with_filename=True, spans=spans, more_spans=more)
+    run = OrderedRun(
+        plan,
+        files,
+        query,
+        served,
+        with_filename=True,
+        spans=spans,
+        more_spans=more,
+        # A file whose NUL lies past rg's first read: its lines before it, as -q prints them.
+        late_nul=late_nul_filter(args, None),
+    )
     result = search_in_order(run)
     gone = len(scope.paths) - len(files)
     if gone:

@@ -1558,6 +1558,22 @@ def test_a_scope_holds_what_a_search_would_read(corpus: Path, rg: str, env: dict
     assert "binary.bin" in Path(scope).read_text().splitlines()
 
 
+def test_a_scope_search_prints_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A log a crash ended in NULs past rg's first read was left out of the scope, so a
+    --scope-file search printed nothing of it where -q prints its lines before the NULs."""
+    crashed_log(corpus / "service.dump")
+    out = run([*rrg_cmd(), "--recall", "connection refused", "--paragraphs", "0"], corpus, env)
+    scope = out.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    assert "service.dump" in Path(scope).read_text().splitlines()
+    args = ["--limit", "0", "--excerpt", "0", "Moriarty|Watson"]
+    found = run([*rrg_cmd(), "--scope-file", scope, *args], corpus, env)
+    theirs = run([rg, "Moriarty|Watson"], corpus, env)
+    assert found.returncode == theirs.returncode == 0, found.stderr
+    assert sorted(found.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 def test_a_scope_file_with_crlf_line_ends_names_its_paths(
     topical: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
