@@ -49,16 +49,10 @@ def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
     binary (the index's rule)."""
     if not files:
         return set()
-    # The config file's flags too, but for those choosing files.
-    searching = args.typed_args(
-        lambda name: name != "--quiet" and (name not in FILE_SELECTION_LONG or name in _DECODING),
-        with_config=True,
-    )
-    pattern = args.pattern_args if args.has_pattern else ["--regexp="]
     try:
         with tempfile.TemporaryDirectory(prefix="rrg-binary-") as farm:
             links = _linked(os.fsencode(farm), files)
-            cmd = [rg, "--no-config", *searching, *pattern, *_COUNT_EACH, "--", "."]
+            cmd = [rg, "--no-config", *_searching(args, quiet=False), *_COUNT_EACH, "--", "."]
             done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, cwd=farm)
     except OSError:
         return set(files)
@@ -99,26 +93,30 @@ def walk_alone_command(
     folder, slash, name = path.rpartition(b"/")
     if slash and not folder:
         folder = b"/"  # a file at the root of the file system
-    searching = args.typed_args(
-        lambda flag: (
-            (flag not in FILE_SELECTION_LONG or flag in _DECODING)
-            and not (counting and flag == "--quiet")
-        ),
-        with_config=True,
-    )
-    pattern = args.pattern_args if args.has_pattern else ["--regexp="]
     glob = _GLOB_SPECIAL.sub(rb"\\\1", name)
     return [
         rg,
         "--no-config",
-        *searching,
-        *pattern,
+        *_searching(args, quiet=not counting),
         *extra,
         *_TO_ONE_FILE,
         b"--glob=" + glob,
         "--",
         *([folder] if folder else []),
     ]
+
+
+def _searching(args: RgArgs, quiet: bool) -> list[str]:
+    """The user's search for a run that reads no config file: its flags (the config file's
+    first) less those that choose files (but those that decode them), then its patterns.
+    ``quiet``: --quiet kept; a run whose output rrg reads drops it."""
+    flags = args.typed_args(
+        lambda name: (
+            (name not in FILE_SELECTION_LONG or name in _DECODING) and (quiet or name != "--quiet")
+        ),
+        with_config=True,
+    )
+    return [*flags, *(args.pattern_args if args.has_pattern else ["--regexp="])]
 
 
 def _linked(farm: bytes, files: list[bytes]) -> dict[bytes, bytes]:

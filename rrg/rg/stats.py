@@ -31,10 +31,10 @@ _COUNTS = (
 )
 
 
-def files_with_matches(output: bytes) -> int | None:
+def files_with_matches(output: bytes | bytearray) -> int | None:
     """The files the ``--stats`` block that ends ``output`` says held a match (None: it
-    ends with no block)."""
-    block = _BLOCK.search(output[-_HOLD:])
+    ends with no block). Its tail alone is read (a walk's report may be megabytes)."""
+    block = _BLOCK.search(bytes(output[-_HOLD:]))
     return None if block is None else int(block.group(3))
 
 

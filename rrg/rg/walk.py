@@ -150,7 +150,7 @@ class CountWalk:
         them. Only where it ended whole; False where it printed no block."""
         if self.stopped or not self.ended():
             return False
-        matched = files_with_matches(bytes(self.report))
+        matched = files_with_matches(self.report)
         return matched is not None and matched > self.files
 
     def counts(self, wanted: set[bytes]) -> tuple[dict[bytes, int], bool]:

@@ -127,10 +127,9 @@ def searched_files(
     ``walked``: rg's own walk counts the matches (``rrg.rg.walk``), and leaves binary files
     out itself; those the index has not read that rrg names before it ends are left out a
     batch at a time (``unread_binary_filter``). ``walks_late``: the search has rg walk to
-    each file with a NUL past its first read itself (``late_nul_filter``: --quiet and
-    --rerank, where a match before the NUL is one), so such files stay. ``long``: the
-    files longer than rg's first read (``Candidates.long``), the only ones that can hold
-    such a NUL (None: each is stat-ed)."""
+    each file with a NUL past its first read itself (``late_nul_filter``), so such files
+    stay. ``long``: the files longer than rg's first read (``Candidates.long``), the only
+    ones that can hold such a NUL (None: each is stat-ed)."""
     if args.binary_ok:
         return ranking.ordered
     binary = ranking.binary
@@ -143,11 +142,8 @@ def searched_files(
             # rg's walk prints nothing of a binary file, where one named is searched whole.
             binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
         if not walks_late or args.decodes_files:
-            doubtful = set(
-                _nul_past_first_read(
-                    [p for p in ranking.ordered if p not in binary and (long is None or p in long)]
-                )
-            )
+            unsettled = [p for p in ranking.ordered if p not in binary]
+            doubtful = set(_nul_past_first_read(unsettled, long))
     given = _given_files(args)
     binary, doubtful = binary - given, doubtful - given
     if args.decodes_files:
@@ -189,22 +185,19 @@ def unread_binary_filter(
 def late_nul_filter(
     args: RgArgs, long: frozenset[bytes] | None
 ) -> Callable[[list[bytes]], list[bytes]] | None:
-    """For a search whose walk counts the files, --quiet or --rerank: what tells, of files
-    rrg would name, those holding a NUL past rg's first read (``long``: the files longer
-    than it, where the listing knows them). rg's walk gives such a file up at that NUL,
-    having printed its lines before it (a service's log whose last blocks a crash left as
-    NULs), where rg given it by name searches it whole (``rrg.rg.ordered`` and
-    ``rrg.rg.matches`` have rg walk to it alone). None
-    where no such file can be told: rg reads binary files whole (-a), or decodes them
-    (rrg asks rg's walk of those: ``searched_files``)."""
+    """What tells, of files rrg would name, those holding a NUL past rg's first read
+    (``long``: the files longer than it, where the listing knows them). rg's walk gives
+    such a file up at that NUL, having printed its lines before it (a service's log whose
+    last blocks a crash left as NULs), where rg given it by name searches it whole
+    (``rrg.rg.ordered`` and ``rrg.rg.matches`` have rg walk to it alone). None where no
+    such file can be told: rg reads binary files whole (-a), or decodes them (rrg asks
+    rg's walk of those: ``searched_files``)."""
     if args.binary_ok or args.decodes_files:
         return None
     given = _given_files(args)
 
     def late(files: list[bytes]) -> list[bytes]:
-        return _nul_past_first_read(
-            [p for p in files if p not in given and (long is None or p in long)]
-        )
+        return _nul_past_first_read([p for p in files if p not in given], long)
 
     return late
 
@@ -225,14 +218,15 @@ def _looks_binary(path: bytes) -> bool:
         return False  # rg says what it cannot read, in its own words
 
 
-def _nul_past_first_read(files: list[bytes]) -> list[bytes]:
+def _nul_past_first_read(files: list[bytes], long: frozenset[bytes] | None) -> list[bytes]:
     """Those of ``files`` (text to rg's first 64 KiB read) that hold a NUL further on (a
     log with a stray NUL, a database dump): a line-by-line walk gives such a file up at
     its NUL and lists or counts it no more, where rg given it by name searched it whole.
-    Only a longer file can hold one; these searches (--files-without-match,
-    --include-zero, a rerank's pool) have rg read the files whole anyway."""
+    Only a longer file can hold one: those in ``long`` (None: each file is stat-ed)."""
     found: list[bytes] = []
     for path in files:
+        if long is not None and path not in long:
+            continue
         try:
             if os.stat(path).st_size <= BINARY_SNIFF_BYTES:
                 continue
