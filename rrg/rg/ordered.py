@@ -904,9 +904,24 @@ def _merge_summary(total: Json | None, new: Json) -> Json:
 
     def add(a: object, b: object) -> object:
         if isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() >= _DURATION_KEYS and b.keys() >= _DURATION_KEYS:
+                return _duration_sum(a, b)
             return {k: add(a.get(k), v) if k in a else v for k, v in b.items()}
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
             return a + b
         return b
 
     return add(total, new)  # type: ignore[return-value]
+
+
+#: The fields of a time in rg's JSON (its ``NiceDuration``).
+_DURATION_KEYS = {"human", "nanos", "secs"}
+
+
+def _duration_sum(a: Json, b: Json) -> Json:
+    """Two of rg's JSON times added up as rg writes one: the nanoseconds carried into
+    seconds past a second, and the ``human`` text (``{:0.6}s``) said again for the sum,
+    so that a reader of either field reads the same time."""
+    nanos = int(a["secs"]) * 10**9 + int(a["nanos"]) + int(b["secs"]) * 10**9 + int(b["nanos"])
+    secs, nanos = divmod(nanos, 10**9)
+    return {"human": f"{secs + nanos / 1e9:.6f}s", "nanos": nanos, "secs": secs}

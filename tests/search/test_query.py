@@ -494,6 +494,23 @@ def test_json_is_rg_json_with_one_summary(corpus: Path, rg: str, env: dict[str, 
     assert summary["matched_lines"] == len(ours_matches)
 
 
+def test_json_summary_times_read_as_rgs_over_several_runs(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The capped search prints its files in several rg runs (a share of the cap a file);
+    the one summary adds up their times, and each time still reads as rg writes one: its
+    text the same time as its numbers, its nanoseconds under a second."""
+    for i in range(40):
+        # One line or three: a file whole, the next cut to its share, a run each.
+        (tmp_path / f"note{i:02}.txt").write_text("river water\n" * (1 + 2 * (i % 2)))
+    out = run(q("river water", "--json", "river"), tmp_path, env)
+    assert out.returncode == 0, out.stderr
+    summary = [json.loads(line) for line in out.stdout.splitlines()][-2]["data"]
+    for elapsed in (summary["elapsed_total"], summary["stats"]["elapsed"]):
+        assert 0 <= elapsed["nanos"] < 10**9, elapsed
+        assert elapsed["human"] == f"{elapsed['secs'] + elapsed['nanos'] / 1e9:.6f}s", elapsed
+
+
 def test_cap_cuts_inside_a_file_like_max_count(corpus: Path, rg: str, env: dict[str, str]) -> None:
     ours = run(q("holmes", "--limit", "1", "-n", "Holmes", "sherlock.txt"), corpus, env)
     theirs = run([rg, "-n", "-m", "1", "Holmes", "sherlock.txt"], corpus, env)
