@@ -328,9 +328,7 @@ def stopped_after_match(out: bytes) -> bool:
     return STOPPED_AFTER_MATCH in out or _JSON_BINARY_END.search(out) is not None
 
 
-#: The awkward tree's log whose NULs lie past rg's first read, after a match: under a
-#: decoder (-z, --pre, -E) rrg leaves it out where rg's walk prints it
-#: (docs/differences.md).
+#: The awkward tree's log whose NULs lie past rg's first read, after a match.
 CRASHED = b"crashed.log"
 
 
@@ -349,8 +347,9 @@ def reaches_sub(tree: Path, paths: list[str]) -> bool:
 
 
 def decoding(shape: list[str]) -> bool:
-    """Whether the draw names a decoder (-z, --pre or -E), turned off again or not: a
-    draw this skips may have been comparable, none it keeps is the split."""
+    """Whether the draw names a decoder (-z, --pre or -E), turned off again or not: rrg
+    then has rg walk to each file it gives up after a match (one it keeps to rg's bytes
+    too, whatever a decoder turned off again made of it)."""
     return any(f in shape for f in ("-z", "--search-zip", "--pre", "-E", "--encoding"))
 
 
@@ -418,10 +417,14 @@ def faults_of(
         return []  # a documented refusal (docs/differences.md), tested on its own
     if rg_own_split(shape, pattern):
         return []
-    if stopped_after_match(theirs.out) and not stopped_after_match(ours.out):
-        return []  # a binary file's lines read before its NUL (docs/differences.md)
-    if decoding(shape) and CRASHED in theirs.out and CRASHED not in ours.out:
-        return []  # the same under a decoder, where -l prints no warning
+    # A binary file's lines read before its NUL, its first line of two bytes at most
+    # (docs/differences.md); under a decoder rrg has rg walk to such a file alone.
+    if (
+        stopped_after_match(theirs.out)
+        and not stopped_after_match(ours.out)
+        and not decoding(shape)
+    ):
+        return []
     if "--stats" in shape and any(f in shape for f in COUNTING) and reaches_sub(tree, paths):
         return []  # rg's block counts crashed.log's matches, rrg's not (docs/differences.md)
     found = []

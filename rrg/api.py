@@ -35,7 +35,6 @@ from rrg.rg.config import parse_rg_command
 from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import flags_refusal, one_line, pattern_refusal
 from rrg.search.candidates import (
-    late_nul_filter,
     more_spans_of,
     rank_candidates,
     searched_files,
@@ -255,18 +254,18 @@ class Project:
             candidates, ranking = rank_candidates(plan, notices.append, order_only=True)
             # A file whose NUL lies past rg's first read: rg walks to it alone, as the
             # command line has it, and its lines before the NUL are the search's.
-            files = searched_files(
+            searched = searched_files(
                 plan.rg, plan.args, ranking, walks_late=True, long=candidates.long
             )
             run = OrderedRun(
                 plan,
-                files,
+                searched.files,
                 query,
                 ranking.served,
                 with_filename=True,
                 spans=ranking.spans,
                 more_spans=more_spans_of(ranking),
-                late_nul=late_nul_filter(plan.args, candidates.long),
+                late_nul=searched.late_nul,
             )
             result = search_in_order(run, printed.extend, PARAMETERS)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]

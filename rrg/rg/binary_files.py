@@ -15,7 +15,9 @@ So rg walks the doubtful files themselves, with the user's search.
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import os
 import re
 import subprocess
@@ -28,11 +30,14 @@ from rrg.rg.walk import COUNT_FLAGS
 
 #: The flags that change what rg reads of a file: kept, though they also choose files.
 _DECODING = frozenset({"--search-zip", "--no-search-zip", "--pre", "--no-pre", "--pre-glob"})
-#: After the user's flags: a count of each file rg's walk reads as text, its path printed as
-#: the walk's counts print it (``COUNT_FLAGS``: the last mode flag wins, whatever -I or
-#: --path-separator the user gave). ``--include-zero`` prints a count of none too; a file
-#: given up as binary prints nothing (rg's binary filter of counts).
-_COUNT_EACH = ["--follow", "--no-ignore", "--hidden", "--include-zero", "-j1", *COUNT_FLAGS]
+#: After the user's flags, for a walk of a folder of links: every file in it, each read
+#: through its link.
+_TO_EVERY_FILE = ["--follow", "--no-ignore", "--hidden", "-j1"]
+#: Then a count of each file rg's walk reads as text, its path printed as the walk's counts
+#: print it (``COUNT_FLAGS``: the last mode flag wins, whatever -I or --path-separator the
+#: user gave). ``--include-zero`` prints a count of none too; a file given up as binary
+#: prints nothing (rg's binary filter of counts).
+_COUNT_EACH = [*_TO_EVERY_FILE, "--include-zero", *COUNT_FLAGS]
 
 
 def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
@@ -49,19 +54,70 @@ def binary_to_walk(rg: str, args: RgArgs, files: list[bytes]) -> set[bytes]:
     binary (the index's rule)."""
     if not files:
         return set()
-    try:
-        with tempfile.TemporaryDirectory(prefix="rrg-binary-") as farm:
-            links = _linked(os.fsencode(farm), files)
-            cmd = [rg, "--no-config", *_searching(args, quiet=False), *_COUNT_EACH, "--", "."]
-            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, cwd=farm)
-    except OSError:
+    walked = _farm_walk(rg, args, files, _COUNT_EACH)
+    if walked is None:
         return set(files)
+    links, done = walked
     counted = {path for path, _ in count_records(io.BytesIO(done.stdout))}
     return {
         path
         for link, path in links.items()
         if b"./" + link not in counted and link not in done.stderr
     }
+
+
+def printed_before_giving_up(rg: str, args: RgArgs, given_up: set[bytes]) -> set[bytes]:
+    """Of ``given_up`` (files rg's walk gives up as binary: ``binary_to_walk``), those it
+    may print something of first: a match before the read that found the NUL (a crashed
+    log rotated and compressed, searched with -z). The same walk is asked in the user's
+    mode, its lines as JSON (which prints what the lines would be, whatever the printer)
+    or its listing under -l and --quiet (which stop at a file's first match, so may list a
+    file whose lines print nothing, or under -v print lines of a file they do not list).
+    rg's counts (-c, --count-matches) and --files-without-match print nothing of such a
+    file. These are candidates: rg's walk to each alone (``walk_alone_command``) prints it,
+    or says it prints nothing."""
+    mode = args.output_mode
+    if not given_up or mode in ("--count", "--count-matches") or args.lists_files_without_match:
+        return set()
+    listing = mode in ("--files-with-matches", "--quiet")
+    shown = ["--files-with-matches", "--null"] if listing else ["--json"]
+    tail = [*shown, "--path-separator=/", "--color=never", *_TO_EVERY_FILE]
+    walked = _farm_walk(rg, args, sorted(given_up), tail)
+    if walked is None:
+        return set(given_up)  # each file asked alone instead
+    links, done = walked
+    if listing:
+        printed = set(done.stdout.split(b"\0"))
+    else:
+        printed = {
+            _json_path(json.loads(line)["data"]["path"])
+            for line in done.stdout.splitlines()
+            if line.startswith(b'{"type":"begin"')
+        }
+    return {path for link, path in links.items() if b"./" + link in printed}
+
+
+def _json_path(data: dict[str, str]) -> bytes:
+    """A path as rg's JSON writes it: its text, or its bytes in base64 where not UTF-8."""
+    if "text" in data:
+        return data["text"].encode()
+    return base64.b64decode(data["bytes"])
+
+
+def _farm_walk(
+    rg: str, args: RgArgs, files: list[bytes], tail: list[str]
+) -> tuple[dict[bytes, bytes], subprocess.CompletedProcess[bytes]] | None:
+    """rg's walk, searching as the user asks and then ``tail``, of a folder of links to
+    ``files`` (``_linked``): the links, and what rg said. None where no such folder can be
+    made."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="rrg-binary-") as farm:
+            links = _linked(os.fsencode(farm), files)
+            cmd = [rg, "--no-config", *_searching(args, quiet=False), *tail, "--", "."]
+            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, cwd=farm)
+    except OSError:
+        return None
+    return links, done
 
 
 #: After the user's flags, for rg's walk to one file alone: the entries of the file's folder

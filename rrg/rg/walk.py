@@ -58,11 +58,8 @@ def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list
 def tells_given_up(args: RgArgs) -> bool:
     """Whether a walk's count should tell the files it gave up as binary after a match:
     rg's walk prints such a file's lines before its NUL (and lists it under -l), where it
-    prints no count of it (-c, --count-matches) and reads binary files whole (-a), and
-    where rrg asks rg of the files it decodes (``rrg.rg.binary_files``)."""
-    return not (
-        args.binary_ok or args.decodes_files or args.output_mode in ("--count", "--count-matches")
-    )
+    prints no count of it (-c, --count-matches) and reads binary files whole (-a)."""
+    return not (args.binary_ok or args.output_mode in ("--count", "--count-matches"))
 
 
 def walk_applies(args: RgArgs, reranking: bool) -> bool:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rrg import timings
 from rrg.environment import index_wait_s
 from rrg.index.textstats import BINARY_SNIFF_BYTES, looks_binary, utf16_marked
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
-from rrg.rg.binary_files import binary_to_walk
+from rrg.rg.binary_files import binary_to_walk, printed_before_giving_up
 from rrg.rg.candidates import Candidates, list_candidates
 from rrg.rg.chosen_lines import LineSpans
 from rrg.rg.walk import CountWalk
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from rrg.rank.files import Ranking
 
 Warn = Callable[[str], None]
+#: Of files rrg would name, those it has rg walk to alone (``late_nul_filter``).
+LateNul = Callable[[list[bytes]], list[bytes]]
 #: Bytes read at a time where a file is read to its end for a NUL.
 _PIECE = 1 << 20
 
@@ -112,6 +114,17 @@ def list_and_stat(
     return candidates, served, listing
 
 
+class Searched(NamedTuple):
+    """The ranked files rg would search while walking, and how the search tells those it
+    has rg walk to alone."""
+
+    files: list[bytes]
+    #: What tells, of files rrg names, those rg's walk gives up at a NUL past its first
+    #: read, or, where rg decodes files, gives up having printed some of them
+    #: (``late_nul_filter``); None where the search does not walk to them.
+    late_nul: LateNul | None
+
+
 def searched_files(
     rg: str,
     args: RgArgs,
@@ -119,7 +132,7 @@ def searched_files(
     walked: bool = False,
     walks_late: bool = False,
     long: frozenset[bytes] | None = None,
-) -> list[bytes]:
+) -> Searched:
     """The ranked files rg would search while walking: not those it gives up as binary. rg
     reads a file it is given by name even where it holds NULs ("binary file matches"), so
     rrg names only these. Where the bytes do not settle it (rg decodes files: a .gz log is
@@ -128,31 +141,37 @@ def searched_files(
     out itself; those the index has not read that rrg names before it ends are left out a
     batch at a time (``unread_binary_filter``). ``walks_late``: the search has rg walk to
     each file with a NUL past its first read itself (``late_nul_filter``), so such files
-    stay. ``long``: the files longer than rg's first read (``Candidates.long``), the only
-    ones that can hold such a NUL (None: each is stat-ed)."""
+    stay, and where rg decodes files, so do those it gives up having printed some of them
+    (a crashed log rotated and compressed, under -z). ``long``: the files longer than rg's
+    first read (``Candidates.long``), the only ones that can hold such a NUL (None: each
+    is stat-ed)."""
     if args.binary_ok:
-        return ranking.ordered
+        return Searched(ranking.ordered, None)
     binary = ranking.binary
     unread = ranking.unread
     doubtful: set[bytes] = set()
-    if not walked:
-        if unread:
-            # The files the index has not read yet (a first search that stopped indexing
-            # at RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out:
-            # rg's walk prints nothing of a binary file, where one named is searched whole.
-            binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
-        if not walks_late or args.decodes_files:
-            unsettled = [p for p in ranking.ordered if p not in binary]
-            doubtful = set(_nul_past_first_read(unsettled, long))
+    if not walked and unread:
+        # The files the index has not read yet (a first search that stopped indexing
+        # at RRG_INDEX_WAIT_S) say nothing of their NULs, and no walk leaves them out:
+        # rg's walk prints nothing of a binary file, where one named is searched whole.
+        binary = binary | {p for p in unread if p not in binary and _looks_binary(p)}
+    if (not walked and not walks_late) or args.decodes_files:
+        unsettled = [p for p in ranking.ordered if p not in binary]
+        doubtful = set(_nul_past_first_read(unsettled, long))
     given = _given_files(args)
     binary, doubtful = binary - given, doubtful - given
     if args.decodes_files:
         binary, doubtful = set(), binary | doubtful
+    walked_to: frozenset[bytes] = frozenset()
     if doubtful:
-        binary = binary | binary_to_walk(rg, args, [p for p in ranking.ordered if p in doubtful])
+        given_up = binary_to_walk(rg, args, [p for p in ranking.ordered if p in doubtful])
+        if walks_late and args.decodes_files:
+            walked_to = frozenset(printed_before_giving_up(rg, args, given_up))
+        binary = binary | (given_up - walked_to)
+    late = late_nul_filter(args, long, rg, walked_to) if walks_late else None
     if not binary:
-        return ranking.ordered
-    return [p for p in ranking.ordered if p not in binary]
+        return Searched(ranking.ordered, late)
+    return Searched([p for p in ranking.ordered if p not in binary], late)
 
 
 def unread_binary_filter(
@@ -183,18 +202,40 @@ def unread_binary_filter(
 
 
 def late_nul_filter(
-    args: RgArgs, long: frozenset[bytes] | None
-) -> Callable[[list[bytes]], list[bytes]] | None:
+    args: RgArgs,
+    long: frozenset[bytes] | None,
+    rg: str | None = None,
+    decoded: frozenset[bytes] | None = None,
+) -> LateNul | None:
     """What tells, of files rrg would name, those holding a NUL past rg's first read
     (``long``: the files longer than it, where the listing knows them). rg's walk gives
     such a file up at that NUL, having printed its lines before it (a service's log whose
     last blocks a crash left as NULs), where rg given it by name searches it whole
-    (``rrg.rg.ordered`` and ``rrg.rg.matches`` have rg walk to it alone). None where no
-    such file can be told: rg reads binary files whole (-a), or decodes them (rrg asks
-    rg's walk of those: ``searched_files``)."""
-    if args.binary_ok or args.decodes_files:
+    (``rrg.rg.ordered`` and ``rrg.rg.matches`` have rg walk to it alone). Where rg decodes
+    files (-z, --pre, -E), their bytes cannot tell it: ``decoded``, those rg's walk gives
+    up having printed some of them, where ``searched_files`` asked rg already (it left the
+    others out); else those it gives up, asked of rg's walk a batch at a time (``rg``).
+    None where no such file can be told: rg reads binary files whole (-a), or decodes
+    them and cannot be asked."""
+    if args.binary_ok:
         return None
     given = _given_files(args)
+    if args.decodes_files:
+        if decoded is not None:
+            return lambda files: [p for p in files if p in decoded]
+        if rg is None:
+            return None
+        asking = rg
+
+        def given_up(files: list[bytes]) -> list[bytes]:
+            # Each is walked to alone (a run each) or left out: not named to rg, which
+            # would search it whole.
+            doubtful = [p for p in files if p not in given and _looks_binary(p)]
+            doubtful += _nul_past_first_read([p for p in files if p not in given], long)
+            gave_up = binary_to_walk(asking, args, doubtful)
+            return [p for p in files if p in gave_up]
+
+        return given_up
 
     def late(files: list[bytes]) -> list[bytes]:
         return _nul_past_first_read([p for p in files if p not in given], long)

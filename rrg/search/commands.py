@@ -217,7 +217,8 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if found else EXIT_NO_MATCH)
     # Where the search has rg walk to a file whose NUL lies past rg's first read itself.
     walks_late = walk is not None or args.output_mode == "--quiet" or request.rerank
-    files = searched_files(plan.rg, args, ranking, walk is not None, walks_late, candidates.long)
+    searched = searched_files(plan.rg, args, ranking, walk is not None, walks_late, candidates.long)
+    files = searched.files
     # The files are all that rg lists (binary ones aside): one walk may count them.
     run = OrderedRun(
         plan,
@@ -230,7 +231,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         ranking.spans,
         more_spans_of(ranking),
         unread_binary_filter(plan.rg, args, ranking.unread) if walk is not None else None,
-        late_nul_filter(args, candidates.long) if walks_late else None,
+        searched.late_nul,
     )
     with timings.phase("search"):
         result = search_in_order(run)
@@ -272,7 +273,7 @@ def recall_command(rg: str, rg_args: list[str], request: SearchRequest, warn: Wa
     # The scope holds what -q would search: a --scope-file search reads its files by name,
     # where rg would print "binary file matches" for the ones it skips while walking; a file
     # whose NUL lies past rg's first read stays, since that search walks to it alone.
-    best = searched_files(rg, args, ranking, walks_late=True, long=candidates.long)
+    best = searched_files(rg, args, ranking, walks_late=True, long=candidates.long).files
     best = best[: request.scope_size]
     # A scope file holds one path a line: a path holding a newline cannot stand in it (read
     # back, it would be two paths that do not exist).
@@ -332,7 +333,7 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
         spans=spans,
         more_spans=more,
         # A file whose NUL lies past rg's first read: its lines before it, as -q prints them.
-        late_nul=late_nul_filter(args, None),
+        late_nul=late_nul_filter(args, None, plan.rg),
     )
     result = search_in_order(run)
     gone = len(scope.paths) - len(files)

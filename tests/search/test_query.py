@@ -1166,6 +1166,69 @@ def test_a_file_given_up_at_a_nul_past_rgs_first_read_prints_what_rgs_walk_print
     assert set(shown(capped.stdout)) <= set(shown(theirs.stdout))
 
 
+_BYTES_SEARCHED = re.compile(rb'"bytes_searched":\d+,')
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        ["-z"],
+        ["-z", "-n"],
+        ["-z", "-l"],
+        ["-z", "-c"],
+        ["-z", "-o"],
+        ["-z", "-m", "1"],
+        ["-z", "--json"],
+        ["-z", "--quiet"],
+        ["-z", "-l", "-v"],
+        ["-z", "--files-without-match"],
+        ["-E", "latin1"],
+        ["-E", "latin1", "-l"],
+        ["--pre", "PRE"],
+        ["--pre", "PRE", "-n", "--rerank"],
+    ],
+)
+def test_a_log_rg_decodes_and_gives_up_after_a_match_prints_what_rgs_walk_prints(
+    mode: list[str], corpus: Path, rg: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """The crashed log rotated and compressed (logrotate's ``.gz``), searched with -z; or
+    any such log where rg decodes files (-E, --pre): rg's walk prints its lines before
+    the NUL's buffer and a warning, as for the log itself. rrg asked rg only whether such
+    a file was binary, and left it out: ``rrg -q Q -z ERROR logs/`` printed nothing of
+    the log that holds the answer. It walks to it alone now, as without decoding."""
+    crashed_log(corpus / "service.dump")
+    with gzip.open(corpus / "service.dump.1.gz", "wb") as packed:
+        packed.write((corpus / "service.dump").read_bytes())
+    hook = tmp_path / "pass-on.sh"
+    hook.write_text('#!/bin/sh\nexec cat -- "$1"\n')
+    hook.chmod(0o755)
+    args = [str(hook) if flag == "PRE" else flag for flag in mode]
+    # --rerank prints its pool's best 2, of more than 2: the walk's lines and others.
+    pattern = "Moriarty|Watson" if "--rerank" in mode else "Moriarty"
+    theirs = run([rg, "-j1", *[f for f in args if f != "--rerank"], pattern], corpus, env)
+    counted = "-c" in mode or "--files-without-match" in mode
+    assert theirs.returncode == (1 if "-c" in mode else 0)
+    if not counted and "--quiet" not in mode and "-v" not in mode:
+        assert b"service.dump" in theirs.stdout
+    query = q("why was the connection refused", "--excerpt", "0")
+    limit = "2" if "--rerank" in mode else "0"
+    ours = run([*query, "--limit", limit, *args, pattern], corpus, env)
+    assert ours.returncode == theirs.returncode, ours.stderr
+
+    def shown(out: bytes) -> list[bytes]:
+        # The bytes rg read of a file it decompresses are what the pipe gave it before
+        # the NUL's read: they differ run to run, rg's own runs alike.
+        lines = _BYTES_SEARCHED.sub(b"", without_timings(out)).splitlines()
+        return sorted(line for line in lines if b'"type":"summary"' not in line)
+
+    if "--rerank" in mode:  # the walk's warning is no line of the pool
+        lines = [line for line in shown(theirs.stdout) if b"WARNING" not in line]
+        assert set(shown(ours.stdout)) <= set(lines)
+        assert f"reranked top 2 of {len(lines)} matches".encode() in ours.stderr
+    else:
+        assert shown(ours.stdout) == shown(theirs.stdout)
+
+
 def test_rerank_pools_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
     corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
@@ -1575,18 +1638,26 @@ def test_a_scope_holds_what_a_search_would_read(corpus: Path, rg: str, env: dict
     assert "binary.bin" in Path(scope).read_text().splitlines()
 
 
+@pytest.mark.parametrize("decoding", [[], ["-z"]])
 def test_a_scope_search_prints_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
-    corpus: Path, rg: str, env: dict[str, str]
+    decoding: list[str], corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
     """A log a crash ended in NULs past rg's first read was left out of the scope, so a
-    --scope-file search printed nothing of it where -q prints its lines before the NULs."""
+    --scope-file search printed nothing of it where -q prints its lines before the NULs;
+    with -z, the same log compressed too."""
     crashed_log(corpus / "service.dump")
-    out = run([*rrg_cmd(), "--recall", "connection refused", "--paragraphs", "0"], corpus, env)
+    if decoding:
+        with gzip.open(corpus / "service.dump.1.gz", "wb") as packed:
+            packed.write((corpus / "service.dump").read_bytes())
+    recall = [*rrg_cmd(), "--recall", "connection refused", "--paragraphs", "0", *decoding]
+    out = run(recall, corpus, env)
     scope = out.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
     assert "service.dump" in Path(scope).read_text().splitlines()
-    args = ["--limit", "0", "--excerpt", "0", "Moriarty|Watson"]
+    if decoding:
+        assert "service.dump.1.gz" in Path(scope).read_text().splitlines()
+    args = ["--limit", "0", "--excerpt", "0", *decoding, "Moriarty|Watson"]
     found = run([*rrg_cmd(), "--scope-file", scope, *args], corpus, env)
-    theirs = run([rg, "Moriarty|Watson"], corpus, env)
+    theirs = run([rg, *decoding, "Moriarty|Watson"], corpus, env)
     assert found.returncode == theirs.returncode == 0, found.stderr
     assert sorted(found.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
