@@ -332,12 +332,9 @@ def stopped_after_match(out: bytes) -> bool:
 CRASHED = b"crashed.log"
 
 
-#: Modes that print nothing of a file rg gave up at a NUL past its first read, where rg's
-#: --stats block still counts its matches before it.
-COUNTING = (
-    *("-c", "--count", "--count-matches", "--include-zero", "--files-without-match"),
-    *("-l", "--files-with-matches"),  # under --stats -l reads past a file's first match
-)
+#: Modes whose records rrg has rg print batch after batch, leaving out a file rg gave up at
+#: a NUL past its first read, where rg's --stats block still counts its matches before it.
+COUNTING = ("--include-zero", "--files-without-match")
 
 
 def reaches_sub(tree: Path, paths: list[str]) -> bool:

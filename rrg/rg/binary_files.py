@@ -74,12 +74,16 @@ def printed_before_giving_up(rg: str, args: RgArgs, given_up: set[bytes]) -> set
     or its listing under -l and --quiet (which stop at a file's first match, so may list a
     file whose lines print nothing, or under -v print lines of a file they do not list).
     rg's counts (-c, --count-matches) and --files-without-match print nothing of such a
-    file. These are candidates: rg's walk to each alone (``walk_alone_command``) prints it,
-    or says it prints nothing."""
+    file; under --stats, where its block counts the matches before the NUL, the counts
+    and the listings take those whose lines would print. These are candidates: rg's walk
+    to each alone (``walk_alone_command``) prints it, or says it prints nothing."""
     mode = args.output_mode
-    if not given_up or mode in ("--count", "--count-matches") or args.lists_files_without_match:
+    if not given_up or args.lists_files_without_match:
         return set()
-    listing = mode in ("--files-with-matches", "--quiet")
+    counting = mode in ("--count", "--count-matches")
+    if counting and not args.stats_block:
+        return set()
+    listing = mode in ("--files-with-matches", "--quiet") and not args.stats_block
     shown = ["--files-with-matches", "--null"] if listing else ["--json"]
     tail = [*shown, "--path-separator=/", "--color=never", *_TO_EVERY_FILE]
     walked = _farm_walk(rg, args, sorted(given_up), tail)

@@ -325,8 +325,11 @@ class OrderedSearch:
         the walk lists it (exits 0); none under -c and --count-matches, where rg's walk
         prints no count of a file it gave up."""
         mode = self.args.output_mode
-        if mode in ("--count", "--count-matches") or not walks_alone(path):
-            return 0  # a name no glob can give: left out, as rg's counts leave it
+        if not walks_alone(path):
+            return 0  # a name no glob can give: left out
+        if mode in ("--count", "--count-matches"):
+            self._tally_unprinted(path)
+            return 0
         if mode in ("--files-with-matches", "--quiet"):
             # rg stops at a file's first match there, and lists it (exits 0) only where it
             # met that match before the NUL's buffer, which under -v it may not have
@@ -334,6 +337,7 @@ class OrderedSearch:
             cmd = walk_alone_command(self.rg, self.args, path, [])
             done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
             if done.returncode != EXIT_MATCH:
+                self._tally(done.stdout)
                 return 0
             self.walked_alone.add(path)
             return 1
@@ -350,6 +354,20 @@ class OrderedSearch:
         if count:
             self.walked_alone.add(path)
         return count
+
+    def _tally_unprinted(self, path: bytes) -> None:
+        """Under --stats, what rg's walk counts of a file with a NUL past its first read that
+        it prints nothing of (-c, --count-matches): its matches before the NUL, as rg's
+        block counts them."""
+        if self.stats is not None:
+            cmd = walk_alone_command(self.rg, self.args, path, [])
+            self._tally(subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL).stdout)
+
+    def _tally(self, output: bytes) -> None:
+        """The --stats block of a walk to one file that printed nothing else, counted."""
+        if self.stats is not None:
+            for _ in self.stats.strip([output]):
+                pass  # nothing printed but the block, which the tally keeps
 
     def _chosen_places(self, cuts: list[tuple[bytes, int, int | None]]) -> dict[bytes, set[int]]:
         """For each file the share cuts, the places among its matching lines of those it

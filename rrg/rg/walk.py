@@ -57,9 +57,11 @@ def count_command(rg: str, args: RgArgs, paths: list[str] | list[bytes]) -> list
 
 def tells_given_up(args: RgArgs) -> bool:
     """Whether a walk's count should tell the files it gave up as binary after a match:
-    rg's walk prints such a file's lines before its NUL (and lists it under -l), where it
-    prints no count of it (-c, --count-matches) and reads binary files whole (-a)."""
-    return not (args.binary_ok or args.output_mode in ("--count", "--count-matches"))
+    rg's walk prints such a file's lines before its NUL (and lists it under -l), or under
+    -c and --count-matches, which print nothing of it, its --stats block counts them; not
+    where rg reads binary files whole (-a)."""
+    counting = args.output_mode in ("--count", "--count-matches")
+    return not args.binary_ok and (not counting or args.stats_block)
 
 
 def walk_applies(args: RgArgs, reranking: bool) -> bool:

@@ -1369,6 +1369,41 @@ def test_stats_is_one_block_at_the_end(
     assert capped.stdout.endswith(b" seconds total\n")
 
 
+@pytest.mark.parametrize(
+    "mode",
+    [
+        ["-c"],
+        ["--count-matches"],
+        ["-l"],
+        ["--quiet"],
+        [],
+        ["-z", "-c"],
+        ["-z", "-l"],
+        ["-z", "--quiet"],
+    ],
+)
+def test_stats_counts_what_rgs_walk_read_of_a_log_given_up_at_a_late_nul(
+    mode: list[str], corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg's --stats block counts the matches its walk read of a crashed log before the
+    NUL, where -c prints no count of it and, under --stats, -l reads past its first match
+    and meets the NUL, listing it not. rrg's block left them out (and under -z rrg left the
+    log out altogether, the compressed one too): rg's walk to it alone counts them now."""
+    crashed_log(corpus / "service.dump")
+    with gzip.open(corpus / "service.dump.1.gz", "wb") as packed:
+        packed.write((corpus / "service.dump").read_bytes())
+    args = ["--stats", *mode, "Moriarty|Watson"]
+    ours = run(q("doctor watson", "--limit", "0", "--excerpt", "0", *args), corpus, env)
+    theirs = run([rg, "-j1", *args], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    (body, counts), (rg_body, rg_counts) = _stats(ours.stdout), _stats(theirs.stdout)
+    assert sorted(body.splitlines()) == sorted(rg_body.splitlines())
+    printed = (b"matches", b"matched lines", b"files contained matches", b"bytes printed")
+    assert [c for c in counts if c.endswith(printed)] == [
+        c for c in rg_counts if c.endswith(printed)
+    ]
+
+
 def test_quiet_with_stats_searches_every_file(tmp_path: Path, rg: str, env: dict[str, str]) -> None:
     """rg stops at its first match under --quiet, but not where --stats counts what it
     searched: rrg stopped at its first batch of files with a match, and its block counted
