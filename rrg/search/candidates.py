@@ -11,7 +11,7 @@ from rrg.environment import index_wait_s
 from rrg.index.textstats import BINARY_SNIFF_BYTES, looks_binary, utf16_marked
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
-from rrg.rg.binary_files import binary_to_walk, printed_before_giving_up
+from rrg.rg.binary_files import binary_to_walk, walk_gives_up
 from rrg.rg.candidates import Candidates, list_candidates
 from rrg.rg.chosen_lines import LineSpans
 from rrg.rg.walk import CountWalk
@@ -164,9 +164,9 @@ def searched_files(
         binary, doubtful = set(), binary | doubtful
     walked_to: frozenset[bytes] = frozenset()
     if doubtful:
-        given_up = binary_to_walk(rg, args, [p for p in ranking.ordered if p in doubtful])
-        if walks_late and args.decodes_files:
-            walked_to = frozenset(printed_before_giving_up(rg, args, given_up))
+        asked = [p for p in ranking.ordered if p in doubtful]
+        given_up, printed = walk_gives_up(rg, args, asked, walks_late and args.decodes_files)
+        walked_to = frozenset(printed)
         binary = binary | (given_up - walked_to)
     late = late_nul_filter(args, long, rg, walked_to) if walks_late else None
     if not binary:
