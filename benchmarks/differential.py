@@ -282,6 +282,8 @@ def comparable(out: bytes, flags: list[str]) -> Counter[bytes]:
             try:
                 record = json.loads(line)
             except ValueError:  # a mode that prints no JSON (-l, -c): as rg prints it
+                record = None
+            if not isinstance(record, dict):  # a count alone ("3") reads as JSON too
                 plain.append(line)
                 continue
             if record.get("type") == "summary":
