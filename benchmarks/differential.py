@@ -345,13 +345,6 @@ def reaches_sub(tree: Path, paths: list[str]) -> bool:
     return awkward and (not paths or any(p in (".", "sub", "link") for p in paths))
 
 
-def decoding(shape: list[str]) -> bool:
-    """Whether the draw names a decoder (-z, --pre or -E), turned off again or not: rrg
-    then has rg walk to each file it gives up after a match (one it keeps to rg's bytes
-    too, whatever a decoder turned off again made of it)."""
-    return any(f in shape for f in ("-z", "--search-zip", "--pre", "-E", "--encoding"))
-
-
 def rg_own_split(flags: list[str], pattern: str) -> bool:
     """Where rg's output is not one search's to reproduce. Under --binary rg reads a
     binary file it walks otherwise than the same file named, and may report another match
@@ -415,14 +408,6 @@ def faults_of(
     if ours.code == 2 and REFUSED in ours.err:
         return []  # a documented refusal (docs/differences.md), tested on its own
     if rg_own_split(shape, pattern):
-        return []
-    # A binary file's lines read before its NUL, its first line of two bytes at most
-    # (docs/differences.md); under a decoder rrg has rg walk to such a file alone.
-    if (
-        stopped_after_match(theirs.out)
-        and not stopped_after_match(ours.out)
-        and not decoding(shape)
-    ):
         return []
     if "--stats" in shape and any(f in shape for f in COUNTING) and reaches_sub(tree, paths):
         return []  # rg's block counts crashed.log's matches, rrg's not (docs/differences.md)

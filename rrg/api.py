@@ -266,6 +266,7 @@ class Project:
                 spans=ranking.spans,
                 more_spans=more_spans_of(ranking),
                 late_nul=searched.late_nul,
+                walked_to=searched.walked_to,
             )
             result = search_in_order(run, printed.extend, PARAMETERS)
         matches = [self._line_match(m) for m in _messages(bytes(printed), "match")]

@@ -154,6 +154,10 @@ class StreamSettings:
     # NUL, having printed its lines before it, and named it searches it whole; so rg walks
     # to it alone (``walk_alone_command``). None: no such file can be told (-a, -z ...).
     late_nul: Callable[[list[bytes]], list[bytes]] | None = None
+    # Files rg walks to alone whatever the counting walk counted of them: a binary file
+    # whose first line rg reads alone, where -m stops it before the NUL (named, rg would
+    # print "binary file matches").
+    walked_to: frozenset[bytes] = frozenset()
 
 
 class OrderedSearch:
@@ -172,6 +176,7 @@ class OrderedSearch:
         self.excerpt_paints = settings.excerpt_paints
         self.named_filter = settings.named_filter
         self.late_nul = settings.late_nul
+        self.walked_to = settings.walked_to
         self.walked_alone: set[bytes] = set()  # files printed by a walk to each alone
         applies = choice_applies(args, settings.terminal)
         self.spans = settings.spans if applies else None
@@ -688,7 +693,7 @@ class OrderedSearch:
         in_group = 0
         for path in remaining:
             count = found.get(path)
-            if not count and gave_up and self.late_nul_in([path]):
+            if path in self.walked_to or (not count and gave_up and self.late_nul_in([path])):
                 count = self._walked_count(path)
             if count:
                 yield path, count

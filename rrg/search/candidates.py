@@ -123,6 +123,9 @@ class Searched(NamedTuple):
     #: read, or, where rg decodes files, gives up having printed some of them
     #: (``late_nul_filter``); None where the search does not walk to them.
     late_nul: LateNul | None
+    #: Those rg's walk prints something of that rg named would print otherwise, whatever
+    #: rg's walk counted of them (it stops in a binary file's first line under -m).
+    walked_to: frozenset[bytes] = frozenset()
 
 
 def searched_files(
@@ -160,18 +163,28 @@ def searched_files(
         doubtful = set(_nul_past_first_read(unsettled, long))
     given = _given_files(args)
     binary, doubtful = binary - given, doubtful - given
+    # rg reads a file's first bytes alone (looking for a byte-order mark), so a first line
+    # of two bytes at most (``/*``) is searched before the read that finds the NUL, and
+    # printed (-v, a pattern it matches) before rg gives the file up, or stops there (-m
+    # 1), where named it would print "binary file matches".
+    short = {p for p in binary if _first_line_read_alone(p)} if walks_late else set()
     if args.decodes_files:
         binary, doubtful = set(), binary | doubtful
+    else:
+        binary, doubtful = binary - short, doubtful | short
     walked_to: frozenset[bytes] = frozenset()
     if doubtful:
         asked = [p for p in ranking.ordered if p in doubtful]
-        given_up, printed = walk_gives_up(rg, args, asked, walks_late and args.decodes_files)
-        walked_to = frozenset(printed)
+        given_up, printed = walk_gives_up(rg, args, asked, walks_late)
+        # Those it stops in before the NUL print as a walk prints them, where lines print
+        # (a count or a listing of one is the same named).
+        lines = args.output_mode in ("lines", "--json")
+        walked_to = frozenset(printed | (short - given_up if lines else set()))
         binary = binary | (given_up - walked_to)
     late = late_nul_filter(args, long, rg, walked_to) if walks_late else None
     if not binary:
-        return Searched(ranking.ordered, late)
-    return Searched([p for p in ranking.ordered if p not in binary], late)
+        return Searched(ranking.ordered, late, walked_to)
+    return Searched([p for p in ranking.ordered if p not in binary], late, walked_to)
 
 
 def unread_binary_filter(
@@ -205,24 +218,25 @@ def late_nul_filter(
     args: RgArgs,
     long: frozenset[bytes] | None,
     rg: str | None = None,
-    decoded: frozenset[bytes] | None = None,
+    walked_to: frozenset[bytes] | None = None,
 ) -> LateNul | None:
     """What tells, of files rrg would name, those holding a NUL past rg's first read
     (``long``: the files longer than it, where the listing knows them). rg's walk gives
     such a file up at that NUL, having printed its lines before it (a service's log whose
     last blocks a crash left as NULs), where rg given it by name searches it whole
-    (``rrg.rg.ordered`` and ``rrg.rg.matches`` have rg walk to it alone). Where rg decodes
-    files (-z, --pre, -E), their bytes cannot tell it: ``decoded``, those rg's walk gives
-    up having printed some of them, where ``searched_files`` asked rg already (it left the
-    others out); else those it gives up, asked of rg's walk a batch at a time (``rg``).
-    None where no such file can be told: rg reads binary files whole (-a), or decodes
-    them and cannot be asked."""
+    (``rrg.rg.ordered`` and ``rrg.rg.matches`` have rg walk to it alone); and
+    ``walked_to``, those ``searched_files`` found rg's walk gives up having printed some
+    of them (a first line read alone). Where rg decodes files (-z, --pre, -E), their
+    bytes cannot tell it: ``walked_to`` alone, where ``searched_files`` asked rg already
+    (it left the others out); else those rg's walk gives up, asked of it a batch at a
+    time (``rg``). None where no such file can be told: rg reads binary files whole (-a),
+    or decodes them and cannot be asked."""
     if args.binary_ok:
         return None
     given = _given_files(args)
     if args.decodes_files:
-        if decoded is not None:
-            return lambda files: [p for p in files if p in decoded]
+        if walked_to is not None:
+            return lambda files: [p for p in files if p in walked_to]
         if rg is None:
             return None
         asking = rg
@@ -237,8 +251,11 @@ def late_nul_filter(
 
         return given_up
 
+    also = walked_to or frozenset()
+
     def late(files: list[bytes]) -> list[bytes]:
-        return _nul_past_first_read([p for p in files if p not in given], long)
+        found = set(_nul_past_first_read([p for p in files if p not in given], long))
+        return [p for p in files if p in found or p in also]
 
     return late
 
@@ -247,6 +264,16 @@ def _given_files(args: RgArgs) -> set[bytes]:
     """The PATHs given that are no folder: rg searches a file named as a PATH whatever it
     holds, as rrg must."""
     return {os.fsencode(p) for p in args.paths if not os.path.isdir(p)}
+
+
+def _first_line_read_alone(path: bytes) -> bool:
+    """Whether rg's first read of a file, of its first 3 bytes alone (a UTF-8 byte-order
+    mark's length), holds a whole line: a first line of two bytes at most."""
+    try:
+        with open(path, "rb") as file:
+            return b"\n" in file.read(3)
+    except OSError:
+        return False
 
 
 def _looks_binary(path: bytes) -> bool:

@@ -232,6 +232,7 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         more_spans_of(ranking),
         unread_binary_filter(plan.rg, args, ranking.unread) if walk is not None else None,
         searched.late_nul,
+        searched.walked_to,
     )
     with timings.phase("search"):
         result = search_in_order(run)

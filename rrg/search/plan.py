@@ -146,3 +146,6 @@ class OrderedRun:
     # What tells the files whose NUL lies past rg's first read, which rg's walk prints up to
     # it (``rrg.search.candidates.late_nul_filter``).
     late_nul: Callable[[list[bytes]], list[bytes]] | None = None
+    # Files printed by rg's walk to each alone whatever the walk counted of them
+    # (``rrg.search.candidates.Searched.walked_to``).
+    walked_to: frozenset[bytes] = frozenset()

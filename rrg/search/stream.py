@@ -34,6 +34,7 @@ def search_in_order(
         plan.palette.of_marks() if excerpt and plan.palette is not None else None,
         run.named_filter,
         run.late_nul,
+        run.walked_to,
     )
     search = OrderedSearch(plan.rg, args, settings, write)
     if plan.request.rerank:

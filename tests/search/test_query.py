@@ -1229,6 +1229,50 @@ def test_a_log_rg_decodes_and_gives_up_after_a_match_prints_what_rgs_walk_prints
         assert shown(ours.stdout) == shown(theirs.stdout)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-v", "zzz"],
+        ["-n", "-v", "zzz"],
+        ["\\*"],
+        ["-o", "\\*"],
+        ["-l", "a|/"],
+        ["-c", "\\*"],
+        ["--json", "-v", "zzz"],
+        ["--quiet", "\\*"],
+        ["-m", "1", "-v", "zzz"],
+        ["-m", "1", "-c", "-v", "zzz"],
+        ["-z", "-m", "1", "-v", "zzz"],
+    ],
+)
+def test_a_binary_files_first_line_that_rg_reads_alone_prints_as_rgs_walk_prints_it(
+    args: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg reads a file's first 3 bytes alone (a byte-order mark's length), so a first line
+    of two bytes at most (a C file's ``/*``) is searched before the read that finds the
+    file's NUL: rg's walk prints it (-v, a pattern it matches) and its warning, or under
+    -m 1 stops there. rrg left every file with a NUL in its first 64 KiB out (exit 1 where
+    rg printed), or, under -m 1, named it to rg, which printed "binary file matches"."""
+    (tmp_path / "two.c").write_bytes(b"/*\nline two\0bin\n")
+    (tmp_path / "one.c").write_bytes(b"a\nline two\0bin\n")
+    (tmp_path / "zero.c").write_bytes(b"\nline two\0bin\n")
+    (tmp_path / "three.c").write_bytes(b"abc\nline two\0bin\n")  # read with its NUL
+    (tmp_path / "bom.c").write_bytes(b"\xef\xbb\xbf/*\nline two\0bin\n")
+    (tmp_path / "notes.txt").write_text("a comment starts with a slash and a star: /*\n")
+    theirs = run([rg, "-j1", *args], tmp_path, env)
+    assert theirs.returncode == 0, theirs.stderr
+    if "-c" not in args and "--quiet" not in args:
+        assert b"two.c" in theirs.stdout
+    ours = run(q("where a comment starts", "--limit", "0", "--excerpt", "0", *args), tmp_path, env)
+    assert ours.returncode == theirs.returncode, ours.stderr
+
+    def shown(out: bytes) -> list[bytes]:
+        lines = without_timings(out).splitlines()
+        return sorted(line for line in lines if b'"type":"summary"' not in line)
+
+    assert shown(ours.stdout) == shown(theirs.stdout)
+
+
 def test_rerank_pools_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
     corpus: Path, rg: str, env: dict[str, str]
 ) -> None:

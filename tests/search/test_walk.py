@@ -269,6 +269,32 @@ def test_a_file_named_before_the_walk_ends_with_a_nul_past_rgs_first_read_prints
         assert b"near the NULs" in named
 
 
+@pytest.mark.parametrize("mode", [["-v"], ["-m", "1", "-v"], ["-n", "-v"]])
+def test_a_binary_file_named_before_the_walk_ends_whose_first_line_rg_reads_alone(
+    mode: list[str],
+    tmp_path: Path,
+    rg: str,
+    capfdbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read by name (the walk not ended), a binary file whose first line rg's walk reads
+    alone (``/*``) would print "binary file matches"; the search walks to it alone, as
+    ``searched_files`` tells it (``Searched.walked_to``), and prints the walk's lines."""
+    (tmp_path / "a.txt").write_text("a line\n")
+    (tmp_path / "two.c").write_bytes(b"/*\nline two\0bin\n")
+    order = [b"two.c", b"a.txt"]
+    parsed = parse_rg_args([*mode, "zzz"])
+    walked_to = frozenset({b"two.c"})
+    late = late_nul_filter(parsed, None, rg, walked_to)
+    settings = StreamSettings(0, True, late_nul=late, walked_to=walked_to)
+    monkeypatch.chdir(tmp_path)
+    OrderedSearch(rg, parsed, settings, stdout.write).run_lines(order)
+    ours = sorted(capfdbinary.readouterr().out.splitlines())
+    walked = sorted(run([rg, "-j1", *mode, "zzz"], tmp_path, dict(os.environ)).stdout.splitlines())
+    assert any(line.startswith(b"two.c:") and b"/*" in line for line in walked)
+    assert ours == walked
+
+
 NOTHING = [
     ["haystack"],
     ["-l", "haystack"],
