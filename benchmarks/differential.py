@@ -352,7 +352,12 @@ def rg_own_split(flags: list[str], pattern: str) -> bool:
     rg prints the context of an empty match at a file's end that it neither counts nor
     prints (exit 1, ``-c`` silent): rrg, which searches the files that matched, prints
     none."""
-    binary = any(f in flags for f in ("--binary", "-uuu"))
+    # -u three times is --binary, counted across rg's config file and the command line
+    # (``-uu`` in one, ``-u`` in the other: round 425).
+    unrestricted = sum(
+        len(f) - 1 if re.fullmatch(r"-u+", f) else f == "--unrestricted" for f in flags
+    )
+    binary = "--binary" in flags or unrestricted >= 3
     multiline = "-U" in flags and any(f in flags for f in CONTEXT)
     return binary or multiline and pattern == "^$"
 
