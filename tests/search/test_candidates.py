@@ -99,3 +99,23 @@ def test_rg_walks_the_doubtful_files_at_their_own_paths(
     # record with a NUL too: every file is read back.
     assert binary_to_walk(rg, parse_rg_args(["-z", "--null-data", "text"]), files) == set()
     assert binary_to_walk(rg, parse_rg_args(["text"]), []) == set()
+
+
+def test_first_lines_read_alone_are_looked_for_in_the_first_binary_files_of_the_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search reads 3 bytes of each binary file for a first line rg reads alone, but of
+    the first ``FIRST_LINES_READ`` of them in the order only: a tree may hold a hundred
+    thousand images, and every search would pay."""
+    from rrg.search import candidates
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.c", "b.c", "c.c"):
+        (tmp_path / name).write_bytes(b"/*\nx\0y\n")
+    (tmp_path / "long.c").write_bytes(b"abc\nx\0y\n")  # its first read holds the NUL
+    order = [b"long.c", b"c.c", b"text.txt", b"a.c", b"b.c"]
+    binary = {b"a.c", b"b.c", b"c.c", b"long.c"}
+    assert candidates._first_lines_read_alone(order, binary) == {b"a.c", b"b.c", b"c.c"}
+    monkeypatch.setattr(candidates, "FIRST_LINES_READ", 3)
+    assert candidates._first_lines_read_alone(order, binary) == {b"c.c", b"a.c"}
+    assert candidates._first_lines_read_alone(order, set()) == set()
