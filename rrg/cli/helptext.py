@@ -40,9 +40,10 @@ def help_text(rg_name: str) -> str:
     lines += [
         "",
         "Differences from rg: -q is rrg's --query, not rg's quiet mode (use --quiet);",
-        "-h/--help and --version are rrg's. With -q, --sort/--sortr (but none) and",
-        "-j/--threads (but 1) are refused, since they would undo the relevance order,",
-        "and --passthru, which prints every file whole.",
+        "-h/--help and --version are rrg's. With -q, --sort/--sortr (but none) are",
+        "refused, since they would undo the relevance order, and --passthru, which",
+        "prints every file whole; -j/--threads is taken, and rg runs on one thread (as",
+        "rg's own --sort does).",
         "",
         "Shell completions (rg's flags and rrg's options): rrg --generate complete-bash",
         "(or complete-zsh, complete-fish).",

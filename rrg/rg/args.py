@@ -435,16 +435,15 @@ class RgArgs:
 
     def order_breaker(self) -> str | None:
         """The flag that would undo a relevance order: a sort (the last of --sort, --sortr
-        and --sort-files is the one rg keeps; ``none`` sorts nothing) or threads other than
-        one (rrg runs rg with one thread anyway). Only the command line's: rg keeps the
-        order of files it is given by name whatever its config file sorts by."""
-        sort = threads = None
+        and --sort-files is the one rg keeps; ``none`` sorts nothing). Only the command
+        line's: rg keeps the order of files it is given by name whatever its config file
+        sorts by. Threads undo nothing: rrg runs rg with one thread, as rg's own sorts do
+        whatever -j says (``rg --sort path -j4`` is single-threaded, and takes the flag)."""
+        sort = None
         for name, value in self.cli_flags:
             if name in ("--sort", "--sortr", "--sort-files"):
                 sort = None if value == "none" else name
-            elif name == "--threads":
-                threads = None if value == "1" else name
-        return sort or threads
+        return sort
 
 
 def as_printed(path: bytes, separator: bytes | None) -> bytes:

@@ -281,6 +281,9 @@ MODES = [
     ["--path-separator=\\", "-n", "Watson"],
     ["--sort=none", "-c", "Watson"],
     ["--sort", "path", "--sortr=none", "-j1", "Watson"],
+    # rrg runs rg on one thread, as rg's own --sort does whatever -j says.
+    ["-j4", "Watson"],
+    ["--threads", "0", "-l", "Watson"],
     ["--files", "-c", "Watson"],
     ["--null-data", "Watson"],
     ["--null-data", "-c", "Watson"],
