@@ -330,21 +330,6 @@ def stopped_after_match(out: bytes) -> bool:
     return STOPPED_AFTER_MATCH in out or _JSON_BINARY_END.search(out) is not None
 
 
-#: The awkward tree's log whose NULs lie past rg's first read, after a match.
-CRASHED = b"crashed.log"
-
-
-#: Modes whose records rrg has rg print batch after batch, leaving out a file rg gave up at
-#: a NUL past its first read, where rg's --stats block still counts its matches before it.
-COUNTING = ("--include-zero", "--files-without-match")
-
-
-def reaches_sub(tree: Path, paths: list[str]) -> bool:
-    """Whether a draw's PATHs search the awkward tree's ``sub`` (crashed.log's folder)."""
-    awkward = (tree / "sub" / CRASHED.decode()).exists()
-    return awkward and (not paths or any(p in (".", "sub", "link") for p in paths))
-
-
 def rg_own_split(flags: list[str], pattern: str) -> bool:
     """Where rg's output is not one search's to reproduce. Under --binary rg reads a
     binary file it walks otherwise than the same file named, and may report another match
@@ -414,8 +399,6 @@ def faults_of(
         return []  # a documented refusal (docs/differences.md), tested on its own
     if rg_own_split(shape, pattern):
         return []
-    if "--stats" in shape and any(f in shape for f in COUNTING) and reaches_sub(tree, paths):
-        return []  # rg's block counts crashed.log's matches, rrg's not (docs/differences.md)
     found = []
     for name, outcome in (("uncapped", ours), ("capped", capped)):
         if b"Traceback" in outcome.err:

@@ -93,13 +93,12 @@ def _printed_question(args: RgArgs) -> list[str] | None:
     a file whose lines print nothing, or under -v print lines of a file they do not list).
     rg's counts (-c, --count-matches) and --files-without-match print nothing of such a
     file (None: no question); under --stats, where its block counts the matches before
-    the NUL, the counts and the listings take those whose lines would print. Its answers
+    the NUL, they and the listings take those whose lines would print. Its answers
     are candidates: rg's walk to each alone (``walk_alone_command``) prints it, or says
     it prints nothing."""
     mode = args.output_mode
-    if args.lists_files_without_match:
-        return None
-    if mode in ("--count", "--count-matches") and not args.stats_block:
+    prints_none = args.lists_files_without_match or mode in ("--count", "--count-matches")
+    if prints_none and not args.stats_block:
         return None
     listing = mode in ("--files-with-matches", "--quiet") and not args.stats_block
     shown = ["--files-with-matches", "--null"] if listing else ["--json"]

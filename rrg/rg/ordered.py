@@ -362,9 +362,9 @@ class OrderedSearch:
 
     def _tally_unprinted(self, path: bytes) -> None:
         """Under --stats, what rg's walk counts of a file with a NUL past its first read that
-        it prints nothing of (-c, --count-matches): its matches before the NUL, as rg's
-        block counts them."""
-        if self.stats is not None:
+        it prints nothing of (-c, --count-matches, --files-without-match): its matches
+        before the NUL, as rg's block counts them."""
+        if self.stats is not None and walks_alone(path):
             cmd = walk_alone_command(self.rg, self.args, path, [])
             self._tally(subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL).stdout)
 
@@ -795,6 +795,18 @@ class OrderedSearch:
         sep = line_end if counts or not self.args.has("--null") else b"\0"
         shown = self._as_on_terminal()
         for batch in batches(paths):
+            late = self.late_nul_in(batch)
+            if late:
+                # rg's walk gives such a file up and prints nothing of it here (a search
+                # kept it for --stats, whose block counts what the walk read of it); it
+                # counts as a file without a match, so --files-without-match exits 0.
+                for path in batch:
+                    if path in late:
+                        self._tally_unprinted(path)
+                result.matched |= self.args.lists_files_without_match
+                batch = [path for path in batch if path not in late]
+                if not batch:
+                    continue
             proc = started(
                 self._cmd(shown, batch),
                 stdout=subprocess.PIPE,

@@ -216,7 +216,15 @@ def _ordered_query(plan: QueryPlan, warn: Warn, walk: CountWalk | None) -> int:
         # PATH beside others), so the exit code says so whatever was printed.
         return EXIT_ERROR if candidates.error else (EXIT_MATCH if found else EXIT_NO_MATCH)
     # Where the search has rg walk to a file whose NUL lies past rg's first read itself.
-    walks_late = walk is not None or args.output_mode == "--quiet" or request.rerank
+    # (--files-without-match and --include-zero print nothing of such a file, but --stats
+    # counts what rg's walk read of it.)
+    direct = args.lists_files_without_match or args.counts_zeros
+    walks_late = (
+        walk is not None
+        or args.output_mode == "--quiet"
+        or request.rerank
+        or (direct and args.stats_block)
+    )
     searched = searched_files(plan.rg, args, ranking, walk is not None, walks_late, candidates.long)
     files = searched.files
     # The files are all that rg lists (binary ones aside): one walk may count them.
