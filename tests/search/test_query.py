@@ -1115,6 +1115,16 @@ def test_a_file_whose_first_nul_lies_past_rgs_first_read_is_left_out(
         assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+_BYTES_SEARCHED = re.compile(rb'"bytes_searched":\d+,')
+
+
+def _shown(out: bytes) -> list[bytes]:
+    """An output's lines in rg's order-free form: sorted, less the JSON summary and the
+    timings, which differ run to run."""
+    lines = without_timings(out).splitlines()
+    return sorted(line for line in lines if b'"type":"summary"' not in line)
+
+
 @pytest.mark.parametrize(
     "mode",
     [
@@ -1159,17 +1169,10 @@ def test_a_file_given_up_at_a_nul_past_rgs_first_read_prints_what_rgs_walk_print
     ours = run([*query, "--limit", "0", *args], corpus, env)
     assert ours.returncode == theirs.returncode, ours.stderr
 
-    def shown(out: bytes) -> list[bytes]:
-        lines = without_timings(out).splitlines()
-        return sorted(line for line in lines if b'"type":"summary"' not in line)
-
-    assert shown(ours.stdout) == shown(theirs.stdout)
+    assert _shown(ours.stdout) == _shown(theirs.stdout)
     capped = run([*query, *args], corpus, env)
     assert capped.returncode == theirs.returncode, capped.stderr
-    assert set(shown(capped.stdout)) <= set(shown(theirs.stdout))
-
-
-_BYTES_SEARCHED = re.compile(rb'"bytes_searched":\d+,')
+    assert set(_shown(capped.stdout)) <= set(_shown(theirs.stdout))
 
 
 @pytest.mark.parametrize(
@@ -1218,11 +1221,10 @@ def test_a_log_rg_decodes_and_gives_up_after_a_match_prints_what_rgs_walk_prints
     ours = run([*query, "--limit", limit, *args, pattern], corpus, env)
     assert ours.returncode == theirs.returncode, ours.stderr
 
+    # The bytes rg read of a file it decompresses are what the pipe gave it before the
+    # NUL's read: they differ run to run, rg's own runs alike.
     def shown(out: bytes) -> list[bytes]:
-        # The bytes rg read of a file it decompresses are what the pipe gave it before
-        # the NUL's read: they differ run to run, rg's own runs alike.
-        lines = _BYTES_SEARCHED.sub(b"", without_timings(out)).splitlines()
-        return sorted(line for line in lines if b'"type":"summary"' not in line)
+        return _shown(_BYTES_SEARCHED.sub(b"", out))
 
     if "--rerank" in mode:  # the walk's warning is no line of the pool
         lines = [line for line in shown(theirs.stdout) if b"WARNING" not in line]
@@ -1269,11 +1271,7 @@ def test_a_binary_files_first_line_that_rg_reads_alone_prints_as_rgs_walk_prints
     ours = run(q("where a comment starts", "--limit", "0", "--excerpt", "0", *args), tmp_path, env)
     assert ours.returncode == theirs.returncode, ours.stderr
 
-    def shown(out: bytes) -> list[bytes]:
-        lines = without_timings(out).splitlines()
-        return sorted(line for line in lines if b'"type":"summary"' not in line)
-
-    assert shown(ours.stdout) == shown(theirs.stdout)
+    assert _shown(ours.stdout) == _shown(theirs.stdout)
 
 
 def test_rerank_pools_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
