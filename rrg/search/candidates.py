@@ -230,7 +230,8 @@ def late_nul_filter(
     last blocks a crash left as NULs), where rg given it by name searches it whole
     (``rrg.rg.ordered`` and ``rrg.rg.matches`` have rg walk to it alone); and
     ``walked_to``, those ``searched_files`` found rg's walk gives up having printed some
-    of them (a first line read alone). Where rg decodes files (-z, --pre, -E), their
+    of them (a first line read alone), or, where it did not look and ``rg`` is given, each
+    binary file whose first line rg reads alone. Where rg decodes files (-z, --pre, -E), their
     bytes cannot tell it: ``walked_to`` alone, where ``searched_files`` asked rg already
     (it left the others out); else those rg's walk gives up, asked of it a batch at a
     time (``rg``). None where no such file can be told: rg reads binary files whole (-a),
@@ -256,9 +257,15 @@ def late_nul_filter(
         return given_up
 
     also = walked_to or frozenset()
+    # Where searched_files did not look (a --scope-file search), a binary file whose first
+    # line rg reads alone is told here: walked to alone, it prints what rg's walk prints.
+    first_lines = walked_to is None and rg is not None
 
     def late(files: list[bytes]) -> list[bytes]:
-        found = set(_nul_past_first_read([p for p in files if p not in given], long))
+        asked = [p for p in files if p not in given]
+        found = set(_nul_past_first_read(asked, long))
+        if first_lines:
+            found |= {p for p in asked if _first_line_read_alone(p) and _looks_binary(p)}
         return [p for p in files if p in found or p in also]
 
     return late

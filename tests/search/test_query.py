@@ -1746,6 +1746,25 @@ def test_a_scope_search_prints_what_rgs_walk_prints_of_a_log_given_up_at_a_late_
     assert sorted(found.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+@pytest.mark.parametrize("args", [["-v", "zzz"], ["-m", "1", "-v", "zzz"]])
+def test_a_scope_search_prints_what_rgs_walk_prints_of_a_first_line_read_alone(
+    args: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """A recall's scope keeps a binary file whose first line rg's walk reads alone and
+    prints (``/*``); a --scope-file search named it, and rg printed "binary file
+    matches" where its walk prints the line and its warning."""
+    (tmp_path / "two.c").write_bytes(b"/*\nline two\0bin\n")
+    (tmp_path / "notes.txt").write_text("a comment starts with a slash and a star\n")
+    out = run([*rrg_cmd(), "--recall", "comment start", "--paragraphs", "0"], tmp_path, env)
+    scope = out.stdout.decode().split(" \u2192 ")[1].split(" (")[0]
+    assert "two.c" in Path(scope).read_text().splitlines()
+    found = run([*rrg_cmd(), "--scope-file", scope, "--limit", "0", *args], tmp_path, env)
+    theirs = run([rg, *args], tmp_path, env)
+    assert b"two.c:/*" in theirs.stdout
+    assert found.returncode == theirs.returncode == 0, found.stderr
+    assert sorted(found.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
 def test_a_scope_file_with_crlf_line_ends_names_its_paths(
     topical: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
