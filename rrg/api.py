@@ -32,13 +32,9 @@ from rrg.output.notices import PARAMETERS, files_printed
 from rrg.rg.binary import find_rg
 from rrg.rg.candidates import Candidates
 from rrg.rg.config import parse_rg_command
-from rrg.rg.matches import json_bytes
 from rrg.rg.preflight import flags_refusal, one_line, pattern_refusal
-from rrg.search.candidates import (
-    more_spans_of,
-    rank_candidates,
-    searched_files,
-)
+from rrg.rg.replies import json_bytes
+from rrg.search.candidates import more_spans_of, rank_candidates, searched_files
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
 

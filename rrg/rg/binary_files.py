@@ -15,7 +15,6 @@ So rg walks the doubtful files themselves, with the user's search.
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
@@ -25,7 +24,7 @@ import tempfile
 
 from rrg.rg.args import RgArgs
 from rrg.rg.flags import FILE_SELECTION_LONG
-from rrg.rg.replies import count_records
+from rrg.rg.replies import count_records, json_bytes
 from rrg.rg.walk import COUNT_FLAGS
 
 #: The flags that change what rg reads of a file: kept, though they also choose files.
@@ -110,17 +109,10 @@ def _printed_of(output: bytes, listing: bool) -> set[bytes]:
     if listing:
         return set(output.split(b"\0"))
     return {
-        _json_path(json.loads(line)["data"]["path"])
+        json_bytes(json.loads(line)["data"]["path"])
         for line in output.splitlines()
         if line.startswith(b'{"type":"begin"')
     }
-
-
-def _json_path(data: dict[str, str]) -> bytes:
-    """A path as rg's JSON writes it: its text, or its bytes in base64 where not UTF-8."""
-    if "text" in data:
-        return data["text"].encode()
-    return base64.b64decode(data["bytes"])
 
 
 def _farm_walks(

@@ -22,7 +22,7 @@ from rrg.rg.args import RgArgs
 from rrg.rg.binary_files import walk_alone_command, walks_alone
 from rrg.rg.children import started
 from rrg.rg.ordered import Json, OrderedSearch, batches
-from rrg.rg.replies import StderrFilter, reaped
+from rrg.rg.replies import StderrFilter, json_bytes, reaped
 
 #: Characters of a match line the model reads, around the first submatch (a third before it).
 SCORE_CHARS = 480
@@ -60,13 +60,6 @@ class Match:
         except OSError:
             return None
         return data if xxhash.xxh3_64_hexdigest(data) == self.digest else None
-
-
-def json_bytes(obj: Json) -> bytes:
-    """rg's ``{"text": ...}`` or ``{"bytes": base64}`` as the bytes they stand for."""
-    if "text" in obj:
-        return str(obj["text"]).encode("utf-8", "surrogateescape")
-    return base64.b64decode(obj["bytes"])
 
 
 def scoring_excerpt(line: bytes, spans: list[tuple[int, int]]) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import subprocess
 import threading
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
 
 from rrg import streams
 
@@ -119,3 +120,11 @@ def count_records(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
             end = min(ends)
             yield buf[:nul], int(buf[nul + 1 : end] or b"0")
             buf = buf[end + 1 :]
+
+
+def json_bytes(obj: Mapping[str, Any]) -> bytes:
+    """rg's ``{"text": ...}`` or ``{"bytes": base64}`` (its JSON's paths and lines) as the
+    bytes they stand for."""
+    if "text" in obj:
+        return str(obj["text"]).encode("utf-8", "surrogateescape")
+    return base64.b64decode(obj["bytes"])
