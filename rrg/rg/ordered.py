@@ -339,15 +339,13 @@ class OrderedSearch:
             # rg stops at a file's first match there, and lists it (exits 0) only where it
             # met that match before the NUL's buffer, which under -v it may not have
             # though it prints such lines: the walk is asked as the user asks it.
-            cmd = walk_alone_command(self.rg, self.args, path, [])
-            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
+            done = self._walk_to(path, [])
             if done.returncode != EXIT_MATCH:
                 self._tally(done.stdout)
                 return 0
             self.walked_alone.add(path)
             return 1
-        cmd = walk_alone_command(self.rg, self.args, path, ["--json"], counting=True)
-        done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
+        done = self._walk_to(path, ["--json"], counting=True)
         count = 0
         for line in done.stdout.splitlines():
             if not line.startswith(b'{"type":"match"'):
@@ -365,8 +363,14 @@ class OrderedSearch:
         it prints nothing of (-c, --count-matches, --files-without-match): its matches
         before the NUL, as rg's block counts them."""
         if self.stats is not None and walks_alone(path):
-            cmd = walk_alone_command(self.rg, self.args, path, [])
-            self._tally(subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL).stdout)
+            self._tally(self._walk_to(path, []).stdout)
+
+    def _walk_to(
+        self, path: bytes, extra: list[str], counting: bool = False
+    ) -> subprocess.CompletedProcess[bytes]:
+        """rg's walk to one file alone (``walk_alone_command``), run to its end, read."""
+        cmd = walk_alone_command(self.rg, self.args, path, extra, counting)
+        return subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
 
     def _tally(self, output: bytes) -> None:
         """The --stats block of a walk to one file that printed nothing else, counted."""
