@@ -144,7 +144,9 @@ def _farm_walks(
 #: walk chose it already), the file itself picked by a glob of its name.
 _TO_ONE_FILE = ["--max-depth=1", "--hidden", "--no-ignore", "--follow", "-j1"]
 #: What a glob reads as more than a letter: each escaped in the glob that names a file.
-_GLOB_SPECIAL = re.compile(rb"([\\*?\[\]{}!,])")
+#: rg reads a --glob as a line of a .gitignore, where a leading ``#`` makes a comment (no
+#: glob at all: the walk took every file of the folder) and a leading ``!`` a negation.
+_GLOB_SPECIAL = re.compile(rb"([\\*?\[\]{}!,#])")
 
 
 def walks_alone(path: bytes) -> bool:
@@ -168,17 +170,27 @@ def walk_alone_command(
     folder, slash, name = path.rpartition(b"/")
     if slash and not folder:
         folder = b"/"  # a file at the root of the file system
-    glob = _GLOB_SPECIAL.sub(rb"\\\1", name)
     return [
         rg,
         "--no-config",
         *_searching(args, quiet=not counting),
         *extra,
         *_TO_ONE_FILE,
-        b"--glob=" + glob,
+        b"--glob=" + _glob_naming(name),
         "--",
         *([folder] if folder else []),
     ]
+
+
+def _glob_naming(name: bytes) -> bytes:
+    """The glob that names the file ``name`` (UTF-8: ``walks_alone``) and no other: each
+    character a glob reads as more than a letter escaped, and a last one that is white space
+    put in a class, since a .gitignore line's trailing white space is trimmed (``a.log `` and
+    ``a.log\\t`` would name ``a.log``), and only a trailing escaped space is kept."""
+    text = name.decode()
+    if not text[-1:].isspace():
+        return _GLOB_SPECIAL.sub(rb"\\\1", name)
+    return _GLOB_SPECIAL.sub(rb"\\\1", text[:-1].encode()) + b"[" + text[-1].encode() + b"]"
 
 
 def _searching(args: RgArgs, quiet: bool) -> list[str]:

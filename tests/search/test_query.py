@@ -1292,15 +1292,22 @@ def test_rerank_pools_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
 def test_a_log_given_up_at_a_late_nul_is_walked_to_whatever_its_name_holds(
     corpus: Path, rg: str, env: dict[str, str]
 ) -> None:
-    """rg walks to such a file by a glob of its name, so each character a glob reads as
-    more than a letter is escaped: ``[crash] {a,b}*?.dump`` matched no file, or others."""
+    """rg walks to such a file by a glob of its name, read as a line of a .gitignore, so
+    each character a glob reads as more than a letter is escaped: ``[crash] {a,b}*?.dump``
+    matched no file, or others; ``#crash.dump`` was a comment (the walk printed every file
+    of its folder again) and ``crash.dump `` (trailing white space is trimmed) named
+    ``crash.dump``."""
     (corpus / "sub" / "[crash] {a,b}*?.dump").parent.mkdir(exist_ok=True)
     crashed_log(corpus / "sub" / "[crash] {a,b}*?.dump")
     crashed_log(corpus / "!first\\.dump")
+    crashed_log(corpus / "#crash.dump")
+    crashed_log(corpus / "sub" / "crash.dump ")
+    crashed_log(corpus / "sub" / "crash.dump\t")
     (corpus / "sub" / "[crash] a.dump").write_text("Moriarty in a file a glob could name\n")
+    (corpus / "sub" / "crash.dump").write_text("Moriarty where the white space ends\n")
     ours = run(q("why was the connection refused", "--limit", "0", "Moriarty"), corpus, env)
     theirs = run([rg, "-j1", "Moriarty"], corpus, env)
-    assert theirs.stdout.count(b"WARNING") == 2
+    assert theirs.stdout.count(b"WARNING") == 5
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
