@@ -146,17 +146,30 @@ _TO_ONE_FILE = ["--max-depth=1", "--hidden", "--no-ignore", "--follow", "-j1"]
 #: What a glob reads as more than a letter: each escaped in the glob that names a file.
 #: rg reads a --glob as a line of a .gitignore, where a leading ``#`` makes a comment (no
 #: glob at all: the walk took every file of the folder) and a leading ``!`` a negation.
-_GLOB_SPECIAL = re.compile(rb"([\\*?\[\]{}!,#])")
+_GLOB_SPECIAL = frozenset("\\*?[]{}!,#")
+#: A byte of a name that is not UTF-8, as Python decodes it (``surrogateescape``).
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
 
 
 def walks_alone(path: bytes) -> bool:
-    """Whether rg can walk to ``path`` alone: a glob names it, and rg takes only UTF-8 in a
-    glob ("value is not valid UTF-8"), where a file's name may be any bytes."""
+    """Whether rg can walk to ``path`` alone: a glob names it and no other entry of its
+    folder. rg takes only UTF-8 in a glob ("value is not valid UTF-8"), so a byte of the
+    name that is not UTF-8 is a ``?`` there, which rg matches with that byte (and any
+    other): such a glob names the file alone where no other name of the folder differs from
+    it only at those bytes."""
+    folder, slash, name = path.rpartition(b"/")
+    text = name.decode(errors="surrogateescape")
+    if not _NOT_UTF8.search(text):
+        return True
+    # Wider than rg's ``?`` (one byte, or one character): a doubt refuses, never names two.
+    same_elsewhere = re.compile(
+        b"".join(b"[^/]{1,4}" if _NOT_UTF8.match(c) else re.escape(c.encode()) for c in text)
+    )
     try:
-        path.rpartition(b"/")[2].decode()
-    except UnicodeDecodeError:
+        names = os.listdir(folder or (b"/" if slash else b"."))
+    except OSError:
         return False
-    return True
+    return not any(other != name and same_elsewhere.fullmatch(other) for other in names)
 
 
 def walk_alone_command(
@@ -183,14 +196,16 @@ def walk_alone_command(
 
 
 def _glob_naming(name: bytes) -> bytes:
-    """The glob that names the file ``name`` (UTF-8: ``walks_alone``) and no other: each
-    character a glob reads as more than a letter escaped, and a last one that is white space
-    put in a class, since a .gitignore line's trailing white space is trimmed (``a.log `` and
-    ``a.log\\t`` would name ``a.log``), and only a trailing escaped space is kept."""
-    text = name.decode()
-    if not text[-1:].isspace():
-        return _GLOB_SPECIAL.sub(rb"\\\1", name)
-    return _GLOB_SPECIAL.sub(rb"\\\1", text[:-1].encode()) + b"[" + text[-1].encode() + b"]"
+    """The glob that names the file ``name`` (``walks_alone`` tells where no other file of
+    its folder answers it too): each character a glob reads as more than a letter escaped,
+    a byte that is not UTF-8 a ``?``, and a last character that is white space put in a
+    class, since a .gitignore line's trailing white space is trimmed (``a.log `` and
+    ``a.log\\t`` would name ``a.log``) but for an escaped space."""
+    text = name.decode(errors="surrogateescape")
+    glob = ["?" if _NOT_UTF8.match(c) else "\\" + c if c in _GLOB_SPECIAL else c for c in text]
+    if text[-1:].isspace():
+        glob[-1] = f"[{text[-1]}]"
+    return "".join(glob).encode()
 
 
 def _searching(args: RgArgs, quiet: bool) -> list[str]:

@@ -1312,6 +1312,27 @@ def test_a_log_given_up_at_a_late_nul_is_walked_to_whatever_its_name_holds(
     assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
 
 
+def test_a_log_given_up_at_a_late_nul_with_a_name_not_utf8_is_walked_to_alone(
+    corpus: Path, rg: str, env: dict[str, str]
+) -> None:
+    """rg takes no glob that is not UTF-8, so such a name's bytes are ``?`` in the glob,
+    which names it alone where no other name of its folder differs only there: that log's
+    lines print as rg's walk prints them (they were left out); two logs whose names differ
+    at such a byte each stay left out (a glob naming one names both)."""
+    (corpus / "sub").mkdir(exist_ok=True)
+    crashed_log(corpus / os.fsdecode(b"crash-\xff.dump"))
+    crashed_log(corpus / "sub" / os.fsdecode(b"twin-\xfe.dump"))
+    crashed_log(corpus / "sub" / os.fsdecode(b"twin-\xfd.dump"))
+    ours = run(q("why was the connection refused", "--limit", "0", "Moriarty"), corpus, env)
+    theirs = run([rg, "-j1", "Moriarty"], corpus, env)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert theirs.stdout.count(b"WARNING") == 3
+    twins = re.compile(rb"^sub/twin-")
+    expected = [line for line in theirs.stdout.splitlines() if not twins.match(line)]
+    assert any(line.startswith(b"crash-\xff.dump:") for line in expected)
+    assert sorted(ours.stdout.splitlines()) == sorted(expected)
+
+
 @pytest.mark.parametrize(
     "pattern, counted",
     [
