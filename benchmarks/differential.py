@@ -222,8 +222,10 @@ def awkward_tree(root: Path) -> None:
     crashed = b"foo 1 early(x)\n" + b"- - -\n" * 12_000 + b"\0" * 100 + b"foo 2 after(y)\n"
     (sub / "crashed.log").write_bytes(crashed)
     # The same under a name that rg reads as a comment and trims, where a glob names it
-    # (rrg's walk to it alone), and a name an rg argument could take for a flag.
+    # (rrg's walk to it alone), and one not UTF-8 (a ? in that glob); a name an rg
+    # argument could take for a flag.
     (root / "#crashed.log ").write_bytes(crashed)
+    (sub / os.fsdecode(b"crashed-\xfe.log")).write_bytes(crashed)
     (sub / "-dash [x].txt").write_text("foo after a dash\n")
     (root / ".hidden" / "secret.py").write_text("def hidden_foo():\n    pass\n")
     (root / ".gitignore").write_text("ignored.txt\n")
