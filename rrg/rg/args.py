@@ -299,6 +299,17 @@ class RgArgs:
         an encoding the user names (``-E utf-16``) makes of a file rather than its bytes:
         then a file whose bytes look binary may be text to rg (a ``.gz`` log, a file of
         NULs read as UTF-16), and only rg knows which it takes for binary."""
+        return any(self._decoders())
+
+    @property
+    def unzips_only(self) -> bool:
+        """Whether ``-z`` is rg's only decoder: it decompresses the files whose names say
+        so (``*.gz``, ...) and reads every other file as it would without ``-z``."""
+        unzipped, preprocessed, encoded = self._decoders()
+        return unzipped and not preprocessed and not encoded
+
+    def _decoders(self) -> tuple[bool, bool, bool]:
+        """Which of ``-z``, ``--pre`` and a named encoding the flags leave on."""
         unzipped = preprocessed = encoded = False
         for name, value in self.flags:
             if name == "--search-zip":
@@ -313,7 +324,7 @@ class RgArgs:
                 encoded = value != "auto"  # auto: what the index assumes (a BOM or UTF-8)
             elif name == "--no-encoding":
                 encoded = False
-        return unzipped or preprocessed or encoded
+        return unzipped, preprocessed, encoded
 
     def colour_wanted(self, stdout_is_tty: bool) -> bool:
         """Whether rg would colour its output (``--color``, ``-p``, else a terminal that

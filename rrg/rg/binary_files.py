@@ -139,6 +139,36 @@ def _farm_walks(
     return links, done
 
 
+#: The names rg's ``-z`` decompresses (grep-cli's ``default_decompression_commands``, by
+#: glob: ``*.gz``, ``*.Z``, ...; compared here without case, a wider net), and the magic
+#: numbers by which a newer rg also tells a compressed file: any other file ``-z`` reads as
+#: it is, as without ``-z``.
+_COMPRESSED_SUFFIXES = (
+    b".gz", b".tgz", b".bz2", b".tbz2", b".xz", b".txz", b".lz4", b".lzma", b".br", b".zst",
+    b".zstd", b".z",
+)  # fmt: skip
+_COMPRESSED_MAGIC = (
+    b"\x1f\x8b",
+    b"BZh",
+    b"\xfd7zXZ\x00",
+    b"\x04\x22\x4d\x18",
+    b"\x28\xb5\x2f\xfd",
+    b"\x1f\x9d",
+)
+
+
+def may_be_decompressed(path: bytes) -> bool:
+    """Whether rg's ``-z`` may decompress the file ``path``: its name or its first bytes
+    say it is compressed (or it cannot be read, and rg's walk is left to say)."""
+    if path.lower().endswith(_COMPRESSED_SUFFIXES):
+        return True
+    try:
+        with open(path, "rb") as file:
+            return file.read(16).startswith(_COMPRESSED_MAGIC)
+    except OSError:
+        return True
+
+
 #: After the user's flags, for rg's walk to one file alone: the entries of the file's folder
 #: (rg walks to it there, as the user's walk did), whatever rule would hide it (the user's
 #: walk chose it already), the file itself picked by a glob of its name.

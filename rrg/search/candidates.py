@@ -12,7 +12,7 @@ from rrg.environment import index_wait_s
 from rrg.index.textstats import BINARY_SNIFF_BYTES, looks_binary, utf16_marked
 from rrg.paths import relative_to, search_root
 from rrg.rg.args import RgArgs
-from rrg.rg.binary_files import binary_to_walk, walk_gives_up
+from rrg.rg.binary_files import binary_to_walk, may_be_decompressed, walk_gives_up
 from rrg.rg.candidates import Candidates, list_candidates
 from rrg.rg.chosen_lines import LineSpans
 from rrg.rg.walk import CountWalk
@@ -172,7 +172,13 @@ def searched_files(
     # printed (-v, a pattern it matches) before rg gives the file up, or stops there (-m
     # 1), where named it would print "binary file matches".
     short = _first_lines_read_alone(ranking.ordered, binary) if walks_late else set()
-    if args.decodes_files:
+    if args.unzips_only:
+        # -z reads a file its name does not call compressed as without -z: such a binary
+        # file is told by its bytes as there, not asked of rg's walk (598 time zones in
+        # abseil's tree took a search from 0.17 to 0.42 s).
+        raw = {p for p in binary if not may_be_decompressed(p)}
+        binary, doubtful = raw - short, (binary - raw) | doubtful | (raw & short)
+    elif args.decodes_files:
         binary, doubtful = set(), binary | doubtful
     else:
         binary, doubtful = binary - short, doubtful | short

@@ -24,6 +24,7 @@ from conftest import (
     without_timings,
 )
 from rrg.rg.args import parse_rg_args
+from rrg.rg.binary_files import may_be_decompressed
 
 
 def q(query: str, *args: str) -> list[str]:
@@ -1272,6 +1273,38 @@ def test_a_binary_files_first_line_that_rg_reads_alone_prints_as_rgs_walk_prints
     assert ours.returncode == theirs.returncode, ours.stderr
 
     assert _shown(ours.stdout) == _shown(theirs.stdout)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["Watson"], ["-v", "zzz"], ["-c", "Watson"], ["-l", "Watson"], ["-m", "1", "-v", "zzz"]],
+)
+def test_z_reads_a_binary_file_its_name_does_not_call_compressed_as_without_z(
+    args: list[str], tmp_path: Path, rg: str, env: dict[str, str]
+) -> None:
+    """Under -z alone rrg asks rg's walk only of the binary files that -z may decompress
+    (by name, ``*.gz``, or by a compressed file's first bytes); any other binary file is
+    told by its bytes as without -z: left out, or walked to alone where rg reads its first
+    line alone (``/*``). The lines are rg's either way."""
+    (tmp_path / "zone.bin").write_bytes(b"TZif2 Watson\0\0\0bin\n")
+    (tmp_path / "two.c").write_bytes(b"/*\nWatson two\0bin\n")
+    (tmp_path / "notes.txt.gz").write_bytes(gzip.compress(b"Watson in a gz\n"))
+    (tmp_path / "notes.dat").write_bytes(gzip.compress(b"Watson packed, no .gz\n"))
+    (tmp_path / "archive.tar.gz").write_bytes(gzip.compress(b"Watson\0 in a tar\n"))
+    (tmp_path / "notes.txt").write_text("Watson in plain text\n")
+    theirs = run([rg, "-j1", "-z", *args], tmp_path, env)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = run(q("Watson", "--limit", "0", "--excerpt", "0", "-z", *args), tmp_path, env)
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert _shown(ours.stdout) == _shown(theirs.stdout)
+
+
+def test_what_z_may_decompress() -> None:
+    """By name as rg's globs (wider: without case), or by a compressed file's first bytes
+    (a newer rg's check); a file that cannot be read is left to rg's walk."""
+    assert may_be_decompressed(b"logs/app.log.1.gz") and may_be_decompressed(b"a.tar.Z")
+    assert may_be_decompressed(b"no/such/file.png")
+    assert not may_be_decompressed(__file__.encode())
 
 
 def test_rerank_pools_what_rgs_walk_prints_of_a_log_given_up_at_a_late_nul(
