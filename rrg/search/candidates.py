@@ -215,7 +215,10 @@ def unread_binary_filter(
     def searched(batch: list[bytes]) -> list[bytes]:
         binary = [p for p in batch if p in suspects and _looks_binary(p)]
         if binary and args.decodes_files:
-            binary = list(binary_to_walk(rg, args, binary))
+            # Under -z alone, one -z cannot decompress is told by its bytes, as without -z.
+            asked = [p for p in binary if not args.unzips_only or may_be_decompressed(p)]
+            gave_up = binary_to_walk(rg, args, asked)
+            binary = [p for p in binary if p in gave_up or p not in asked]
         if not binary:
             return batch
         left_out = set(binary)

@@ -5,6 +5,7 @@ ranking; where nothing matches rrg stops when it ends."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -207,7 +208,8 @@ def test_files_named_before_the_walk_ends_leave_out_those_it_skips_as_binary(
         (tmp_path / name).write_text(f"a needle in {name}\n")
     (tmp_path / "z.bin").write_bytes(b"water\0 a needle past the NUL\n")
     (tmp_path / "u16.txt").write_bytes("\ufeffa needle, UTF-16\n".encode("utf-16-le"))
-    order = [b"a.txt", b"z.bin", b"u16.txt", b"b.txt"]
+    (tmp_path / "n.gz").write_bytes(gzip.compress(b"a needle, compressed\n"))
+    order = [b"a.txt", b"z.bin", b"u16.txt", b"n.gz", b"b.txt"]
     unread = order[1:]
 
     def printed(args: list[str], named_filter: bool) -> list[bytes]:
@@ -222,6 +224,10 @@ def test_files_named_before_the_walk_ends_leave_out_those_it_skips_as_binary(
     assert printed(["needle"], named_filter=False) != walked  # rg searched z.bin whole
     assert printed(["needle"], named_filter=True) == walked
     assert b"z.bin: binary file matches" in b"".join(printed(["needle", "z.bin", "."], True))
+    # -z decompresses n.gz, and reads z.bin as it is (told by its bytes, not asked of rg).
+    unzipped = run([rg, "-j1", "-z", "needle"], tmp_path, dict(os.environ)).stdout
+    assert b"n.gz:a needle, compressed" in unzipped
+    assert printed(["-z", "needle"], named_filter=True) == sorted(unzipped.splitlines())
     assert unread_binary_filter(rg, parse_rg_args(["needle"]), []) is None
 
 
