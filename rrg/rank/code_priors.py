@@ -113,12 +113,21 @@ def stem_is(stem: str, name: str) -> bool:
     return name in (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
 
 
+def _singular_of_ies(word: str) -> str:
+    """``dependencies`` as ``dependency``: no prefix joins a word in ``y`` to its plural in
+    ``ies`` (fastapi's ``dependencies/`` did not hold "dependency", its tests'
+    ``test_dependency_*.py`` did, and filled the first places of "dependency injection")."""
+    return word[:-3] + "y" if word.endswith("ies") and len(word) > 5 else word
+
+
 def stem_share(words: frozenset[str], parts: set[str]) -> float:
     """The share of query words a path's stem and folder hold (a word and a part agree when
-    one starts the other, a plural's ``s`` aside, and the shorter has at least four
-    letters: ``impls`` holds "implementations")."""
+    one starts the other, a plural's ``s`` aside or its ``ies`` read as ``y``, and the
+    shorter has at least four letters: ``impls`` holds "implementations")."""
     if not words:
         return 0.0
+    words = frozenset(_singular_of_ies(word) for word in words)
+    parts = {_singular_of_ies(part) for part in parts}
     hit = 0
     for word in words:
         for part in parts:

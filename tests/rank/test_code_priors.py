@@ -568,6 +568,19 @@ def test_a_plural_stem_that_clips_a_query_word_holds_it() -> None:
     assert priors.stem_share(short.words, priors.stem_words("lib/ops.rs")) == 0.0
 
 
+def test_a_plural_in_ies_holds_its_word_in_y() -> None:
+    """fastapi's ``dependencies/utils.py`` holds "dependency" as its tests'
+    ``test_dependency_class.py`` does (it held nothing, and nine tests came first for
+    "dependency injection"); a word in ``ies`` holds its singular too."""
+    form = priors.query_form("dependency injection")
+    source = priors.stem_share(form.words, priors.stem_words("fastapi/dependencies/utils.py"))
+    test = priors.stem_share(form.words, priors.stem_words("tests/test_dependency_class.py"))
+    assert source == test == 0.5
+    plural = priors.query_form("retry policies")
+    assert priors.stem_share(plural.words, priors.stem_words("src/retry_policy.rs")) == 1.0
+    assert priors.stem_share(plural.words, priors.stem_words("src/politics.rs")) == 0.0
+
+
 def _tree(root: Path) -> Path:
     """A source file that defines Router, one that only uses it many times, and a test."""
     (root / "src").mkdir(parents=True)
