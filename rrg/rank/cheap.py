@@ -35,6 +35,7 @@ class CheapOrder:
     offsets: np.ndarray  # each candidate's offset from the priors
     among_code: bool  # the candidates are a repository of code
     pieces: np.ndarray  # the query's WordPiece ids
+    copies: np.ndarray  # candidates that repeat a page in another language: put last
 
 
 def cheap_order(
@@ -48,14 +49,14 @@ def cheap_order(
         )
     fused = fuse(lexical[cand_rows], semantic[cand_rows], tuning.lexical_weight)
     with timings.phase("code"):
-        scores, offsets, among_code = code_order(
+        scores, offsets, among_code, copies = code_order(
             query,
             fused,
             lambda k: view.path(int(cand_rows[k])),
             lambda names: defining_candidates(view, cand_rows, names),
             tuning,
         )
-    return CheapOrder(lexical, semantic, scores, offsets, among_code, pieces)
+    return CheapOrder(lexical, semantic, scores, offsets, among_code, pieces, copies)
 
 
 def signals(

@@ -28,6 +28,7 @@ class CodeOrder(NamedTuple):
     scores: np.ndarray  # the candidates' scores with the priors applied
     offsets: np.ndarray  # each one's offset
     among_code: bool  # the candidates are a repository of code (``priors.holds_code``)
+    copies: np.ndarray  # those that repeat a page in another language (``_sink_copies``)
 
 
 def skips_stage(query: Query, among_code: bool = True) -> bool:
@@ -88,7 +89,31 @@ def code_order(
         scores[weighed] = float(fused[rest].max()) + 1.0 + mixed - mixed.min()
     else:
         scores = fused + offsets
-    return CodeOrder(np.round(scores, 9), offsets, among_code)
+    copies: list[int] = []
+    if "translation" not in form.asks_for:
+        scored = ((p, float(fused[k])) for k, p in paths.items())
+        copied = priors.translated_copies(scored, query.text.isascii())
+        copies = [k for k, p in paths.items() if p in copied]
+        _sink_copies(scores, offsets, copies)
+    return CodeOrder(np.round(scores, 9), offsets, among_code, np.array(copies, np.int64))
+
+
+def _sink_copies(scores: np.ndarray, offsets: np.ndarray, copies: list[int]) -> None:
+    """Put the ``copies`` (pages in another language: ``translated_copies``) below every
+    other candidate, in their own order, their offsets with them (the stage adds those;
+    ``rrg.rank.files`` puts them last again after the stage and the passage tier).
+    The one exception to the priors' rule that what they weigh stays above what they do
+    not: a copy is known to repeat a page above it, where a file nobody weighed may still
+    answer. As one kind more of secondary file, eleven copies of one page took places
+    11-21 of the files a capped search printed (fastapi's "BackgroundTasks"); sunk to the
+    bottom of the weighed files, they still came before every matching file below them."""
+    if not copies or len(copies) == len(scores):
+        return
+    others = np.ones(len(scores), bool)
+    others[copies] = False
+    shift = float(scores[copies].max() - scores[others].min()) + 1.0
+    scores[copies] -= shift
+    offsets[copies] -= shift
 
 
 def _primary_where_any(defining: set[int], kinds_of: dict[int, int]) -> set[int]:

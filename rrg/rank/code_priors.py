@@ -380,6 +380,42 @@ def superseded_versions(paths: Iterable[str], words: frozenset[str]) -> frozense
     )
 
 
+#: A folder named for a language, the whole of its name (``docs/es/``, ``docs/pt-BR/``,
+#: fastapi's ``docs/zh-hant/``: a script in lower case too).
+_LANGUAGE_FOLDER = re.compile(
+    r"(?:^|/)((?:[a-z]{2}|[a-z]{3}(?=[-_]))(?:[-_](?:[A-Za-z]{2}|[0-9]{3}|[A-Za-z]{4}))*)(?=/)"
+)
+
+
+def translated_copies(scored: Iterable[tuple[str, float]], english: bool) -> frozenset[str]:
+    """The pages of prose that repeat another page in another language: among ``scored``
+    (paths and their scores), those whose path is another's but for a folder named for a
+    language, all of each such group but one: the English page where the question is in
+    English (``english``: written in ASCII) and the group holds one, else the one that
+    scores best. fastapi keeps its docs in 12 languages
+    (``docs/en/docs/advanced/websockets.md``, ``docs/es/...``): "websocket endpoints"
+    listed the English page, then the Spanish and French ones among the source, and for
+    "cors middleware" the French page scored above the English one. A question reads the
+    page in its own language; the others repeat its words and its code. Told by the
+    group, not by a list of languages: a folder of two letters is many other things
+    (``js/``, ``ui/``), and a page alone in its language is no copy."""
+    groups: dict[str, list[tuple[bool, float, str]]] = {}
+    for path, score in scored:
+        normal = path.replace("\\", "/")
+        if not is_prose(normal):
+            continue
+        for match in _LANGUAGE_FOLDER.finditer(normal):
+            rest = normal[: match.start(1)] + "\0" + normal[match.end(1) :]
+            in_english = english and match.group(1).lower().startswith("en")
+            groups.setdefault(rest, []).append((in_english, score, normal))
+    copies: set[str] = set()
+    for found in groups.values():
+        if len(found) > 1:
+            kept = max(found)[2]
+            copies.update(path for _, _, path in found if path != kept)
+    return frozenset(copies)
+
+
 def prose_offset(path: str, asks_for: frozenset[str], among_code: bool, penalty: float) -> float:
     """The offset of a page of prose (a README, a guide, an API page) in a repository of
     code (``among_code``: ``holds_code``), unless the query asks for docs: ``-penalty``."""

@@ -344,7 +344,17 @@ def _ordered(
                 if stage is None and not fast:
                     scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)
                 spans = _spans_of(query, view, cand_rows, head, scored, spans)
-    return by_score, stage, fast, spans
+    return _copies_last(by_score, cheap.copies), stage, fast, spans
+
+
+def _copies_last(by_score: np.ndarray, copies: np.ndarray) -> np.ndarray:
+    """The order with the ``copies`` (pages that repeat another in another language:
+    ``rrg.rank.code_order``) after every other file, in the order they had: the stage and
+    the passage tier re-order a head that, in a small tree, held them."""
+    if not len(copies):
+        return by_score
+    last = np.isin(by_score, copies)
+    return np.concatenate([by_score[~last], by_score[last]])
 
 
 def _read_where_held(

@@ -550,6 +550,70 @@ def test_a_whole_repository_ranks_the_newest_version_first(
     assert _ranked(root, env, f"v1 {query}")[0] == "src/v1/parse.ts"
 
 
+def test_a_page_in_other_languages_is_a_copy_but_in_one() -> None:
+    """The same page under folders named for languages (fastapi's ``docs/en/``,
+    ``docs/es/``, ``docs/zh-hant/``): all but one are copies, the English one kept for a
+    question in English, else the best scored; a page alone in its language, code, and a
+    folder of two letters that no second language mirrors (``docs/js/``) are none."""
+    scored = [
+        ("docs/es/docs/advanced/websockets.md", 3.0),
+        ("docs/en/docs/advanced/websockets.md", 2.0),
+        ("docs/zh-hant/docs/advanced/websockets.md", 1.0),
+        ("docs/fr/docs/tutorial/only-in-french.md", 5.0),
+        ("docs/js/guide.md", 1.0),
+        ("docs/ui/readme.md", 1.0),
+        ("src/es/parse.py", 1.0),
+        ("src/fr/parse.py", 1.0),
+    ]
+    assert priors.translated_copies(scored, english=True) == {
+        "docs/es/docs/advanced/websockets.md",
+        "docs/zh-hant/docs/advanced/websockets.md",
+    }
+    assert priors.translated_copies(scored, english=False) == {
+        "docs/en/docs/advanced/websockets.md",
+        "docs/zh-hant/docs/advanced/websockets.md",
+    }
+
+
+def test_a_whole_repository_ranks_other_languages_copies_of_a_page_last(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A project's docs in three languages (each page quotes the code): the source and the
+    English page answer, the Spanish and French copies come after every other file that
+    holds the words, and first where the question asks for translations."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "src" / "websockets.py").write_text(
+        "class WebSocketEndpoint:\n"
+        '    """Accept a websocket connection and receive its messages."""\n'
+        "    async def receive(self, websocket):\n        return await websocket.receive()\n"
+    )
+    (root / "tests" / "test_websockets.py").write_text(
+        "def test_websocket_endpoint_receives(client):\n    client.websocket_connect('/ws')\n"
+    )
+    page = (
+        "# {title}\n\n{intro}\n\n```python\nclass WebSocketEndpoint:\n"
+        "    async def receive(self, websocket): ...\n```\n"
+    )
+    for language, title, intro in (
+        ("en", "WebSockets", "A websocket endpoint accepts a connection."),
+        ("es", "WebSockets", "Un endpoint websocket acepta una conexion."),
+        ("fr", "WebSockets", "Un endpoint websocket accepte une connexion."),
+    ):
+        folder = root / "docs" / language / "docs" / "advanced"
+        folder.mkdir(parents=True)
+        (folder / "websockets.md").write_text(page.format(title=title, intro=intro))
+    _add_unrelated_files(root / "src", ".py")
+    copies = {"docs/es/docs/advanced/websockets.md", "docs/fr/docs/advanced/websockets.md"}
+    for fast in (True, False):
+        ranked = _ranked(root, env, "websocket endpoint", fast=fast)
+        assert set(ranked[-2:]) == copies, "|".join(ranked)
+        assert ranked.index("docs/en/docs/advanced/websockets.md") < len(ranked) - 2
+    asked = _ranked(root, env, "websocket endpoint translations")
+    assert set(asked[-2:]) != copies, asked
+
+
 def test_stem_share_counts_query_words_in_the_stem_and_folder() -> None:
     form = priors.query_form("request routing middleware")
     parts = priors.stem_words("middleware/routing.go")
