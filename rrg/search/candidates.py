@@ -174,8 +174,9 @@ def searched_files(
     short = _first_lines_read_alone(ranking.ordered, binary) if walks_late else set()
     if args.unzips_only:
         # -z reads a file its name does not call compressed as without -z: such a binary
-        # file is told by its bytes as there, not asked of rg's walk (598 time zones in
-        # abseil's tree took a search from 0.17 to 0.42 s).
+        # file is told by its bytes as there, not asked of rg's walk through a link each
+        # (abseil's 598 time-zone files: a repeated -z search 0.73 s, 0.22 s now, as
+        # without -z; benchmarks/decoder_cost.py).
         raw = {p for p in binary if not may_be_decompressed(p)}
         binary, doubtful = raw - short, (binary - raw) | doubtful | (raw & short)
     elif args.decodes_files:
@@ -218,7 +219,8 @@ def unread_binary_filter(
             # Under -z alone, one -z cannot decompress is told by its bytes, as without -z.
             asked = [p for p in binary if not args.unzips_only or may_be_decompressed(p)]
             gave_up = binary_to_walk(rg, args, asked)
-            binary = [p for p in binary if p in gave_up or p not in asked]
+            told = set(asked)
+            binary = [p for p in binary if p in gave_up or p not in told]
         if not binary:
             return batch
         left_out = set(binary)
