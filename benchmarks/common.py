@@ -76,6 +76,19 @@ def processes(wanted: Callable[[list[bytes]], bool]) -> list[int]:
     return found
 
 
+def side_env(scratch: Path, label: str, pythonpath: str) -> dict[str, str]:
+    """The environment of one side of a comparison with an earlier checkout: a cache dir of
+    its own under ``scratch``, no background build beside the timed runs (the query path
+    alone; benchmarks/warm_speed.py times that job), each side's modules compiled once (not
+    on every run), and ``pythonpath`` (the earlier checkout, or "" for this one) ahead of the
+    installed code, which the children inherit."""
+    env = dict(os.environ, RRG_CACHE_DIR=str(scratch / label))
+    env["RRG_INDEX_BACKGROUND"] = "0"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = pythonpath
+    return env
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(

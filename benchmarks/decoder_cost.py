@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, needs_arguments, rg, rrg, timed
+from benchmarks.common import OUT, machine, needs_arguments, rg, rrg, side_env, timed
 
 QUERY = "where is the connection retried"
 PATTERN = r"retr\w+"
@@ -70,11 +70,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=OUT) as scratch:
         envs = {}
         for label, pythonpath in (("before", str(old)), ("after", "")):
-            env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / label))
-            env["RRG_INDEX_BACKGROUND"] = "0"
-            # Each side's modules compiled once, not on every run.
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            env["PYTHONPATH"] = pythonpath  # the earlier code ahead of the installed one
+            env = side_env(Path(scratch), label, pythonpath)
             timed([*rrg(), "--index", "."], tree, env)
             for flags in ([], ["-z"]):
                 timed([*rrg(), "-q", QUERY, *flags, PATTERN], tree, env)

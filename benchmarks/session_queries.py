@@ -13,13 +13,12 @@ the OUT of ../shared/data/semble-code/materialize.py, source folders or --whole.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, needs_arguments, rrg, timed
+from benchmarks.common import OUT, machine, needs_arguments, rrg, side_env, timed
 
 
 def main() -> None:
@@ -42,12 +41,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir=OUT) as scratch:
             envs = {}
             for side, pythonpath in (("before", str(old)), ("after", "")):
-                env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / side))
-                # The query path alone: no job computing passages ahead beside the timed runs
-                # (benchmarks/warm_speed.py times that job and what it saves).
-                env["RRG_INDEX_BACKGROUND"] = "0"
-                env.pop("PYTHONDONTWRITEBYTECODE", None)
-                env["PYTHONPATH"] = pythonpath  # the earlier code ahead of the installed one
+                env = side_env(Path(scratch), side, pythonpath)
                 timed([*rrg(), "--index", "."], corpus, env)
                 envs[side] = env
             walls: dict[str, list[float]] = {"before": [], "after": []}

@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, needs_arguments, rrg, timed
+from benchmarks.common import OUT, machine, measured, needs_arguments, rrg, side_env, timed
 from benchmarks.passages_speed import speed_set
 
 
@@ -43,13 +43,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=OUT) as scratch:
         envs = {}
         for label, pythonpath in (("before", str(old)), ("after", "")):
-            env = dict(os.environ, RRG_CACHE_DIR=str(Path(scratch) / label))
-            # The query path alone: no job computing passages ahead beside the timed runs
-            # (benchmarks/warm_speed.py times that job and what it saves).
-            env["RRG_INDEX_BACKGROUND"] = "0"
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            # The earlier code is imported ahead of the installed one (children inherit it).
-            env["PYTHONPATH"] = pythonpath
+            env = side_env(Path(scratch), label, pythonpath)
             timed([*rrg(), "--index", "."], labelled.root, env)
             # The model's own files (its optimised graphs) are made by the first query.
             timed([*rrg(), "-q", queries[-1], "-i", pattern], labelled.root, env)
