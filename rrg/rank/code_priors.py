@@ -390,15 +390,16 @@ _LANGUAGE_FOLDER = re.compile(
 def translated_copies(scored: Iterable[tuple[str, float]], english: bool) -> frozenset[str]:
     """The pages of prose that repeat another page in another language: among ``scored``
     (paths and their scores), those whose path is another's but for a folder named for a
-    language, all of each such group but one: the English page where the question is in
-    English (``english``: written in ASCII) and the group holds one, else the one that
-    scores best. fastapi keeps its docs in 12 languages
-    (``docs/en/docs/advanced/websockets.md``, ``docs/es/...``): "websocket endpoints"
-    listed the English page, then the Spanish and French ones among the source, and for
-    "cors middleware" the French page scored above the English one. A question reads the
-    page in its own language; the others repeat its words and its code. Told by the
-    group, not by a list of languages: a folder of two letters is many other things
-    (``js/``, ``ui/``), and a page alone in its language is no copy."""
+    language, in a group where one such folder names English (``en``, ``en-US``); all of
+    a group but one: the English page where the question is in English (``english``:
+    written in ASCII), else the one that scores best. fastapi keeps its docs in 12
+    languages (``docs/en/docs/advanced/websockets.md``, ``docs/es/...``): "websocket
+    endpoints" listed the English page, then the Spanish and French ones among the source,
+    and for "cors middleware" the French page scored above the English one. A question
+    reads the page in its own language; the others repeat its words and its code. Told by
+    the group, not by a list of languages: a folder of two letters is many other things
+    (``docs/js/``; a monorepo's ``packages/ui/README.md`` beside ``packages/db/README.md``,
+    which no English folder joins), and a page alone in its language is no copy."""
     groups: dict[str, list[tuple[bool, float, str]]] = {}
     for path, score in scored:
         normal = path.replace("\\", "/")
@@ -406,12 +407,13 @@ def translated_copies(scored: Iterable[tuple[str, float]], english: bool) -> fro
             continue
         for match in _LANGUAGE_FOLDER.finditer(normal):
             rest = normal[: match.start(1)] + "\0" + normal[match.end(1) :]
-            in_english = english and match.group(1).lower().startswith("en")
-            groups.setdefault(rest, []).append((in_english, score, normal))
+            named_english = re.match(r"en(?:[-_]|$)", match.group(1), re.IGNORECASE) is not None
+            groups.setdefault(rest, []).append((named_english, score, normal))
     copies: set[str] = set()
     for found in groups.values():
-        if len(found) > 1:
-            kept = max(found)[2]
+        if len(found) > 1 and any(named_english for named_english, _, _ in found):
+            ranked = found if english else [(False, score, path) for _, score, path in found]
+            kept = max(ranked)[2]
             copies.update(path for _, _, path in found if path != kept)
     return frozenset(copies)
 

@@ -553,8 +553,9 @@ def test_a_whole_repository_ranks_the_newest_version_first(
 def test_a_page_in_other_languages_is_a_copy_but_in_one() -> None:
     """The same page under folders named for languages (fastapi's ``docs/en/``,
     ``docs/es/``, ``docs/zh-hant/``): all but one are copies, the English one kept for a
-    question in English, else the best scored; a page alone in its language, code, and a
-    folder of two letters that no second language mirrors (``docs/js/``) are none."""
+    question in English, else the best scored; a page alone in its language, code, a
+    folder of two letters that no second language mirrors (``docs/js/``), and pages under
+    two-letter folders that no English one joins (a monorepo's packages) are none."""
     scored = [
         ("docs/es/docs/advanced/websockets.md", 3.0),
         ("docs/en/docs/advanced/websockets.md", 2.0),
@@ -564,6 +565,8 @@ def test_a_page_in_other_languages_is_a_copy_but_in_one() -> None:
         ("docs/ui/readme.md", 1.0),
         ("src/es/parse.py", 1.0),
         ("src/fr/parse.py", 1.0),
+        ("packages/ui/README.md", 2.0),
+        ("packages/db/README.md", 1.0),
     ]
     assert priors.translated_copies(scored, english=True) == {
         "docs/es/docs/advanced/websockets.md",
