@@ -194,6 +194,11 @@ def test_when_the_walk_pays() -> None:
     assert NAMED_COST > 1
 
 
+def _walked_lines(rg: str, args: list[str], folder: Path) -> list[bytes]:
+    """What rg's own walk of ``folder`` on one thread prints, its lines sorted."""
+    return sorted(run([rg, "-j1", *args], folder, dict(os.environ)).stdout.splitlines())
+
+
 def test_files_named_before_the_walk_ends_leave_out_those_it_skips_as_binary(
     tmp_path: Path,
     rg: str,
@@ -220,14 +225,14 @@ def test_files_named_before_the_walk_ends_leave_out_those_it_skips_as_binary(
         return sorted(capfdbinary.readouterr().out.splitlines())
 
     monkeypatch.chdir(tmp_path)
-    walked = sorted(run([rg, "-j1", "needle"], tmp_path, dict(os.environ)).stdout.splitlines())
+    walked = _walked_lines(rg, ["needle"], tmp_path)
     assert printed(["needle"], named_filter=False) != walked  # rg searched z.bin whole
     assert printed(["needle"], named_filter=True) == walked
     assert b"z.bin: binary file matches" in b"".join(printed(["needle", "z.bin", "."], True))
     # -z decompresses n.gz, and reads z.bin as it is (told by its bytes, not asked of rg).
-    unzipped = run([rg, "-j1", "-z", "needle"], tmp_path, dict(os.environ)).stdout
+    unzipped = _walked_lines(rg, ["-z", "needle"], tmp_path)
     assert b"n.gz:a needle, compressed" in unzipped
-    assert printed(["-z", "needle"], named_filter=True) == sorted(unzipped.splitlines())
+    assert printed(["-z", "needle"], named_filter=True) == unzipped
     assert unread_binary_filter(rg, parse_rg_args(["needle"]), []) is None
 
 
@@ -265,7 +270,7 @@ def test_a_file_named_before_the_walk_ends_with_a_nul_past_rgs_first_read_prints
 
     monkeypatch.chdir(tmp_path)
     args = [*mode, "Moriarty"]
-    walked = sorted(run([rg, "-j1", *args], tmp_path, dict(os.environ)).stdout.splitlines())
+    walked = _walked_lines(rg, args, tmp_path)
     assert printed(args, late=True) == walked
     if "-l" not in mode:  # -l lists it named too: its first match comes before the NULs
         assert printed(args, late=False) != walked
@@ -296,7 +301,7 @@ def test_a_binary_file_named_before_the_walk_ends_whose_first_line_rg_reads_alon
     monkeypatch.chdir(tmp_path)
     OrderedSearch(rg, parsed, settings, stdout.write).run_lines(order)
     ours = sorted(capfdbinary.readouterr().out.splitlines())
-    walked = sorted(run([rg, "-j1", *mode, "zzz"], tmp_path, dict(os.environ)).stdout.splitlines())
+    walked = _walked_lines(rg, [*mode, "zzz"], tmp_path)
     assert any(line.startswith(b"two.c:") and b"/*" in line for line in walked)
     assert ours == walked
 
