@@ -66,7 +66,7 @@ def walk_gives_up(
     if not files:
         return set(), set()
     asked = _printed_question(args) if printed_too else None
-    tails = [_COUNT_EACH] if asked is None else [_COUNT_EACH, asked]
+    tails = [_COUNT_EACH] if asked is None else [_COUNT_EACH, asked[0]]
     walked = _farm_walks(rg, args, files, tails)
     if walked is None:
         return set(files), set(files) if asked is not None else set()
@@ -79,14 +79,15 @@ def walk_gives_up(
     }
     if asked is None:
         return given_up, set()
-    printed = _printed_of(done[1].stdout, listing=asked[0] == "--files-with-matches")
+    printed = _printed_of(done[1].stdout, listing=asked[1])
     return given_up, {path for link, path in links.items() if b"./" + link in printed} & given_up
 
 
-def _printed_question(args: RgArgs) -> list[str] | None:
-    """After the user's flags, what asks rg's walk which files it prints something of: a
-    file it gives up as binary may print lines before the read that found the NUL (a
-    crashed log rotated and compressed, searched with -z). The walk is asked in the user's
+def _printed_question(args: RgArgs) -> tuple[list[str], bool] | None:
+    """After the user's flags, what asks rg's walk which files it prints something of, and
+    whether its answer is a listing (else JSON lines): a file it gives up as binary may
+    print lines before the read that found the NUL (a crashed log rotated and compressed,
+    searched with -z). The walk is asked in the user's
     mode: its lines as JSON (which prints what the lines would be, whatever the printer),
     or its listing under -l and --quiet (which stop at a file's first match, so may list
     a file whose lines print nothing, or under -v print lines of a file they do not list).
@@ -101,7 +102,7 @@ def _printed_question(args: RgArgs) -> list[str] | None:
         return None
     listing = mode in ("--files-with-matches", "--quiet") and not args.stats_block
     shown = ["--files-with-matches", "--null"] if listing else ["--json"]
-    return [*shown, "--path-separator=/", "--color=never", *_TO_EVERY_FILE]
+    return [*shown, "--path-separator=/", "--color=never", *_TO_EVERY_FILE], listing
 
 
 def _printed_of(output: bytes, listing: bool) -> set[bytes]:
