@@ -15,6 +15,8 @@ from rrg.rank.files import Ranking
 from rrg.rank.head_passages import passages_of, stage_scorer
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passage_order import preferred
+from rrg.rank.passages import file_texts
+from rrg.rank.pasted import first_line_holding
 from rrg.rank.preamble import is_file_preamble
 
 TOP_FILES = 20
@@ -26,6 +28,38 @@ def best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph
     score."""
     if limit <= 0:
         return []
+    query = ranking.query
+    pasted = _pasted_passages(ranking, limit) if query.pasted else []
+    if pasted:
+        shown = {(path, p.start) for path, p in pasted}
+        rest = _best_paragraphs(ranking, limit + len(pasted))
+        return (pasted + [(f, p) for f, p in rest if (f, p.start) not in shown])[:limit]
+    return _best_paragraphs(ranking, limit)
+
+
+def _pasted_passages(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
+    """The passage that holds the text the query pastes, of each file at the order's head
+    that holds it (the order puts them first: ``rrg.rank.files``), whether or not the
+    stage read that file: the message a user pasted is what they came to see."""
+    query, served = ranking.query, ranking.served
+    scorer = None
+    out: list[tuple[bytes, Paragraph]] = []
+    for path in ranking.ordered[: min(ranking.ranked, limit)]:
+        where = os.path.abspath(path)
+        text = next(file_texts(served.root, [where]))
+        line = first_line_holding(query.pasted, text)
+        if line is None:
+            break  # past the files that hold it
+        if scorer is None:
+            scorer = stage_scorer(served, ranking.piece_idf, 0, ranking.tuning)
+        cut = passages_of(query, served.root, [where], scorer).paragraphs
+        holding = [p for p in cut if p.start <= line <= p.end]
+        if holding:
+            out.append((path, min(holding, key=lambda p: p.end - p.start)))
+    return out
+
+
+def _best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
     query = ranking.query
     if ranking.stage is not None:
         paths, scored = ranking.stage.paths, ranking.stage.scored

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -22,6 +22,7 @@ from rrg.errors import ModelError, RrgError
 from rrg.index.refresh import IndexBehind, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
+from rrg.index.textstats import query_term_ids
 from rrg.index.view import IndexView
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table_path
@@ -34,7 +35,15 @@ from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
 from rrg.rank.kept_orders import KeptOrder, Spans, find_order, keep_order, order_key
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
-from rrg.rank.passages import Encode, Passages, ScoredPassages, passage_name, query_key
+from rrg.rank.passages import (
+    Encode,
+    Passages,
+    ScoredPassages,
+    file_texts,
+    passage_name,
+    query_key,
+)
+from rrg.rank.pasted import Phrase, holders
 from rrg.rank.query import Query
 from rrg.rank.root_cache import passage_tag, query_seen
 from rrg.rank.scoring import order_by
@@ -344,7 +353,11 @@ def _ordered(
                 if stage is None and not fast:
                     scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)
                 spans = _spans_of(query, view, cand_rows, head, scored, spans)
-    return _copies_last(by_score, cheap.copies), stage, fast, spans
+    by_score = _copies_last(by_score, cheap.copies)
+    if query.pasted:
+        with timings.phase("pasted"):
+            by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans)
+    return by_score, stage, fast, spans
 
 
 def _copies_last(by_score: np.ndarray, copies: np.ndarray) -> np.ndarray:
@@ -355,6 +368,39 @@ def _copies_last(by_score: np.ndarray, copies: np.ndarray) -> np.ndarray:
         return by_score
     last = np.isin(by_score, copies)
     return np.concatenate([by_score[~last], by_score[last]])
+
+
+def _pasted_first(
+    query: Query,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    by_score: np.ndarray,
+    spans: Spans,
+) -> tuple[np.ndarray, Spans]:
+    """The order with the files that hold the text the query pastes (an error's message,
+    a quoted phrase: ``rrg.rank.pasted``) first, in the order they had, and the lines that
+    hold it first among each one's spans: a capped search prints them."""
+
+    def holding_words(phrase: Phrase) -> np.ndarray:
+        terms = query_term_ids(" ".join(phrase.words))
+        if not len(terms) or not view.holds(terms).all():
+            return np.zeros(len(cand_rows), bool)
+        rows = view.postings(int(terms[0]))[0]
+        for term in terms[1:].tolist():
+            rows = np.intersect1d(rows, view.postings(int(term))[0], assume_unique=True)
+        return np.isin(cand_rows, rows)
+
+    def texts(candidates: list[int]) -> Iterable[str]:
+        return file_texts(served.root, [view.path(int(cand_rows[k])) for k in candidates])
+
+    found = holders(query.pasted, by_score, holding_words, texts)
+    if not found:
+        return by_score, spans
+    first = np.fromiter(found, np.int64, len(found))
+    rest = by_score[~np.isin(by_score, first)]
+    lines = [(k, start, end) for k, (start, end) in found.items()]
+    return np.concatenate([first, rest]), lines + spans
 
 
 def _read_where_held(

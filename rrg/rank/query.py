@@ -22,6 +22,7 @@ from rrg.index.textstats import (
     words,
 )
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
+from rrg.rank.pasted import Phrase, pasted_phrases
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 #: The fewest letters of a query word that a path word may keep of it: ``impl`` of
@@ -47,6 +48,8 @@ class Query:
     path_ids: tuple[int, ...]  # its path words' terms in the index's path field, ascending
     #: Each path word's other forms as path-field terms, the likeliest first (``path_forms``).
     path_forms: tuple[tuple[int, ...], ...]
+    #: The text it pastes, an error's message or a quoted phrase (``rrg.rank.pasted``).
+    pasted: tuple[Phrase, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> Query:
@@ -58,6 +61,7 @@ class Query:
             tuple(query_term_ids(text).tolist()),
             tuple(query_path_ids(text).tolist()),
             path_forms(text),
+            pasted_phrases(text),
         )
 
 

@@ -1,0 +1,157 @@
+"""A pasted error message: does ``rrg -q "ValueError: <message>" --files`` list the file
+that raises it first? This checkout against an earlier one, on real trees.
+
+An agent whose test run failed pastes the error's last line; the answer is the file whose
+source holds the message. The queries are made from the trees themselves: each message a
+source file (code, outside tests, docs and the other secondary folders) raises with a
+literal text of four words or more (Python's ``raise E("...")`` and f-strings, JS and TS's
+``throw new E("...")``, Java, Kotlin and Scala's ``throw new E("...")``, Go's
+``errors.New`` and ``fmt.Errorf``, Rust's ``panic!``, Ruby and Elixir's ``raise E, "..."``),
+asked as the program prints it: ``Kind: message``, a placeholder (``{n}``, ``%s``, ``%v``,
+``#{x}``) filled with ``7``. A query's answers are the source files that hold the message's
+literal text (a placeholder matching anything short); a hit@k: one among the first k listed.
+The labels are made by reading the files, not by a person: they say where the text is, and
+that is what the query asks.
+
+Usage: python -m benchmarks.pasted_errors OLD_CHECKOUT TREE... [--per-tree N]
+(TREE: a folder, e.g. a whole tree of semble-code, ``/tmp/sc/whole/*/tree``, or
+``benchmarks/out/corpora/sympy+sympy``; N: messages a tree, 20 by default, drawn with a fixed
+seed.) Each side has its own cache dir, its index built before the queries; every query is new
+to both, asked of the two in turn.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.common import machine, needs_arguments, rg, rrg, side_env
+from rrg.index.definitions import is_code
+from rrg.rank.code_priors import secondary_kinds
+
+#: (pattern, the kind a program prints before the message where the pattern names none).
+_RAISES = [
+    (re.compile(r"""raise (\w+)\(\s*f?(["'])([^"'\\\n]{12,200})\2\s*[,)]"""), None),
+    (re.compile(r"""throw new (\w+)\(\s*(["'`])([^"'`\\\n]{12,200})\2\s*[,)]"""), None),
+    (re.compile(r"""throw (\w+(?:Exception|Error))\(\s*(")([^"\\\n]{12,200})"\s*[,)]"""), None),
+    (re.compile(r"""errors\.New\(\s*(")([^"\\\n]{12,200})"\s*\)"""), "error"),
+    (re.compile(r"""fmt\.Errorf\(\s*(")([^"\\\n]{12,200})"\s*[,)]"""), "error"),
+    (re.compile(r"""panic!\(\s*(")([^"\\\n]{12,200})"\s*[,)]"""), "panic"),
+    (re.compile(r"""raise (\w+), (["'])([^"'\\\n]{12,200})\2"""), None),
+]
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-+ #0-9.]*[a-zA-Z]|#\{[^{}]*\}|\$\{[^{}]*\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+@dataclass
+class Asked:
+    tree: Path
+    query: str
+    answers: set[str]  # the source files that hold the message's text
+
+
+def messages(tree: Path, per_tree: int, seed: int = 5) -> list[Asked]:
+    """Up to ``per_tree`` messages of the tree's source, each raised with a literal text."""
+    listed = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
+    sources = [
+        p
+        for p in sorted(listed.stdout.splitlines())
+        if is_code(p) and not secondary_kinds(p, frozenset())
+    ]
+    texts: dict[str, str] = {}
+    found: dict[str, str] = {}  # the message's text as the source has it -> its kind
+    for path in sources:
+        try:
+            text = (tree / path).read_text(errors="replace")
+        except OSError:
+            continue
+        texts[path] = text
+        for pattern, kind in _RAISES:
+            for match in pattern.finditer(text):
+                message = match.group(match.lastindex or 0)
+                said = kind or match.group(1)
+                literal = _PLACEHOLDER.sub("", message)
+                if len(_WORD.findall(literal)) >= 4:
+                    found.setdefault(message, said)
+    drawn = sorted(found)
+    random.Random(seed).shuffle(drawn)
+    asked = []
+    for message in drawn[:per_tree]:
+        pieces = [re.escape(p) for p in _PLACEHOLDER.split(message)]
+        holds = re.compile(".{0,60}?".join(pieces), re.IGNORECASE)
+        answers = {p for p, text in texts.items() if holds.search(text)}
+        printed = _PLACEHOLDER.sub("7", message)
+        asked.append(Asked(tree, f"{found[message]}: {printed}", answers))
+    return asked
+
+
+def listed(asked: Asked, env: dict[str, str], took: list[float]) -> list[str]:
+    start = time.perf_counter()
+    out = subprocess.run(
+        [*rrg(), "-q", asked.query, "--files", "--limit", "10"],
+        cwd=asked.tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    took.append(time.perf_counter() - start)
+    return out.stdout.splitlines()
+
+
+def main() -> None:
+    needs_arguments(2, __doc__)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    per_tree = 20
+    if "--per-tree" in sys.argv:
+        per_tree = int(sys.argv[sys.argv.index("--per-tree") + 1])
+        args.remove(str(per_tree))
+    old, trees = args[0], [Path(t).resolve() for t in args[1:]]
+    scratch = Path(tempfile.mkdtemp(prefix="rrg-pasted-"))
+    sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
+    print(f"# {machine()}; hit@1 / hit@3 / none in 10, then a new query's p50, before -> after")
+    totals: dict[str, list[tuple[bool, bool, bool]]] = {side: [] for side in sides}
+    for tree in trees:
+        asked = [q for q in messages(tree, per_tree) if q.answers]
+        took: dict[str, list[float]] = {side: [] for side in sides}
+        for env in sides.values():
+            subprocess.run(
+                [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
+            )
+        row: dict[str, list[tuple[bool, bool, bool]]] = {side: [] for side in sides}
+        for question in asked:  # the two sides in turn, so that both meet the same load
+            for side, env in sides.items():
+                files = listed(question, env, took[side])
+                ranks = [k for k, f in enumerate(files) if f in question.answers]
+                first = ranks[0] if ranks else None
+                row[side].append((first == 0, first is not None and first < 3, first is None))
+        for side in sides:
+            totals[side] += row[side]
+        name = tree.name if tree.name != "tree" else tree.parent.name
+        cells = []
+        for k in range(3):
+            b = statistics.mean(h[k] for h in row["before"]) if asked else 0.0
+            a = statistics.mean(h[k] for h in row["after"]) if asked else 0.0
+            cells.append(f"{b:.2f} -> {a:.2f}")
+        if asked:
+            b, a = (statistics.median(took[side]) for side in sides)
+            cells.append(f"{b:.2f} -> {a:.2f} s")
+        print(f"{name:24} q={len(asked):3}  " + "  ".join(cells), flush=True)
+    cells = []
+    for k in range(3):
+        b = statistics.mean(h[k] for h in totals["before"])
+        a = statistics.mean(h[k] for h in totals["after"])
+        cells.append(f"{b:.3f} -> {a:.3f}")
+    print(f"{'all queries':24} q={len(totals['after']):3}  " + "  ".join(cells))
+    print(json.dumps({"scratch": str(scratch)}))
+
+
+if __name__ == "__main__":
+    main()

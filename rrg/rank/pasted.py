@@ -1,0 +1,162 @@
+"""Text a query pastes: the message of an error a program printed (``ValueError: Input
+must be a column matrix``), or a phrase in double quotes (``where is "connection reset by
+peer" handled``). The files that hold it are what such a query asks for, whatever the
+rest of its words weigh: the message is written once, in the source that raises it.
+
+Neither BM25 nor the vectors read words in order: on sympy the one file that raises "Input
+must be a column matrix" was not among the first twelve of that query, under eleven files
+about columns and matrices (docs/benchmarks.md, "A pasted error message first").
+
+``pasted_phrases`` reads a query's phrases (pure); ``holders`` finds the files that hold
+them among a ranking's candidates, reading only those whose words the index says hold
+every word of one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rrg.rank.code_priors import ASKING_WORDS
+
+#: The fewest literal words of an error's message that make a phrase: "KeyError: 'id'"
+#: or "Expected 3, got 5" name no text of the source, only values.
+MIN_MESSAGE_WORDS = 3
+#: The fewest words of a quoted phrase: one quoted word is a word the search weighs anyway.
+MIN_QUOTED_WORDS = 2
+#: The most characters a value of the message stands for in the source: a placeholder
+#: (``{n}``, ``%s``, ``" + str(n) + "``) where the program printed ``3`` or ``'id'``.
+VALUE_CHARS = 60
+#: The most candidate files read for a phrase, in the ranking's order: those past it (a
+#: phrase of common words in a huge tree) keep their places.
+MAX_READ = 2000
+
+#: Where a program's message begins: an error's kind and a colon (``ValueError:``,
+#: ``java.lang.IllegalStateException:``, rustc's ``error[E0308]:``, Go's ``panic:``, git's
+#: ``fatal:``), at the start of the query or after a word of its own ("how to fix
+#: TypeError: ...").
+_KIND = re.compile(
+    r"(?:^|(?<=\s))(?:[A-Za-z_][\w.]*)?"
+    r"(?:error|exception|warning|panic|fatal|failure)(?:\[[\w-]+\])?\s*:\s+(?=\S)",
+    re.IGNORECASE,
+)
+#: A value a program put into its message: quoted, a number, a path or a URL, a dotted
+#: name or a file's (``numpy.linalg``, ``.git``), an assignment (``id=3``). The source
+#: holds a placeholder there, not the value.
+_VALUE = re.compile(
+    r"""(?<!\w)(?:'[^']*'|"[^"]*"|`[^`]*`)(?!\w)"""  # quoted: 'id', "x", `x` (not "can't")
+    r"|<[^<>\s]*>"  # <object at 0x...>
+    r"|\S*[/\\]\S*"  # a path or a URL
+    r"|\S*=\S*"  # key=value
+    r"|\S*\w\.\w\S*|(?<!\S)\.\w\S*"  # a dotted name, a dot file
+    r"|(?<![\w.])[-+]?\d\S*"  # a number, a version, 0x1f, 3rd
+)
+_QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d')
+#: A word as ``ASKING_WORDS`` counts one.
+_SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+#: A word as the index counts one (``rrg.index.textstats``): letters and digits.
+_WORD = re.compile(r"[^\W_]+")
+#: Between two words of a phrase, in a file: anything but letters and digits (spaces, a
+#: line break inside a string the source concatenates, punctuation).
+_BETWEEN = r"[\W_]+"
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A phrase as a file may hold it: ``pattern``, over a lower-cased text, and its
+    literal ``words`` (lower-cased), which every file holding it holds."""
+
+    pattern: re.Pattern[str]
+    words: tuple[str, ...]
+
+    def lines(self, text: str) -> tuple[int, int] | None:
+        """The lines (1-based, first and last) where the text first holds the phrase,
+        its first and last words whole ("column" is not "columnar", nor "put" "output")."""
+        # Matched on the lower-cased text with a pattern that starts with a literal, which
+        # the regex engine scans for fast; a case-insensitive pattern behind a look-behind
+        # for the word's start read sphinx's 122 files that hold "node source not found"
+        # in 0.17 s, this in 0.03 s. Lower-casing keeps every line break where it was.
+        low = text.lower()
+        for match in self.pattern.finditer(low):
+            start, end = match.span()
+            if (start and _in_word(low[start - 1])) or (end < len(low) and _in_word(low[end])):
+                continue
+            first = low.count("\n", 0, start) + 1
+            return first, first + low.count("\n", start, end)
+        return None
+
+
+def _in_word(char: str) -> bool:
+    return char.isalnum()
+
+
+def pasted_phrases(query: str) -> tuple[Phrase, ...]:
+    """The phrases a query pastes: an error's message (its values read as placeholders),
+    else each phrase in double quotes; none for a question in words alone, nor for a
+    report (an issue's text, a traceback: more than ``ASKING_WORDS`` words), which quotes
+    code and messages in passing."""
+    if len(_SAID.findall(query)) > ASKING_WORDS:
+        return ()
+    kind = _KIND.search(query)
+    if kind is not None:
+        phrase = _message(query[kind.end() :])
+        return (phrase,) if phrase is not None else ()
+    out = []
+    for match in _QUOTED.finditer(query):
+        words = _WORD.findall(match.group(1) or match.group(2))
+        if len(words) >= MIN_QUOTED_WORDS:
+            out.append(_phrase([words]))
+    return tuple(dict.fromkeys(out))
+
+
+def _message(text: str) -> Phrase | None:
+    """A message's runs of literal words, apart where it holds a value."""
+    runs: list[list[str]] = [[]]
+    at = 0
+    for value in _VALUE.finditer(text):
+        runs[-1] += _WORD.findall(text[at : value.start()])
+        runs.append([])
+        at = value.end()
+    runs[-1] += _WORD.findall(text[at:])
+    runs = [run for run in runs if run]
+    if sum(map(len, runs)) < MIN_MESSAGE_WORDS:
+        return None
+    return _phrase(runs)
+
+
+def _phrase(runs: list[list[str]]) -> Phrase:
+    gap = rf"[\s\S]{{0,{VALUE_CHARS}}}?"
+    runs = [[word.lower() for word in run] for run in runs]
+    body = gap.join(_BETWEEN.join(re.escape(word) for word in run) for run in runs)
+    return Phrase(re.compile(body), tuple(word for run in runs for word in run))
+
+
+def first_line_holding(phrases: Sequence[Phrase], text: str) -> int | None:
+    """The line (1-based) where the text holds one of the phrases first, if it does."""
+    found = [lines[0] for lines in (p.lines(text) for p in phrases) if lines is not None]
+    return min(found) if found else None
+
+
+def holders(
+    phrases: Sequence[Phrase],
+    order: np.ndarray,
+    holding_words: Callable[[Phrase], np.ndarray],
+    texts: Callable[[list[int]], Iterable[str]],
+) -> dict[int, tuple[int, int]]:
+    """The candidates of ``order`` (indices, best first) that hold one of the phrases, in
+    that order, each with the lines (1-based, first and last) of its first phrase.
+    ``holding_words(phrase)``: whether each candidate's words include every word of it
+    (the index's postings), a mask; ``texts(candidates)``: their texts, in that order."""
+    found: dict[int, tuple[int, int]] = {}
+    for phrase in phrases:
+        held = holding_words(phrase)
+        read = [k for k in order[held[order]].tolist() if k not in found][:MAX_READ]
+        for k, text in zip(read, texts(read), strict=True):
+            lines = phrase.lines(text)
+            if lines is not None:
+                found[k] = lines
+    place = {k: n for n, k in enumerate(order.tolist())} if found else {}
+    return dict(sorted(found.items(), key=lambda item: place[item[0]]))

@@ -1,0 +1,160 @@
+"""A query that pastes an error's message or quotes a phrase lists the files that hold it
+first (``rrg.rank.pasted``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import rrg_cmd, run
+from rrg.rank.pasted import Phrase, holders, pasted_phrases
+
+
+def _words(query: str) -> list[tuple[str, ...]]:
+    return [phrase.words for phrase in pasted_phrases(query)]
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        (
+            "ValueError: Input must be a column matrix",
+            [("input", "must", "be", "a", "column", "matrix")],
+        ),
+        ("how to fix TypeError: cannot read the field", [("cannot", "read", "the", "field")]),
+        (
+            "java.lang.IllegalStateException: Response already committed",
+            [("response", "already", "committed")],
+        ),
+        (
+            "panic: runtime error: index out of range [5]",
+            [("runtime", "error", "index", "out", "of", "range")],
+        ),
+        # Values the program put in are not the source's text: a number, a quoted name, a path.
+        ("KeyError: 'user_id' is missing from row 7", [("is", "missing", "from", "row")]),
+        ("OSError: cannot open /tmp/a.txt for writing", [("cannot", "open", "for", "writing")]),
+        ("ValueError: can't convert the value", [("can", "t", "convert", "the", "value")]),
+        ('where is "connection reset by peer" handled', [("connection", "reset", "by", "peer")]),
+        # Too little text of the source's own: only values, or one quoted word.
+        ("KeyError: 'user_id'", []),
+        ("TypeError: expected 3, got 5", []),
+        ('where is "retry" called', []),
+        # A question in words alone pastes nothing, "error" or not.
+        ("how are errors handled", []),
+        ("error handling: retries and timeouts", []),
+    ],
+)
+def test_a_query_pastes_an_error_message_or_a_quoted_phrase(
+    query: str, words: list[tuple[str, ...]]
+) -> None:
+    assert _words(query) == words
+
+
+@pytest.mark.parametrize(
+    ("query", "source", "holds"),
+    [
+        (
+            "ValueError: Input must be a column matrix",
+            'raise ValueError("Input must be a column matrix")',
+            True,
+        ),
+        # The message split across two literals the source concatenates.
+        (
+            "ValueError: Input must be a column matrix",
+            'raise ValueError("Input must be "\n    "a column matrix")',
+            True,
+        ),
+        # A placeholder where the program printed a value.
+        (
+            "TypeError: expected 3 arguments but got 5",
+            'f"expected {n} arguments but got {m}"',
+            True,
+        ),
+        (
+            "RuntimeError: retry 4 of 5 failed for job",
+            '"retry %d of %d failed for job" % (k, n)',
+            True,
+        ),
+        # A word is whole: "column" is not "columnar".
+        ("ValueError: Input must be a column matrix", "Input must be a columnar matrix", False),
+        ("ValueError: Input must be a column matrix", "the column matrix input must be", False),
+    ],
+)
+def test_a_phrase_matches_the_source_that_prints_it(query: str, source: str, holds: bool) -> None:
+    (phrase,) = pasted_phrases(query)
+    assert (phrase.lines(source) is not None) == holds
+
+
+def test_holders_keep_the_order_and_say_the_phrases_lines() -> None:
+    """Of the files whose words hold the phrase, those whose text does, in the order's own
+    order, each with the lines of its first match; a file the words rule out is not read."""
+    (phrase,) = pasted_phrases("ValueError: Input must be a column matrix")
+    texts = {
+        0: "x = 1\n",
+        1: "a\nb\nraise ValueError('Input must be '\n   'a column matrix')\n",
+        2: "raise ValueError('Input must be a column matrix')\n",
+        3: "must input a matrix column\n",
+    }
+    read: list[int] = []
+
+    def words_held(p: Phrase) -> np.ndarray:
+        return np.array([False, True, True, True])
+
+    def text_of(candidates: list[int]) -> list[str]:
+        read.extend(candidates)
+        return [texts[k] for k in candidates]
+
+    found = holders((phrase,), np.array([3, 2, 0, 1]), words_held, text_of)
+    assert list(found.items()) == [(2, (1, 1)), (1, (3, 4))]
+    assert read == [3, 2, 1]
+
+
+def _matrix_tree(root: Path) -> int:
+    """A library of matrix code where every file but one speaks of inputs, columns and
+    matrices again and again; the one that raises the message is about eigenvalues and
+    says "column matrix" once, in its message, below ten other functions. Its line."""
+    src = root / "src"
+    src.mkdir(parents=True)
+    for k in range(40):
+        (src / f"matrix_ops_{k}.py").write_text(
+            "".join(
+                f"def column_{k}_{j}(matrix, column):\n"
+                f'    """Take the input matrix and return column {j} of the matrix input."""\n'
+                f"    return matrix.column(column + {k})\n\n\n"
+                for j in range(6)
+            )
+        )
+    helpers = "".join(f"def step_{j}(m):\n    return m.rotate({j})\n\n\n" for j in range(10))
+    (src / "eigen.py").write_text(
+        helpers + "def householder(x):\n"
+        "    if not x.cols == 1:\n"
+        '        raise ValueError("Input must be a column matrix")\n'
+        "    return x.copy()\n"
+    )
+    return helpers.count("\n") + 3
+
+
+def test_a_pasted_error_lists_the_file_that_raises_it_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The one file whose source holds the message comes first, in the cheap order and in
+    the default; a capped search prints its line first; without a pattern its passage that
+    holds the message comes first. The same words as a question leave it below the others
+    (the rule reads what the query pastes, not what it asks)."""
+    root = tmp_path / "lib"
+    line = _matrix_tree(root)
+    query = "ValueError: Input must be a column matrix"
+    for flags in (["--fast"], []):
+        out = run([*rrg_cmd(), "-q", query, *flags, "--files"], root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.decode().splitlines()[0] == "src/eigen.py", out.stdout
+    out = run([*rrg_cmd(), "-q", query, "-n", "--no-heading", "raise|return"], root, env)
+    first = out.stdout.decode().splitlines()[0]
+    assert first == f'src/eigen.py:{line}:        raise ValueError("Input must be a column matrix")'
+    out = run([*rrg_cmd(), "-q", query, "--color", "never", "--limit", "1"], root, env)
+    shown = out.stdout.decode()
+    assert shown.startswith("src/eigen.py:") and "Input must be a column matrix" in shown, shown
+    asked = run([*rrg_cmd(), "-q", "input must be a column matrix", "--files"], root, env)
+    assert asked.stdout.decode().splitlines()[0] != "src/eigen.py"
