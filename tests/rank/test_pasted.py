@@ -3,6 +3,7 @@ first (``rrg.rank.pasted``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -158,3 +159,22 @@ def test_a_pasted_error_lists_the_file_that_raises_it_first(
     assert shown.startswith("src/eigen.py:") and "Input must be a column matrix" in shown, shown
     asked = run([*rrg_cmd(), "-q", "input must be a column matrix", "--files"], root, env)
     assert asked.stdout.decode().splitlines()[0] != "src/eigen.py"
+
+
+def test_holders_stop_reading_past_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A phrase of common words in a huge tree: the files past ``MAX_READ_CHARS`` of text
+    are not read, and keep their places."""
+    from rrg.rank import pasted
+
+    (phrase,) = pasted_phrases('where is "not found" raised')
+    text = "raise KeyError('not found')\n"
+    monkeypatch.setattr(pasted, "MAX_READ_CHARS", 2 * len(text))
+    read: list[int] = []
+
+    def text_of(candidates: list[int]) -> Iterator[str]:
+        for k in candidates:
+            read.append(k)
+            yield text
+
+    found = holders((phrase,), np.arange(5), lambda p: np.ones(5, bool), text_of)
+    assert list(found) == [0, 1] and read == [0, 1]
