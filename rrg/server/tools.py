@@ -61,7 +61,11 @@ RECALL_HELP = (
 #: What each tool parameter means, for the schema an agent host shows its model (the tool's
 #: text names them in capitals; a bare "Globs" or "Limit" says nothing of their form).
 PARAMETER_HELP = {
-    "query": "What you look for, in a few words or a question ('where are retries configured').",
+    "query": (
+        "What you look for, in a few words or a question ('where are retries configured'); "
+        "or an error's last line as printed ('ValueError: Input must be a column matrix'), "
+        "whose message the files that hold it answer first."
+    ),
     "pattern": (
         "A Rust regex, as rg takes it ('retry|backoff', 'def \\w+'); leave it out for the "
         "most relevant passages instead of matching lines."
