@@ -10,6 +10,7 @@ own order with one warning: a user's search never fails for want of a cache.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
@@ -43,7 +44,7 @@ from rrg.rank.passages import (
     passage_name,
     query_key,
 )
-from rrg.rank.pasted import Phrase, holders
+from rrg.rank.pasted import Phrase, first_line_holding, holders
 from rrg.rank.query import Query
 from rrg.rank.root_cache import passage_tag, query_seen
 from rrg.rank.scoring import order_by
@@ -163,6 +164,11 @@ def rank_files(
         spans_of.setdefault(printed[rankable[candidate]], []).append((first, last))
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
+    if asked.pasted and ranked and not _holds_pasted(asked, served, ranked[0]):
+        words = " ".join(asked.pasted[0].words)
+        settings.warn(
+            f'no file holds the text the question pastes ("{words}"): ranked by its words'
+        )
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
@@ -183,6 +189,14 @@ def rank_files(
         spans=spans_of,
         kept=kept,
     )
+
+
+def _holds_pasted(query: Query, served: ServedRoot, path: bytes) -> bool:
+    """Whether the file (as rg printed it) holds text the query pastes: the order puts such
+    files first (``_pasted_first``), so its first file says whether any does. Read here,
+    not kept with the order: a query asked again says it again."""
+    text = next(file_texts(served.root, [os.path.abspath(path)]))
+    return first_line_holding(query.pasted, text) is not None
 
 
 def _kept_or_ordered(

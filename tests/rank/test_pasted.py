@@ -178,3 +178,20 @@ def test_holders_stop_reading_past_the_budget(monkeypatch: pytest.MonkeyPatch) -
 
     found = holders((phrase,), np.arange(5), lambda p: np.ones(5, bool), text_of)
     assert list(found) == [0, 1] and read == [0, 1]
+
+
+def test_a_message_no_file_holds_is_said_and_ranked_by_its_words(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """An error the project does not raise (Python's own, a dependency's): one line on
+    stderr says so, asked again too (the order is read back then), and the files are
+    ranked by the words; a message a file holds says nothing."""
+    root = tmp_path / "lib"
+    _matrix_tree(root)
+    said = b'rrg: no file holds the text the question pastes ("list index out of range")'
+    for _ in range(2):
+        out = run([*rrg_cmd(), "-q", "IndexError: list index out of range", "--files"], root, env)
+        assert out.returncode == 0 and said in out.stderr, out.stderr
+        assert len(out.stdout.splitlines()) == 41
+    out = run([*rrg_cmd(), "-q", "ValueError: Input must be a column matrix", "--files"], root, env)
+    assert b"no file holds" not in out.stderr, out.stderr
