@@ -30,6 +30,9 @@ MIN_QUOTED_WORDS = 2
 #: The most characters a value of the message stands for in the source: a placeholder
 #: (``{n}``, ``%s``, ``" + str(n) + "``) where the program printed ``3`` or ``'id'``.
 VALUE_CHARS = 60
+#: The most letters of a word of a message: a longer one is a value the program printed
+#: (a hash, a blob, a minified line), as long as ``rrg.rank.query.PATH_FORM_LETTERS``.
+MAX_WORD_CHARS = 64
 #: The most candidate files read for a phrase, in the ranking's order, and the most text
 #: read for all of a query's phrases: the files past either (a phrase of common words in a
 #: huge tree) keep their places. sphinx's 122 files that hold the words of "node source not
@@ -46,17 +49,16 @@ _KIND = re.compile(
     r"(?:error|exception|warning|panic|fatal|failure)(?:\[[\w-]+\])?\s*:\s+(?=\S)",
     re.IGNORECASE,
 )
-#: A value a program put into its message: quoted, a number, a path or a URL, a dotted
-#: name or a file's (``numpy.linalg``, ``.git``), an assignment (``id=3``). The source
-#: holds a placeholder there, not the value.
-_VALUE = re.compile(
-    r"""(?<!\w)(?:'[^']*'|"[^"]*"|`[^`]*`)(?!\w)"""  # quoted: 'id', "x", `x` (not "can't")
-    r"|<[^<>\s]*>"  # <object at 0x...>
-    r"|\S*[/\\]\S*"  # a path or a URL
-    r"|\S*=\S*"  # key=value
-    r"|\S*\w\.\w\S*|(?<!\S)\.\w\S*"  # a dotted name, a dot file
-    r"|(?<![\w.])[-+]?\d\S*"  # a number, a version, 0x1f, 3rd
-)
+#: A value a program put into its message, quoted (``'id'``, ``"x"``, `` `x` ``, not the
+#: apostrophe of "can't") or in angle brackets (``<object at 0x7f...>``), or a word that is
+#: one (``_VALUE_WORD``). The source holds a placeholder there, not the value.
+_QUOTED_VALUE = re.compile(r"""(?<!\w)(?:'[^']*'|"[^"]*"|`[^`]*`)(?!\w)|<[^<>\s]*>""")
+#: A word of the message (apart by white space) that is a value: a path or a URL, an
+#: assignment (``id=3``), a dotted name or a file's (``numpy.linalg``, ``.git``), a number
+#: (``7``, ``[5]``, ``-1``, ``0x1f``, ``3rd``, ``size-3``). Each word is looked at alone:
+#: patterns over the whole message that began a value at any character and ran to the
+#: next white space took 14 s over a pasted line of 32,000 letters.
+_VALUE_WORD = re.compile(r"[/\\=]|\w\.\w|^[(\[{]*[-+]?\.?\d|[^\w.]\d")
 _QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d')
 #: A word as ``ASKING_WORDS`` counts one.
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -119,11 +121,17 @@ def _message(text: str) -> Phrase | None:
     """A message's runs of literal words, apart where it holds a value."""
     runs: list[list[str]] = [[]]
     at = 0
-    for value in _VALUE.finditer(text):
-        runs[-1] += _WORD.findall(text[at : value.start()])
-        runs.append([])
-        at = value.end()
-    runs[-1] += _WORD.findall(text[at:])
+    pieces: list[str | None] = []  # None: a quoted value
+    for quoted in _QUOTED_VALUE.finditer(text):
+        pieces += [text[at : quoted.start()], None]
+        at = quoted.end()
+    pieces.append(text[at:])
+    for piece in pieces:
+        for word in piece.split() if piece is not None else [None]:
+            if word is None or len(word) > MAX_WORD_CHARS or _VALUE_WORD.search(word):
+                runs.append([])
+            else:
+                runs[-1] += _WORD.findall(word)
     runs = [run for run in runs if run]
     if sum(map(len, runs)) < MIN_MESSAGE_WORDS:
         return None

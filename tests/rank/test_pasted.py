@@ -36,6 +36,8 @@ def _words(query: str) -> list[tuple[str, ...]]:
         # Values the program put in are not the source's text: a number, a quoted name, a path.
         ("KeyError: 'user_id' is missing from row 7", [("is", "missing", "from", "row")]),
         ("OSError: cannot open /tmp/a.txt for writing", [("cannot", "open", "for", "writing")]),
+        # A blob the program printed (a hash, a minified line) is a value too.
+        (f"ValueError: cannot decode {'Q' * 5000} as text", [("cannot", "decode", "as", "text")]),
         ("ValueError: can't convert the value", [("can", "t", "convert", "the", "value")]),
         ('where is "connection reset by peer" handled', [("connection", "reset", "by", "peer")]),
         # Too little text of the source's own: only values, or one quoted word.
