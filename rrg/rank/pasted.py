@@ -64,7 +64,10 @@ _QUOTED_VALUE = re.compile(r"""(?<!\w)(?:'[^']*'|"[^"]*"|`[^`]*`)(?!\w)|<[^<>\s]
 #: patterns over the whole message that began a value at any character and ran to the
 #: next white space took 14 s over a pasted line of 32,000 letters.
 _VALUE_WORD = re.compile(r"[/\\=]|\w\.\w|^[(\[{]*[-+]?\.?\d|[^\w.]\d")
-_QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d')
+#: A phrase a question quotes: in double quotes, curly ones, or single quotes that stand
+#: apart from words (an agent's shell quotes the question in double ones; "what's" and
+#: "users'" open nothing).
+_QUOTED = re.compile(r"""(?<!\w)(?:"([^"]+)"|\u201c([^\u201d]+)\u201d|'([^']+)')(?!\w)""")
 #: A word as ``ASKING_WORDS`` counts one.
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 #: A word as the index counts one (``rrg.index.textstats``): letters and digits.
@@ -116,7 +119,7 @@ def pasted_phrases(query: str) -> tuple[Phrase, ...]:
         return (phrase,) if phrase is not None else ()
     out = []
     for match in _QUOTED.finditer(query):
-        words = _WORD.findall(match.group(1) or match.group(2))
+        words = _WORD.findall(next(group for group in match.groups() if group is not None))
         if len(words) >= MIN_QUOTED_WORDS:
             out.append(_phrase([words]))
     return tuple(dict.fromkeys(out))

@@ -44,6 +44,9 @@ def _words(query: str) -> list[tuple[str, ...]]:
         ("KeyError: 'user_id'", []),
         ("TypeError: expected 3, got 5", []),
         ('where is "retry" called', []),
+        # Single quotes too, where they stand apart from words (an apostrophe opens none).
+        ("where is 'connection reset by peer' handled", [("connection", "reset", "by", "peer")]),
+        ("what's the users' retry policy", []),
         # A question in words alone pastes nothing, "error" or not.
         ("how are errors handled", []),
         ("error handling: retries and timeouts", []),
