@@ -1,5 +1,5 @@
 """Text a query pastes: the message of an error a program printed (``ValueError: Input
-must be a column matrix``), or a phrase in double quotes (``where is "connection reset by
+must be a column matrix``), or a phrase in quotes (``where is "connection reset by
 peer" handled``). The files that hold it are what such a query asks for, whatever the
 rest of its words weigh: the message is written once, in the source that raises it.
 
@@ -108,7 +108,7 @@ def _in_word(char: str) -> bool:
 
 def pasted_phrases(query: str) -> tuple[Phrase, ...]:
     """The phrases a query pastes: an error's message (its values read as placeholders),
-    else each phrase in double quotes; none for a question in words alone, nor for a
+    else each phrase in quotes (``_QUOTED``); none for a question in words alone, nor for a
     report (an issue's text, a traceback: more than ``ASKING_WORDS`` words), which quotes
     code and messages in passing."""
     if len(_SAID.findall(query)) > ASKING_WORDS:
