@@ -8,12 +8,14 @@ literal text of four words or more (Python's ``raise E("...")`` and f-strings, J
 ``throw new E("...")``, Java, Kotlin and Scala's ``throw new E("...")``, Go's
 ``errors.New`` and ``fmt.Errorf``, Rust's ``panic!``, Ruby and Elixir's ``raise E, "..."``),
 asked as the program prints it: ``Kind: message``, a placeholder (``{n}``, ``%s``, ``%v``,
-``#{x}``) filled with ``7``. A query's answers are the source files that hold the message's
-literal text (a placeholder matching anything short); a hit@k: one among the first k listed.
+``#{x}``) filled with ``7`` (``--fill WORD``: a word the program printed there, a class's
+name say, which nothing in the question marks as a value). A query's answers are the source
+files that hold the message's literal text (a placeholder matching anything short); a
+hit@k: one among the first k listed.
 The labels are made by reading the files, not by a person: they say where the text is, and
 that is what the query asks.
 
-Usage: python -m benchmarks.pasted_errors OLD_CHECKOUT TREE... [--per-tree N]
+Usage: python -m benchmarks.pasted_errors OLD_CHECKOUT TREE... [--per-tree N] [--fill WORD]
 (TREE: a folder, e.g. a whole tree of semble-code, ``/tmp/sc/whole/*/tree``, or
 ``benchmarks/out/corpora/sympy+sympy``; N: messages a tree, 20 by default, drawn with a fixed
 seed.) Each side has its own cache dir, its index built before the queries; every query is new
@@ -58,7 +60,7 @@ class Asked:
     answers: set[str]  # the source files that hold the message's text
 
 
-def messages(tree: Path, per_tree: int, seed: int = 5) -> list[Asked]:
+def messages(tree: Path, per_tree: int, fill: str = "7", seed: int = 5) -> list[Asked]:
     """Up to ``per_tree`` messages of the tree's source, each raised with a literal text."""
     listed = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
     sources = [
@@ -88,7 +90,7 @@ def messages(tree: Path, per_tree: int, seed: int = 5) -> list[Asked]:
         pieces = [re.escape(p) for p in _PLACEHOLDER.split(message)]
         holds = re.compile(".{0,60}?".join(pieces), re.IGNORECASE)
         answers = {p for p, text in texts.items() if holds.search(text)}
-        printed = _PLACEHOLDER.sub("7", message)
+        printed = _PLACEHOLDER.sub(fill, message)
         asked.append(Asked(tree, f"{found[message]}: {printed}", answers))
     return asked
 
@@ -109,17 +111,20 @@ def listed(asked: Asked, env: dict[str, str], took: list[float]) -> list[str]:
 def main() -> None:
     needs_arguments(2, __doc__)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    per_tree = 20
+    per_tree, fill = 20, "7"
     if "--per-tree" in sys.argv:
         per_tree = int(sys.argv[sys.argv.index("--per-tree") + 1])
         args.remove(str(per_tree))
+    if "--fill" in sys.argv:
+        fill = sys.argv[sys.argv.index("--fill") + 1]
+        args.remove(fill)
     old, trees = args[0], [Path(t).resolve() for t in args[1:]]
     scratch = Path(tempfile.mkdtemp(prefix="rrg-pasted-"))
     sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
     print(f"# {machine()}; hit@1 / hit@3 / none in 10, then a new query's p50, before -> after")
     totals: dict[str, list[tuple[bool, bool, bool]]] = {side: [] for side in sides}
     for tree in trees:
-        asked = [q for q in messages(tree, per_tree) if q.answers]
+        asked = [q for q in messages(tree, per_tree, fill) if q.answers]
         took: dict[str, list[float]] = {side: [] for side in sides}
         for env in sides.values():
             subprocess.run(

@@ -23,7 +23,7 @@ from rrg.errors import ModelError, RrgError
 from rrg.index.refresh import IndexBehind, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import query_term_ids
+from rrg.index.textstats import term_id
 from rrg.index.view import IndexView
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table_path
@@ -397,13 +397,18 @@ def _pasted_first(
     hold it first among each one's spans: a capped search prints them."""
 
     def holding_words(phrase: Phrase) -> np.ndarray:
-        terms = query_term_ids(" ".join(phrase.words))
-        if not len(terms) or not view.holds(terms).all():
+        """The candidates that hold its first word and all its words but ``may_miss``."""
+        terms = np.array([term_id(word) for word in dict.fromkeys(phrase.words)], np.uint32)
+        held = view.holds(terms)
+        need = len(terms) - phrase.may_miss
+        if not held[0] or held.sum() < need:
             return np.zeros(len(cand_rows), bool)
-        rows = view.postings(int(terms[0]))[0]
-        for term in terms[1:].tolist():
-            rows = np.intersect1d(rows, view.postings(int(term))[0], assume_unique=True)
-        return np.isin(cand_rows, rows)
+        counts = np.zeros(len(view.kinds), np.int32)
+        for term in terms[held].tolist():
+            counts[view.postings(term)[0]] += 1
+        first = np.zeros(len(view.kinds), bool)
+        first[view.postings(int(terms[0]))[0]] = True
+        return (first & (counts >= need))[cand_rows]
 
     def texts(candidates: list[int]) -> Iterable[str]:
         return file_texts(served.root, [view.path(int(cand_rows[k])) for k in candidates])

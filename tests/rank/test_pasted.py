@@ -83,6 +83,21 @@ def test_a_query_pastes_an_error_message_or_a_quoted_phrase(
             '"retry %d of %d failed for job" % (k, n)',
             True,
         ),
+        # A word the program printed where nothing marks it as a value: a placeholder of
+        # the source may stand for it, or between two words ("argument{plural}: {keys}").
+        (
+            "TypeError: Type Model must inherit from typing.Generic before being parameterized",
+            'f"Type {cls.__name__} must inherit from typing.Generic before being parameterized"',
+            True,
+        ),
+        (
+            "TypeError: multiple values for argument: x",
+            "f'multiple values for argument{plural}: {keys}'",
+            True,
+        ),
+        ("ValidationError: 1 validation error for Model", '"{} validation error{} for {}"', True),
+        # ... but not for most of the message: one word of six at most.
+        ("ValueError: cannot open the config file now", 'f"cannot {a} {b} {c} file now"', False),
         # A word is whole: "column" is not "columnar".
         ("ValueError: Input must be a column matrix", "Input must be a columnar matrix", False),
         ("ValueError: Input must be a column matrix", "the column matrix input must be", False),
