@@ -99,6 +99,10 @@ class Phrase:
     pattern: re.Pattern[str]
     words: tuple[str, ...]
     may_miss: int = 0
+    #: The message without its first word, looked for where no file holds the message:
+    #: the program may have printed a value first (``foo is not valid value for bar`` from
+    #: ``"%s is not valid value for %s"``), and a pattern must begin with a literal.
+    fallback: Phrase | None = None
 
     def lines(self, text: str) -> tuple[int, int] | None:
         """The lines (1-based, first and last) where the text first holds the phrase,
@@ -181,21 +185,28 @@ def _phrase(runs: list[list[str]], message: bool = False) -> Phrase:
     if not message:
         body = gap.join(_BETWEEN.join(re.escape(word) for word in run) for run in runs)
         return Phrase(re.compile(body), words)
+    may_miss = _may_miss(len(words))
+    rest = [run for run in [runs[0][1:], *runs[1:]] if run]
+    fallback = Phrase(_message_pattern(rest, gap), words[1:], may_miss - 1) if may_miss else None
+    return Phrase(_message_pattern(runs, gap), words, may_miss, fallback)
+
+
+def _message_pattern(runs: list[list[str]], gap: str) -> re.Pattern[str]:
     pieces = [[rf"(?:{re.escape(word)}|{_PLACEHOLDER})" for word in run] for run in runs]
     pieces[0][0] = re.escape(runs[0][0])
-    body = gap.join(_MESSAGE_BETWEEN.join(run) for run in pieces)
-    return Phrase(re.compile(body), words, _may_miss(len(words)))
+    return re.compile(gap.join(_MESSAGE_BETWEEN.join(run) for run in pieces))
 
 
 def _may_miss(words: int) -> int:
     """How many of a message's words the source may hold as placeholders: none of three,
-    one of up to seven, two of more."""
-    return 0 if words <= MIN_MESSAGE_WORDS else 1 if words <= 7 else 2
+    one of four to six, two of seven to nine, ..."""
+    return 0 if words <= MIN_MESSAGE_WORDS else max(1, (words - 1) // 3)
 
 
 def first_line_holding(phrases: Sequence[Phrase], text: str) -> int | None:
     """The line (1-based) where the text holds one of the phrases first, if it does."""
-    found = [lines[0] for lines in (p.lines(text) for p in phrases) if lines is not None]
+    tried = [*phrases, *(p.fallback for p in phrases if p.fallback is not None)]
+    found = [lines[0] for lines in (p.lines(text) for p in tried) if lines is not None]
     return min(found) if found else None
 
 
@@ -207,21 +218,25 @@ def holders(
 ) -> dict[int, tuple[int, int]]:
     """The candidates of ``order`` (indices, best first) that hold one of the phrases, in
     that order, each with the lines (1-based, first and last) of its first phrase.
-    ``holding_words(phrase)``: whether each candidate's words include every word of it
-    (the index's postings), a mask; ``texts(candidates)``: their texts, in that order."""
+    ``holding_words(phrase)``: whether each candidate's words include its first word and
+    all but ``may_miss`` of the others (the index's postings), a mask;
+    ``texts(candidates)``: their texts, in that order."""
     found: dict[int, tuple[int, int]] = {}
     budget = MAX_READ_CHARS
-    for phrase in phrases:
-        held = holding_words(phrase)
-        read = [k for k in order[held[order]].tolist() if k not in found][:MAX_READ]
-        for k, text in zip(read, texts(read), strict=True):
-            lines = phrase.lines(text)
-            if lines is not None:
-                found[k] = lines
-            budget -= len(text)
-            if budget <= 0:
-                break
-        if budget <= 0:
-            break
+    for pasted in phrases:
+        phrase: Phrase | None = pasted
+        while phrase is not None and budget > 0:
+            held = holding_words(phrase)
+            read = [k for k in order[held[order]].tolist() if k not in found][:MAX_READ]
+            before = len(found)
+            for k, text in zip(read, texts(read), strict=True):
+                lines = phrase.lines(text)
+                if lines is not None:
+                    found[k] = lines
+                budget -= len(text)
+                if budget <= 0:
+                    break
+            # The message without its first word only where no file holds it whole.
+            phrase = phrase.fallback if len(found) == before else None
     place = {k: n for n, k in enumerate(order.tolist())} if found else {}
     return dict(sorted(found.items(), key=lambda item: place[item[0]]))

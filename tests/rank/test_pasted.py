@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.rank.pasted import Phrase, holders, pasted_phrases
+from rrg.rank.pasted import Phrase, first_line_holding, holders, pasted_phrases
 
 
 def _words(query: str) -> list[tuple[str, ...]]:
@@ -96,6 +96,8 @@ def test_a_query_pastes_an_error_message_or_a_quoted_phrase(
             True,
         ),
         ("ValidationError: 1 validation error for Model", '"{} validation error{} for {}"', True),
+        # Its first word too, where the program printed a value first.
+        ("error: foo is not valid value for bar", '"%s is not valid value for %s"', True),
         # ... but not for most of the message: one word of six at most.
         ("ValueError: cannot open the config file now", 'f"cannot {a} {b} {c} file now"', False),
         # A word is whole: "column" is not "columnar".
@@ -105,7 +107,7 @@ def test_a_query_pastes_an_error_message_or_a_quoted_phrase(
 )
 def test_a_phrase_matches_the_source_that_prints_it(query: str, source: str, holds: bool) -> None:
     (phrase,) = pasted_phrases(query)
-    assert (phrase.lines(source) is not None) == holds
+    assert (first_line_holding((phrase,), source) is not None) == holds
 
 
 def test_holders_keep_the_order_and_say_the_phrases_lines() -> None:
@@ -215,3 +217,21 @@ def test_a_message_no_file_holds_is_said_and_ranked_by_its_words(
         assert len(out.stdout.splitlines()) == 41
     out = run([*rrg_cmd(), "-q", "ValueError: Input must be a column matrix", "--files"], root, env)
     assert b"no file holds" not in out.stderr, out.stderr
+
+
+def test_a_message_without_its_first_word_only_where_no_file_holds_it_whole() -> None:
+    """The program may print a value first; the message without its first word is looked
+    for only where no file holds the message, whose holders are the answer otherwise."""
+    (phrase,) = pasted_phrases("error: foo is not valid value for bar")
+    formatted = 'return fmt.Errorf("%s is not valid value for %s", v, k)\n'
+    whole = "// foo is not valid value for bar\n"
+
+    def found(texts: list[str]) -> list[int]:
+        def text_of(candidates: list[int]) -> list[str]:
+            return [texts[k] for k in candidates]
+
+        everywhere = np.ones(len(texts), bool)
+        return list(holders((phrase,), np.arange(len(texts)), lambda p: everywhere, text_of))
+
+    assert found([formatted, "x\n"]) == [0]
+    assert found([formatted, whole]) == [1]
