@@ -8,8 +8,8 @@ must be a column matrix" was not among the first twelve of that query, under ele
 about columns and matrices (docs/benchmarks.md, "A pasted error message first").
 
 ``pasted_phrases`` reads a query's phrases (pure); ``holders`` finds the files that hold
-them among a ranking's candidates, reading only those whose words the index says hold
-every word of one.
+them among a ranking's candidates, reading only those whose words, as the index counts
+them, hold a phrase's first word and all but ``Phrase.may_miss`` of the others.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ _KIND = re.compile(
 )
 #: A value a program put into its message, quoted (``'id'``, ``"x"``, `` `x` ``, not the
 #: apostrophe of "can't") or in angle brackets (``<function f at 0x7f>``, ``<class 'int'>``:
-#: the brackets first, a repr's quotes inside them), or a word that is
-#: one (``_VALUE_WORD``). The source holds a placeholder there, not the value.
+#: the brackets first, a repr's quotes inside them), or a word that is one
+#: (``_VALUE_WORD``). The source holds a placeholder there, not the value.
 _QUOTED_VALUE = re.compile(r"""<[^<>\n]{0,80}>|(?<!\w)(?:'[^']*'|"[^"]*"|`[^`]*`)(?!\w)""")
 #: A word of the message (apart by white space) that is a value: a path or a URL, an
 #: assignment (``id=3``), a dotted name or a file's (``numpy.linalg``, ``.git``), a number
@@ -83,7 +83,7 @@ _BETWEEN = r"[\W_]+"
 #: {cls.__name__} must inherit ..."``).
 _PLACEHOLDER = (
     r"\{[^{}\n]{0,40}\}|%[-+ #0-9.]*[a-z]|%\(\w+\)[-+ #0-9.]*[a-z]|[$#]\{[^{}\n]{0,40}\}"
-    r"|\$\w+|[\"']\s*\+[^\n]{1,40}?\+\s*[\"']"
+    r"|\$\w+|[\"']\s*\+[^\"'+\n]{1,40}\+\s*[\"']"
 )
 #: Between two words of a message, in the source: as ``_BETWEEN``, placeholders too
 #: (``argument{plural}: {keys}`` printed as "argument: x").
