@@ -182,7 +182,16 @@ PATHS: list[list[str]] = [
 ]
 # What rrg says where a flag cannot apply to an ordered search (rrg/rg/preflight.py).
 REFUSED = b"cannot be used with"
-QUERIES = ["where is the greeting written", "parse a number", "foo bar"]
+#: The last two paste text (``rrg.rank.pasted``): the files that hold it come first, and
+#: their lines that hold it are the ones a capped search prints. (Added 2026-12-07: a seed
+#: draws other questions from here on than it did before.)
+QUERIES = [
+    "where is the greeting written",
+    "parse a number",
+    "foo bar",
+    "ValueError: foo and bar",
+    "where is 'hello world' written",
+]
 
 
 def awkward_tree(root: Path) -> None:
