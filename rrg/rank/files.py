@@ -164,15 +164,18 @@ def rank_files(
         spans_of.setdefault(printed[rankable[candidate]], []).append((first, last))
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
+    whole = report is None or not report.left
     if asked.pasted and ranked and not _holds_pasted(asked, served, ranked[0]):
+        # A first search ranks what its index read in the time it waits: the file that
+        # holds the text may not be read yet.
+        which = "file" if whole else "file indexed so far"
         words = " ".join(asked.pasted[0].words)
         settings.warn(
-            f'no file holds the text the question pastes ("{words}"): ranked by its words'
+            f'no {which} holds the text the question pastes ("{words}"): ranked by its words'
         )
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
-    whole = report is None or not report.left
     return Ranking(
         ranked + rest,
         binary,
