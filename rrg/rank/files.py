@@ -419,10 +419,10 @@ def _pasted_first(
     found = holders(query.pasted, by_score, holding_words, texts)
     if not found:
         return by_score, spans
-    first = np.fromiter(found, np.int64, len(found))
-    rest = by_score[~np.isin(by_score, first)]
+    lifted = np.fromiter(found, np.int64, len(found))
+    rest = by_score[~np.isin(by_score, lifted)]
     lines = [(k, start, end) for k, (start, end) in found.items()]
-    return np.concatenate([first, rest]), lines + spans
+    return np.concatenate([lifted, rest]), lines + spans
 
 
 def _read_where_held(

@@ -238,5 +238,8 @@ def holders(
                     break
             # The message without its first word only where no file holds it whole.
             phrase = phrase.fallback if len(found) == before else None
-    place = {k: n for n, k in enumerate(order.tolist())} if found else {}
-    return dict(sorted(found.items(), key=lambda item: place[item[0]]))
+    # Back in the order's order (a second phrase's holders may stand before the first's):
+    # each one's place read off the order as an array, not a dict of every candidate.
+    place = np.empty(len(order), np.int64)
+    place[order] = np.arange(len(order))
+    return dict(sorted(found.items(), key=lambda item: int(place[item[0]])))
