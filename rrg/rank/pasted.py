@@ -85,6 +85,8 @@ _PLACEHOLDER = (
     r"\{[^{}\n]{0,40}\}|%[-+ #0-9.]*[a-z]|%\(\w+\)[-+ #0-9.]*[a-z]|[$#]\{[^{}\n]{0,40}\}"
     r"|\$\w+|[\"']\s*\+[^\"'+\n]{1,40}\+\s*[\"']"
 )
+#: Where a message holds a value, in the source: its placeholder, or what it formats.
+_VALUE_GAP = rf"[\s\S]{{0,{VALUE_CHARS}}}?"
 #: Between two words of a message, in the source: as ``_BETWEEN``, placeholders too
 #: (``argument{plural}: {keys}`` printed as "argument: x").
 _MESSAGE_BETWEEN = rf"(?:[\W_]|{_PLACEHOLDER})+"
@@ -148,7 +150,7 @@ def pasted_phrases(query: str) -> tuple[Phrase, ...]:
     for match in _QUOTED.finditer(query):
         words = _WORD.findall(next(group for group in match.groups() if group is not None))
         if len(words) >= MIN_QUOTED_WORDS:
-            out.append(_phrase([words]))
+            out.append(_quoted(words))
     return tuple(dict.fromkeys(out))
 
 
@@ -170,31 +172,33 @@ def _message(text: str) -> Phrase | None:
     runs = [run for run in runs if run][:MAX_RUNS]
     if sum(map(len, runs)) < MIN_MESSAGE_WORDS:
         return None
-    return _phrase(runs, message=True)
+    return _message_phrase(runs)
 
 
-def _phrase(runs: list[list[str]], message: bool = False) -> Phrase:
-    """The pattern of runs of words apart by values. A message's words after its first
-    may each be a placeholder in the source (``may_miss`` of them at most, by its length);
-    its first stays a literal, which the regex engine scans for fast (a pattern that
-    begins with a choice read sphinx's 122 files that hold "node source not found" in
-    0.26 s, against 0.01 s)."""
-    gap = rf"[\s\S]{{0,{VALUE_CHARS}}}?"
+def _quoted(words: list[str]) -> Phrase:
+    """A quoted phrase: its words as written, apart by anything but letters and digits."""
+    words = [word.lower() for word in words]
+    return Phrase(re.compile(_BETWEEN.join(map(re.escape, words))), tuple(words))
+
+
+def _message_phrase(runs: list[list[str]]) -> Phrase:
+    """A message's runs of words, apart by values. Its words after its first may each be a
+    placeholder in the source (``may_miss`` of them at most, by its length); its first
+    stays a literal, which the regex engine scans for fast (a pattern that begins with a
+    choice read sphinx's 122 files that hold "node source not found" in 0.26 s, against
+    0.01 s)."""
     runs = [[word.lower() for word in run] for run in runs]
     words = tuple(word for run in runs for word in run)
-    if not message:
-        body = gap.join(_BETWEEN.join(re.escape(word) for word in run) for run in runs)
-        return Phrase(re.compile(body), words)
     may_miss = _may_miss(len(words))
     rest = [run for run in [runs[0][1:], *runs[1:]] if run]
-    fallback = Phrase(_message_pattern(rest, gap), words[1:], may_miss - 1) if may_miss else None
-    return Phrase(_message_pattern(runs, gap), words, may_miss, fallback)
+    fallback = Phrase(_message_pattern(rest), words[1:], may_miss - 1) if may_miss else None
+    return Phrase(_message_pattern(runs), words, may_miss, fallback)
 
 
-def _message_pattern(runs: list[list[str]], gap: str) -> re.Pattern[str]:
+def _message_pattern(runs: list[list[str]]) -> re.Pattern[str]:
     pieces = [[rf"(?:{re.escape(word)}|{_PLACEHOLDER})" for word in run] for run in runs]
     pieces[0][0] = re.escape(runs[0][0])
-    return re.compile(gap.join(_MESSAGE_BETWEEN.join(run) for run in pieces))
+    return re.compile(_VALUE_GAP.join(_MESSAGE_BETWEEN.join(run) for run in pieces))
 
 
 def _may_miss(words: int) -> int:
