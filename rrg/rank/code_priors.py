@@ -59,6 +59,11 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 ASKING_WORDS = 30
 
 
+def is_report(query: str) -> bool:
+    """Whether a query is a report (more than ``ASKING_WORDS`` words), not a question."""
+    return len(_WORD.findall(query)) > ASKING_WORDS
+
+
 @dataclass(frozen=True)
 class QueryForm:
     """The identifiers a query names, and whether it is one (a symbol query)."""

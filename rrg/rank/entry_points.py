@@ -29,30 +29,42 @@ def best_paragraphs(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph
     if limit <= 0:
         return []
     query = ranking.query
-    pasted = _pasted_passages(ranking, limit) if query.pasted else []
-    if pasted:
-        shown = {(path, p.start) for path, p in pasted}
-        rest = _best_paragraphs(ranking, limit + len(pasted))
-        return (pasted + [(f, p) for f, p in rest if (f, p.start) not in shown])[:limit]
+    asked = _asked_passages(ranking, limit) if query.pasted or query.named else []
+    if asked:
+        shown = {(path, p.start) for path, p in asked}
+        rest = _best_paragraphs(ranking, limit + len(asked))
+        return (asked + [(f, p) for f, p in rest if (f, p.start) not in shown])[:limit]
     return _best_paragraphs(ranking, limit)
 
 
-def _pasted_passages(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
-    """The passage that holds the text the query pastes, of each file at the order's head
-    that holds it (the order puts them first: ``rrg.rank.files``), whether or not the
-    stage read that file: the message a user pasted is what they came to see."""
+def _asked_passages(ranking: Ranking, limit: int) -> list[tuple[bytes, Paragraph]]:
+    """The passages of the files at the order's head that the query names or that hold
+    the text it pastes (the order puts them first: ``rrg.rank.lifted``), whether or not
+    the stage read those files: what a user named or pasted is what they came to see. A
+    named file's passage holds the line its name names, else it is the file's best; a
+    holder's passage holds the pasted text."""
     query, served = ranking.query, ranking.served
     scorer = None
     out: list[tuple[bytes, Paragraph]] = []
     for path in ranking.ordered[: min(ranking.ranked, limit)]:
         where = os.path.abspath(path)
-        text = next(file_texts(served.root, [where]))
-        line = first_line_holding(query.pasted, text)
-        if line is None:
-            break  # past the files that hold it
+        named = [n for n in query.named if n.matched_parts(os.fsdecode(path))]
+        if named:
+            line = next((n.line for n in named if n.line is not None), None)
+        else:
+            text = next(file_texts(served.root, [where]))
+            line = first_line_holding(query.pasted, text) if query.pasted else None
+            if line is None:
+                break  # past the files that it names or that hold the text
         if scorer is None:
             scorer = stage_scorer(served, ranking.piece_idf, 0, ranking.tuning)
-        cut = passages_of(query, served.root, [where], scorer).paragraphs
+        scored = passages_of(query, served.root, [where], scorer)
+        cut = scored.paragraphs
+        if line is None:
+            best = preferred(scored, query, [path])
+            if best:
+                out.append((path, cut[best[0]]))
+            continue
         holding = [p for p in cut if p.start <= line <= p.end]
         if holding:
             out.append((path, min(holding, key=lambda p: p.end - p.start)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,7 +23,6 @@ from rrg.errors import ModelError, RrgError
 from rrg.index.refresh import IndexBehind, Listing, RefreshReport
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_BINARY, KIND_TEXT, IndexUnavailable
-from rrg.index.textstats import term_id
 from rrg.index.view import IndexView
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table_path
@@ -34,6 +33,7 @@ from rrg.rank.code_order import skips_stage
 from rrg.rank.code_priors import primary_sources
 from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
 from rrg.rank.kept_orders import KeptOrder, Spans, find_order, keep_order, order_key
+from rrg.rank.lifted import asked_first
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
 from rrg.rank.passages import (
@@ -44,7 +44,7 @@ from rrg.rank.passages import (
     passage_name,
     query_key,
 )
-from rrg.rank.pasted import Phrase, first_line_holding, holders
+from rrg.rank.pasted import first_line_holding
 from rrg.rank.query import Query
 from rrg.rank.root_cache import passage_tag, query_seen
 from rrg.rank.scoring import order_by
@@ -165,7 +165,7 @@ def rank_files(
     order = rankable[by_score]
     ranked = [printed[i] for i in order]
     whole = report is None or not report.left
-    if asked.pasted and ranked and not _holds_pasted(asked, served, ranked[0]):
+    if asked.pasted and ranked and not _holds_pasted(asked, served, ranked):
         # A first search ranks what its index read in the time it waits: the file that
         # holds the text may not be read yet.
         which = "file" if whole else "file indexed so far"
@@ -194,12 +194,20 @@ def rank_files(
     )
 
 
-def _holds_pasted(query: Query, served: ServedRoot, path: bytes) -> bool:
-    """Whether the file (as rg printed it) holds text the query pastes: the order puts such
-    files first (``_pasted_first``), so its first file says whether any does. Read here,
-    not kept with the order: a query asked again says it again."""
-    text = next(file_texts(served.root, [os.path.abspath(path)]))
-    return first_line_holding(query.pasted, text) is not None
+def _holds_pasted(query: Query, served: ServedRoot, ranked: list[bytes]) -> bool:
+    """Whether a file at the order's head (as rg printed it) holds text the query pastes:
+    the order puts such files first, after those it names (``rrg.rank.lifted``), so the
+    named ones and the first file after them say whether any does. Read here, not kept
+    with the order: a query asked again says it again."""
+    named = 0
+    while named < len(ranked) and any(
+        n.matched_parts(os.fsdecode(ranked[named])) for n in query.named
+    ):
+        named += 1
+    head = [os.path.abspath(path) for path in ranked[: named + 1]]
+    return any(
+        first_line_holding(query.pasted, text) is not None for text in file_texts(served.root, head)
+    )
 
 
 def _kept_or_ordered(
@@ -371,9 +379,9 @@ def _ordered(
                     scored = _read_where_held(query, served, view, cand_rows, head, scored, tuning)
                 spans = _spans_of(query, view, cand_rows, head, scored, spans)
     by_score = _copies_last(by_score, cheap.copies)
-    if query.pasted:
+    if query.pasted or query.named:
         with timings.phase("pasted"):
-            by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans)
+            by_score, spans = asked_first(query, served, view, cand_rows, by_score, spans)
     return by_score, stage, fast, spans
 
 
@@ -385,44 +393,6 @@ def _copies_last(by_score: np.ndarray, copies: np.ndarray) -> np.ndarray:
         return by_score
     last = np.isin(by_score, copies)
     return np.concatenate([by_score[~last], by_score[last]])
-
-
-def _pasted_first(
-    query: Query,
-    served: ServedRoot,
-    view: IndexView,
-    cand_rows: np.ndarray,
-    by_score: np.ndarray,
-    spans: Spans,
-) -> tuple[np.ndarray, Spans]:
-    """The order with the files that hold the text the query pastes (an error's message,
-    a quoted phrase: ``rrg.rank.pasted``) first, in the order they had, and the lines that
-    hold it first among each one's spans: a capped search prints them."""
-
-    def holding_words(phrase: Phrase) -> np.ndarray:
-        """The candidates that hold its first word and all its words but ``may_miss``."""
-        terms = np.array([term_id(word) for word in dict.fromkeys(phrase.words)], np.uint32)
-        held = view.holds(terms)
-        need = len(terms) - phrase.may_miss
-        if not held[0] or held.sum() < need:
-            return np.zeros(len(cand_rows), bool)
-        counts = np.zeros(len(view.kinds), np.int32)
-        for term in terms[held].tolist():
-            counts[view.postings(term)[0]] += 1
-        first = np.zeros(len(view.kinds), bool)
-        first[view.postings(int(terms[0]))[0]] = True
-        return (first & (counts >= need))[cand_rows]
-
-    def texts(candidates: list[int]) -> Iterable[str]:
-        return file_texts(served.root, [view.path(int(cand_rows[k])) for k in candidates])
-
-    found = holders(query.pasted, by_score, holding_words, texts)
-    if not found:
-        return by_score, spans
-    lifted = np.fromiter(found, np.int64, len(found))
-    rest = by_score[~np.isin(by_score, lifted)]
-    lines = [(k, start, end) for k, (start, end) in found.items()]
-    return np.concatenate([lifted, rest]), lines + spans
 
 
 def _read_where_held(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rrg.rank.code_priors import ASKING_WORDS
+from rrg.rank.code_priors import is_report
 
 #: The fewest literal words of an error's message that make a phrase: "KeyError: 'id'"
 #: or "Expected 3, got 5" name no text of the source, only values.
@@ -69,8 +69,6 @@ _VALUE_WORD = re.compile(r"[/\\=]|\w\.\w|^[(\[{]*[-+]?\.?\d|[^\w.]\d")
 #: apart from words (an agent's shell quotes the question in double ones; "what's" and
 #: "users'" open nothing).
 _QUOTED = re.compile(r"""(?<!\w)(?:"([^"]+)"|\u201c([^\u201d]+)\u201d|'([^']+)')(?!\w)""")
-#: A word as ``ASKING_WORDS`` counts one.
-_SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 #: A word as the index counts one (``rrg.index.textstats``): letters and digits.
 _WORD = re.compile(r"[^\W_]+")
 #: Between two words of a phrase, in a file: anything but letters and digits (spaces, a
@@ -138,9 +136,9 @@ def _in_word(char: str) -> bool:
 def pasted_phrases(query: str) -> tuple[Phrase, ...]:
     """The phrases a query pastes: an error's message (its values read as placeholders),
     else each phrase in quotes (``_QUOTED``); none for a question in words alone, nor for a
-    report (an issue's text, a traceback: more than ``ASKING_WORDS`` words), which quotes
+    report (``is_report``: an issue's text, a traceback), which quotes
     code and messages in passing."""
-    if len(_SAID.findall(query)) > ASKING_WORDS:
+    if is_report(query):
         return ()
     kind = _KIND.search(query)
     if kind is not None:

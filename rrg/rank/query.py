@@ -22,6 +22,7 @@ from rrg.index.textstats import (
     words,
 )
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
+from rrg.rank.named_files import NamedFile, named_files
 from rrg.rank.pasted import Phrase, pasted_phrases
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -50,6 +51,9 @@ class Query:
     path_forms: tuple[tuple[int, ...], ...]
     #: The text it pastes, an error's message or a quoted phrase (``rrg.rank.pasted``).
     pasted: tuple[Phrase, ...] = ()
+    #: The files it names by their paths, a diagnostic's or a traceback's
+    #: (``rrg.rank.named_files``).
+    named: tuple[NamedFile, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> Query:
@@ -62,6 +66,7 @@ class Query:
             tuple(query_path_ids(text).tolist()),
             path_forms(text),
             pasted_phrases(text),
+            named_files(text),
         )
 
 

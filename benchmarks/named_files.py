@@ -1,0 +1,123 @@
+"""A file the question names by its path: does ``rrg -q "<diagnostic>" --files`` list it
+first? This checkout against an earlier one, on real trees.
+
+An agent whose build failed pastes the compiler's line (``src/io/mod.rs:42:5: error: ...``),
+a traceback's frame from another machine (``File "/home/ci/build/<path>", line 42``), or
+asks about a file by name ("why does mod.rs fail on startup"). The queries are made from the
+trees themselves: 12 source files a tree (code, outside tests, docs and the other secondary
+folders, in a folder), drawn with a fixed seed, each named in four forms (``FORMS``). A
+query's answers are the files whose paths end as the name does, as many of its parts as any
+path matches (the bare name: every file of that name): made by reading the paths, they say
+what the name names. A hit@k: one among the first k listed.
+
+Usage: python -m benchmarks.named_files OLD_CHECKOUT TREE... (TREE: a folder, e.g. a whole
+tree of semble-code, ``/tmp/sc/whole/*/tree``.) Each side has its own cache dir, its index
+built before the queries; every query is new to both, asked of the two in turn.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import machine, needs_arguments, rg, rrg, side_env
+from rrg.index.definitions import is_code
+from rrg.rank.code_priors import secondary_kinds
+
+#: How a name reaches a question: ``{two}`` the file's last two parts, ``{full}`` its path
+#: under a folder of another machine, ``{name}`` its file name.
+FORMS = {
+    "diagnostic": "{two}:42:5: error: cannot find value `x` in this scope",
+    "traceback": 'File "/home/ci/build/{full}", line 42, in run',
+    "bare name": "why does {name} fail on startup",
+    "two parts": "what is {two} for",
+}
+PER_TREE = 12
+
+
+def answers(named: str, files: list[str]) -> set[str]:
+    """The files whose paths end as ``named`` does, at the most parts any path matches."""
+    parts = named.split("/")
+
+    def matched(path: str) -> int:
+        theirs = path.split("/")
+        n = 0
+        while n < min(len(parts), len(theirs)) and parts[-1 - n] == theirs[-1 - n]:
+            n += 1
+        return n
+
+    counts = {f: matched(f) for f in files}
+    most = max(counts.values(), default=0)
+    return {f for f, n in counts.items() if n == most and most}
+
+
+def listed(tree: Path, query: str, env: dict[str, str], took: list[float]) -> list[str]:
+    start = time.perf_counter()
+    out = subprocess.run(
+        [*rrg(), "-q", query, "--files", "--limit", "10"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    took.append(time.perf_counter() - start)
+    return out.stdout.splitlines()
+
+
+def main() -> None:
+    needs_arguments(2, __doc__)
+    old, trees = sys.argv[1], [Path(t).resolve() for t in sys.argv[2:]]
+    scratch = Path(tempfile.mkdtemp(prefix="rrg-named-"))
+    sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
+    print(f"# {machine()}; hit@1 before -> after for each form, then a new query's p50")
+    totals: dict[str, dict[str, list[int]]] = {s: {f: [] for f in FORMS} for s in sides}
+    for tree in trees:
+        files = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
+        everything = sorted(files.stdout.splitlines())
+        sources = [p for p in everything if "/" in p and is_code(p)]
+        sources = [p for p in sources if not secondary_kinds(p, frozenset())]
+        random.Random(7).shuffle(sources)
+        for env in sides.values():
+            subprocess.run(
+                [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
+            )
+        took: dict[str, list[float]] = {side: [] for side in sides}
+        row: dict[str, dict[str, list[int]]] = {s: {f: [] for f in FORMS} for s in sides}
+        for path in sources[:PER_TREE]:
+            two = "/".join(path.split("/")[-2:])
+            name = path.split("/")[-1]
+            for form, text in FORMS.items():
+                query = text.format(two=two, full=path, name=name)
+                wanted = answers(
+                    name if "{name}" in text else two if "{two}" in text else path, everything
+                )
+                for side, env in sides.items():  # in turn: both meet the same load
+                    out = listed(tree, query, env, took[side])
+                    row[side][form].append(int(bool(out) and out[0] in wanted))
+        for side in sides:
+            for form in FORMS:
+                totals[side][form] += row[side][form]
+        label = tree.name if tree.name != "tree" else tree.parent.name
+        cells = [
+            f"{statistics.mean(row['before'][f]):.2f} -> {statistics.mean(row['after'][f]):.2f}"
+            for f in FORMS
+        ]
+        times = " -> ".join(f"{statistics.median(took[s]):.2f}" for s in sides)
+        print(f"{label:20} " + "  ".join(cells) + f"  {times} s", flush=True)
+    cells = [
+        f"{statistics.mean(totals['before'][f]):.3f} -> {statistics.mean(totals['after'][f]):.3f}"
+        for f in FORMS
+    ]
+    print(f"{'all':20} " + "  ".join(cells))
+    print("# forms: " + ", ".join(FORMS))
+    print(json.dumps({"scratch": str(scratch)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The files a query asks for by more than its words, put first in the order it had for
+them: those that hold the text it pastes (``rrg.rank.pasted``), and before them those whose
+paths it names (``rrg.rank.named_files``). Each one's lines that the text or the name
+points at lead its spans, which a capped search prints first.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import numpy as np
+
+from rrg.index.served import ServedRoot
+from rrg.index.textstats import PATH_FIELD, path_words, term_id
+from rrg.index.view import IndexView
+from rrg.rank.kept_orders import Spans
+from rrg.rank.named_files import NamedFile, named_holders
+from rrg.rank.passages import file_texts
+from rrg.rank.pasted import Phrase, holders
+from rrg.rank.query import Query
+
+
+def asked_first(
+    query: Query,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    by_score: np.ndarray,
+    spans: Spans,
+) -> tuple[np.ndarray, Spans]:
+    """The order (indices into ``cand_rows``) with the files the query names first, then
+    those that hold the text it pastes, each group in the order it had."""
+    if query.pasted:
+        by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans)
+    if query.named:
+        by_score, spans = _named_first(query, view, cand_rows, by_score, spans)
+    return by_score, spans
+
+
+def _lifted(
+    by_score: np.ndarray, found: dict[int, tuple[int, int] | None], spans: Spans
+) -> tuple[np.ndarray, Spans]:
+    """The order with the ``found`` candidates first, as ``found`` lists them, and the
+    lines each points at (where it does) before the spans."""
+    lifted = np.fromiter(found, np.int64, len(found))
+    rest = by_score[~np.isin(by_score, lifted)]
+    lines = [(k, *where) for k, where in found.items() if where is not None]
+    return np.concatenate([lifted, rest]), lines + spans
+
+
+def _pasted_first(
+    query: Query,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    by_score: np.ndarray,
+    spans: Spans,
+) -> tuple[np.ndarray, Spans]:
+    """The holders of the pasted text first, the lines that hold it first among each
+    one's spans."""
+
+    def holding_words(phrase: Phrase) -> np.ndarray:
+        """The candidates that hold its first word and all its words but ``may_miss``."""
+        terms = np.array([term_id(word) for word in dict.fromkeys(phrase.words)], np.uint32)
+        held = view.holds(terms)
+        need = len(terms) - phrase.may_miss
+        if not held[0] or held.sum() < need:
+            return np.zeros(len(cand_rows), bool)
+        counts = np.zeros(len(view.kinds), np.int32)
+        for term in terms[held].tolist():
+            counts[view.postings(term)[0]] += 1
+        first = np.zeros(len(view.kinds), bool)
+        first[view.postings(int(terms[0]))[0]] = True
+        return (first & (counts >= need))[cand_rows]
+
+    def texts(candidates: list[int]) -> Iterable[str]:
+        return file_texts(served.root, [view.path(int(cand_rows[k])) for k in candidates])
+
+    found = holders(query.pasted, by_score, holding_words, texts)
+    return _lifted(by_score, dict(found), spans) if found else (by_score, spans)
+
+
+def _named_first(
+    query: Query, view: IndexView, cand_rows: np.ndarray, by_score: np.ndarray, spans: Spans
+) -> tuple[np.ndarray, Spans]:
+    """The files whose paths end as a name of the query does first, the line it names
+    first among each one's spans."""
+
+    def holding_name(name: NamedFile) -> np.ndarray:
+        """The candidates whose path words hold every word of the name's file name."""
+        held = np.ones(len(view.kinds), bool)
+        for word in dict.fromkeys(path_words(name.parts[-1])):
+            has = np.zeros(len(view.kinds), bool)
+            has[view.postings(term_id(PATH_FIELD + word))[0]] = True
+            held &= has
+        return held[cand_rows]
+
+    def path_of(k: int) -> str:
+        return os.fsdecode(view.path(int(cand_rows[k])))
+
+    found = named_holders(query.named, by_score, holding_name, path_of)
+    if not found:
+        return by_score, spans
+    return _lifted(
+        by_score, {k: None if line is None else (line, line) for k, line in found.items()}, spans
+    )

@@ -1,0 +1,127 @@
+"""Files a query names by their path: a compiler's diagnostic (``src/io/mod.rs:12:5:
+error[E0308]: ...``), a traceback's frame (``File "/ci/app/sympy/core/expr.py", line 88``,
+``at com.x.Foo.bar(Foo.java:42)``), a link (``.../blob/main/src/lib.rs#L10``) or a question
+("why does openapi/utils.py fail"). The named file is what such a query asks about, whatever
+its words weigh: BM25 weighs ``openapi`` and ``utils`` as words, and on whole trees listed the
+file a diagnostic names first for about half of such queries (docs/benchmarks.md, "A file
+the question names").
+
+``named_files`` reads a query's names (pure); ``named_holders`` finds the candidates whose
+paths end as a name does, reading the paths of those whose path words, as the index counts
+them, hold the name's file name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rrg.rank.code_priors import is_report
+
+#: The most files a name lifts, the best of those its path ends as: a bare name many files
+#: share (``mod.rs``, ``index.ts``, ``__init__.py``) lifts its best ten, as ``--files``
+#: shows a first screen, not every one of them over the files the words ask for.
+MAX_NAMED_FILES = 10
+#: The most candidate paths looked at for a name, in the order's order: a name whose words
+#: a million paths hold (``src/index.ts`` in a large monorepo) keeps the cost bounded.
+MAX_CHECKED = 20_000
+
+#: A stretch of a query that may be a path: no white space, quotes, brackets or commas
+#: (a traceback quotes its path; Java's frame puts it in parentheses).
+_TOKEN = re.compile(r"""[^\s"'`()\[\]<>{},;|]+""")
+#: A path's last part that names a file: a name and an extension that starts with a letter
+#: (``utils.py``, ``Foo.java``, ``.eslintrc``; not ``3.14``, ``v1.2``), or any last part
+#: after a folder (``cmd/Makefile``).
+_FILE_NAME = re.compile(r"(?:[\w@+~-][\w.@+~-]*)?\.[A-Za-z][\w+-]{0,15}")
+_PART = re.compile(r"[\w.@+~-]+")
+#: A line named after the path: ``:12``, ``:12:5``, ``#L12``, ``#L12-L20``.
+_LINE_AFTER = re.compile(r"(?::(\d+)(?::\d+)?|#L(\d+)(?:-L?\d+)?):?$")
+#: A traceback's line after its quoted path: ``File "x.py", line 12``.
+_LINE_WORD = re.compile(r"""["']?,?\s+line\s+(\d+)""")
+#: What a sentence puts after a name ("fails in utils.py." "utils.py:").
+_TRAILING = ".:!?"
+
+
+@dataclass(frozen=True)
+class NamedFile:
+    """A path as a query names it: its parts (``("openapi", "utils.py")``), and the line
+    it names in it, if it does."""
+
+    parts: tuple[str, ...]
+    line: int | None = None
+
+    def matched_parts(self, path: str) -> int:
+        """How many of the path's last parts are this name's last parts (0: another file)."""
+        theirs = [p for p in path.replace("\\", "/").split("/") if p]
+        matched = 0
+        for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
+            if mine != its:
+                break
+            matched += 1
+        return matched
+
+
+def named_files(query: str) -> tuple[NamedFile, ...]:
+    """The paths a query names, each once, in the order it names them; none for a report
+    (``is_report``: an issue's text, a whole traceback), whose frames
+    name the caller's files and the library's as well as the one at fault."""
+    if is_report(query):
+        return ()
+    out: dict[tuple[str, ...], NamedFile] = {}
+    for token in _TOKEN.finditer(query):
+        text = token.group()
+        line = None
+        after = _LINE_AFTER.search(text)
+        if after is not None:
+            line = int(after.group(1) or after.group(2))
+            text = text[: after.start()]
+        text = text.rstrip(_TRAILING)
+        parts = tuple(p for p in re.split(r"[/\\]", text) if p and p not in (".", ".."))
+        if not parts or not _names_a_file(parts, text):
+            continue
+        if line is None:
+            said = _LINE_WORD.match(query, token.end())
+            line = int(said.group(1)) if said is not None else None
+        out.setdefault(parts, NamedFile(parts, line))
+    return tuple(out.values())
+
+
+def _names_a_file(parts: tuple[str, ...], text: str) -> bool:
+    last = parts[-1]
+    if not _PART.fullmatch(last) or not any(c.isalpha() for c in last):
+        return False
+    if "://" in text and len(parts) < 3:
+        return False  # a site's address, not a file of it
+    # A last part without an extension names a file only after a folder (``cmd/Makefile``):
+    # alone it is a word between slashes ("papers on /slip flow/", "TCR/CD3" names two).
+    return _FILE_NAME.fullmatch(last) is not None or len(parts) > 1
+
+
+def named_holders(
+    names: Sequence[NamedFile],
+    order: np.ndarray,
+    holding_name: Callable[[NamedFile], np.ndarray],
+    path_of: Callable[[int], str],
+) -> dict[int, int | None]:
+    """The candidates of ``order`` (indices, best first) whose paths end as a name does,
+    in that order, each with the line its name names. For each name, those matching most
+    of its parts (``sympy/core/expr.py`` before another ``expr.py``), the best
+    ``MAX_NAMED_FILES`` of them. ``holding_name(name)``: whether each candidate's path
+    words hold the words of the name's file name, a mask; ``path_of(k)``: a candidate's
+    path."""
+    found: dict[int, int | None] = {}
+    for name in names:
+        held = holding_name(name)
+        looked = order[held[order]][:MAX_CHECKED].tolist()
+        matched = [(name.matched_parts(path_of(k)), k) for k in looked]
+        most = max((m for m, _ in matched), default=0)
+        if not most:
+            continue
+        for k in [k for m, k in matched if m == most][:MAX_NAMED_FILES]:
+            found.setdefault(k, name.line)
+    place = np.empty(len(order), np.int64)
+    place[order] = np.arange(len(order))
+    return dict(sorted(found.items(), key=lambda item: int(place[item[0]])))

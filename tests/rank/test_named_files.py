@@ -1,0 +1,141 @@
+"""A query that names a file by its path (a compiler's diagnostic, a traceback's frame, a
+link, a question) lists that file first (``rrg.rank.named_files``, ``rrg.rank.lifted``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import rrg_cmd, run
+from rrg.rank.named_files import NamedFile, named_files, named_holders
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("src/io/mod.rs:12:5: error[E0308]: mismatched types", [(("src", "io", "mod.rs"), 12)]),
+        (
+            'File "/ci/app/sympy/core/expr.py", line 88, in __add__',
+            [(("ci", "app", "sympy", "core", "expr.py"), 88)],
+        ),
+        ("at com.x.Foo.run(Foo.java:42)", [(("com.x.Foo.run",), None), (("Foo.java",), 42)]),
+        (
+            "see https://github.com/o/r/blob/main/src/lib.rs#L10-L20",
+            [(("https:", "github.com", "o", "r", "blob", "main", "src", "lib.rs"), 10)],
+        ),
+        ("./main.go:12:3: undefined: foo", [(("main.go",), 12)]),
+        ("C:\\proj\\src\\main.rs:3:1: warning: unused", [(("C:", "proj", "src", "main.rs"), 3)]),
+        ("why does utils.py fail to import?", [(("utils.py",), None)]),
+        ("what reads .eslintrc", [((".eslintrc",), None)]),
+        ("how the build in cmd/Makefile runs", [(("cmd", "Makefile"), None)]),
+        # Numbers, versions and sites are no files; nor is a question in words alone.
+        ("is 3.14 close to v1.2", []),
+        ("what is https://example.com about", []),
+        ("how are redirects followed", []),
+        # A report (an issue's text) names the caller's files as well as the one at fault.
+        ("the docs say " + "word " * 30 + "in src/app.py", []),
+    ],
+)
+def test_a_query_names_files_by_their_paths(
+    query: str, named: list[tuple[tuple[str, ...], int | None]]
+) -> None:
+    assert [(n.parts, n.line) for n in named_files(query)] == named
+
+
+def test_a_name_matches_a_path_by_its_last_parts() -> None:
+    name = NamedFile(("ci", "app", "sympy", "core", "expr.py"))
+    assert name.matched_parts("sympy/core/expr.py") == 3
+    assert name.matched_parts("sympy/expr.py") == 1
+    assert name.matched_parts("./core/expr.py") == 2
+    assert name.matched_parts("sympy/core/expr.pyc") == 0
+
+
+def test_holders_take_the_paths_that_match_most_of_the_name() -> None:
+    """Of the candidates whose file name matches, those matching the most parts, in the
+    order's order, with the name's line; a name no path ends as lifts nothing."""
+    paths = ["a/utils.py", "openapi/utils.py", "b/openapi/utils.py", "openapi/models.py"]
+    (name,) = named_files("openapi/utils.py:7: error: bad")
+    found = named_holders(
+        [name], np.array([3, 0, 2, 1]), lambda n: np.ones(4, bool), lambda k: paths[k]
+    )
+    assert found == {2: 7, 1: 7}
+    (missing,) = named_files("why does setup.cfg fail")
+    assert not named_holders(
+        [missing], np.arange(4), lambda n: np.ones(4, bool), lambda k: paths[k]
+    )
+
+
+def test_a_bare_name_many_files_share_lifts_its_best_ten() -> None:
+    paths = [f"pkg{k}/mod.rs" for k in range(30)]
+    (name,) = named_files("why does mod.rs panic")
+    order = np.arange(30)[::-1].copy()
+    found = named_holders([name], order, lambda n: np.ones(30, bool), lambda k: paths[k])
+    assert list(found) == list(range(29, 19, -1))
+
+
+def _server_tree(root: Path) -> int:
+    """A service whose 33 files speak of handlers, requests and routes again and again, in
+    folders and files named as the one a diagnostic names (``api/server/v7/utils.py``);
+    that one says the words once, below ten other functions. Its line."""
+    body = "".join(
+        f"def handle_request_{j}(request, route):\n"
+        f'    """Route the request to handler {j}: the request handler of the route."""\n'
+        f"    return route.handler(request.body, {j})\n\n\n"
+        for j in range(5)
+    )
+    routes = [f"api/server/v{k}/utils.py" for k in range(30)]
+    for rel in ["web/server/utils.py", "api/client/utils.py", "api/server/handlers.py", *routes]:
+        (root / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "src" / rel).write_text(body)
+    helpers = "".join(f"def step_{j}(m):\n    return m.rotate({j})\n\n\n" for j in range(10))
+    (root / "src/api/server/utils.py").write_text(
+        helpers + "def handle(request):\n    return request.body\n"
+    )
+    return helpers.count("\n") + 2
+
+
+def test_a_diagnostic_lists_the_file_it_names_first(tmp_path: Path, env: dict[str, str]) -> None:
+    """The file whose path ends as the diagnostic's comes first, in the cheap order and
+    the default (not the other ``utils.py``); a capped search prints its named line first;
+    without a pattern the passage holding that line comes first. The message without the
+    path leaves it below the others."""
+    root = tmp_path / "svc"
+    line = _server_tree(root)
+    named = "src/api/server/utils.py"
+    query = f"api/server/utils.py:{line}: error: request handler route has no attribute body"
+    for flags in (["--fast"], []):
+        out = run([*rrg_cmd(), "-q", query, *flags, "--files"], root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.decode().splitlines()[0] == named, out.stdout
+    out = run([*rrg_cmd(), "-q", query, "-n", "--no-heading", "return"], root, env)
+    assert out.stdout.decode().splitlines()[0] == f"{named}:{line}:    return request.body"
+    out = run([*rrg_cmd(), "-q", query, "--color", "never", "--limit", "1"], root, env)
+    shown = out.stdout.decode()
+    assert shown.startswith(f"{named}:") and "def handle(request)" in shown, shown
+    out = run([*rrg_cmd(), "-q", query.split(": ", 1)[1], "--files"], root, env)
+    assert out.stdout.decode().splitlines()[0] != named, out.stdout
+
+
+def test_a_named_file_and_a_pasted_message_come_first_in_turn(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A traceback's last frame names the caller and its last line the message another file
+    raises: the named file first, the holder of the message next, and no line saying that
+    no file holds it."""
+    root = tmp_path / "app"
+    (root / "lib").mkdir(parents=True)
+    for k in range(12):
+        (root / "lib" / f"shape_{k}.py").write_text(
+            f"def area_{k}(shape):\n    return shape.width * shape.height  # width height shape\n"
+        )
+    (root / "lib" / "checks.py").write_text(
+        'def check(w):\n    if w < 0:\n        raise ValueError("width must not be negative")\n'
+    )
+    (root / "main.py").write_text("from lib.checks import check\n\ncheck(-1)\n")
+    query = 'File "main.py", line 3 ValueError: width must not be negative'
+    out = run([*rrg_cmd(), "-q", query, "--files"], root, env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode().splitlines()[:2] == ["main.py", "lib/checks.py"], out.stdout
+    assert b"no file holds" not in out.stderr, out.stderr
