@@ -72,7 +72,7 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
         return ()
     out: dict[tuple[str, ...], NamedFile] = {}
     for token in _TOKEN.finditer(query):
-        text = token.group()
+        text = token.group().split("::", 1)[0]  # pytest's test_x.py::TestY::test_z
         line = None
         after = _LINE_AFTER.search(text)
         if after is not None:

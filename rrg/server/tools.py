@@ -64,7 +64,8 @@ PARAMETER_HELP = {
     "query": (
         "What you look for, in a few words or a question ('where are retries configured'); "
         "or an error's last line as printed ('ValueError: Input must be a column matrix'), "
-        "whose message the files that hold it answer first."
+        "whose message the files that hold it answer first; a path it names "
+        "('src/io/mod.rs:42:5: error: ...') puts that file first."
     ),
     "pattern": (
         "A Rust regex, as rg takes it ('retry|backoff', 'def \\w+'); leave it out for the "

@@ -26,6 +26,10 @@ from rrg.rank.named_files import NamedFile, named_files, named_holders
             [(("https:", "github.com", "o", "r", "blob", "main", "src", "lib.rs"), 10)],
         ),
         ("./main.go:12:3: undefined: foo", [(("main.go",), 12)]),
+        (
+            "FAILED tests/test_io.py::TestRead::test_eof - EOFError",
+            [(("tests", "test_io.py"), None)],
+        ),
         ("C:\\proj\\src\\main.rs:3:1: warning: unused", [(("C:", "proj", "src", "main.rs"), 3)]),
         ("why does utils.py fail to import?", [(("utils.py",), None)]),
         ("what reads .eslintrc", [((".eslintrc",), None)]),
