@@ -49,6 +49,26 @@ _RAISES = [
     (re.compile(r"""panic!\(\s*(")([^"\\\n]{12,200})"\s*[,)]"""), "panic"),
     (re.compile(r"""raise (\w+), (["'])([^"'\\\n]{12,200})\2"""), None),
 ]
+#: With ``--logs``: messages a program logs, as (pattern, its level's group); the level,
+#: the logger's name and the time are printed around the message as a logger does (``LOG_LINES``).
+_LOGGED = [
+    re.compile(
+        r"""\b(?:logger|log|logging|LOGGER|LOG|Logger)\.(error|warning|warn|info|debug|critical|"""
+        r"""exception|fatal)\(?\s*(?:__\(\s*)?f?(["'`])([^"'`\\\n]{12,200})\2"""
+    ),
+    re.compile(r'\b(?:\w+\.)?(Error|Warn|Info|Debug)f?\(\s*(")([^"\\\n]{12,200})"'),
+    re.compile(r'\b(?:tracing::|log::)?(error|warn|info|debug|trace)!\(\s*(")([^"\\\n]{12,200})"'),
+]
+#: How loggers print a line, each message asked in the next form: Python's default, a
+#: Python format, Rust's tracing and env_logger, Java's logback, Elixir's Logger.
+LOG_LINES = [
+    "{LEVEL}:app.db:{message}",
+    "2026-12-07 10:00:01,123 - app.db - {LEVEL} - {message}",
+    "2026-12-07T10:00:01.123456Z {LEVEL} app::db: {message}",
+    "[2026-12-07T10:00:01Z {LEVEL} app] {message}",
+    "10:00:01.123 [main] {LEVEL} c.e.Db - {message}",
+    "10:00:01.123 [{level}] {message}",
+]
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-+ #0-9.]*[a-zA-Z]|#\{[^{}]*\}|\$\{[^{}]*\}")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -60,8 +80,11 @@ class Asked:
     answers: set[str]  # the source files that hold the message's text
 
 
-def messages(tree: Path, per_tree: int, fill: str = "7", seed: int = 5) -> list[Asked]:
-    """Up to ``per_tree`` messages of the tree's source, each raised with a literal text."""
+def messages(
+    tree: Path, per_tree: int, fill: str = "7", seed: int = 5, logs: bool = False
+) -> list[Asked]:
+    """Up to ``per_tree`` messages of the tree's source, each raised (or, with ``logs``,
+    logged) with a literal text."""
     listed = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
     sources = [
         p
@@ -76,7 +99,7 @@ def messages(tree: Path, per_tree: int, fill: str = "7", seed: int = 5) -> list[
         except OSError:
             continue
         texts[path] = text
-        for pattern, kind in _RAISES:
+        for pattern, kind in [(p, None) for p in _LOGGED] if logs else _RAISES:
             for match in pattern.finditer(text):
                 message = match.group(match.lastindex or 0)
                 said = kind or match.group(1)
@@ -91,7 +114,14 @@ def messages(tree: Path, per_tree: int, fill: str = "7", seed: int = 5) -> list[
         holds = re.compile(".{0,60}?".join(pieces), re.IGNORECASE)
         answers = {p for p, text in texts.items() if holds.search(text)}
         printed = _PLACEHOLDER.sub(fill, message)
-        asked.append(Asked(tree, f"{found[message]}: {printed}", answers))
+        if logs:
+            level = {"exception": "error", "warning": "warn"}.get(found[message].lower())
+            level = level or found[message].lower()
+            line = LOG_LINES[len(asked) % len(LOG_LINES)]
+            query = line.format(LEVEL=level.upper(), level=level, message=printed)
+        else:
+            query = f"{found[message]}: {printed}"
+        asked.append(Asked(tree, query, answers))
     return asked
 
 
@@ -115,6 +145,7 @@ def main() -> None:
     if "--per-tree" in sys.argv:
         per_tree = int(sys.argv[sys.argv.index("--per-tree") + 1])
         args.remove(str(per_tree))
+    logs = "--logs" in sys.argv
     if "--fill" in sys.argv:
         fill = sys.argv[sys.argv.index("--fill") + 1]
         args.remove(fill)
@@ -124,7 +155,7 @@ def main() -> None:
     print(f"# {machine()}; hit@1 / hit@3 / none in 10, then a new query's p50, before -> after")
     totals: dict[str, list[tuple[bool, bool, bool]]] = {side: [] for side in sides}
     for tree in trees:
-        asked = [q for q in messages(tree, per_tree, fill) if q.answers]
+        asked = [q for q in messages(tree, per_tree, fill, logs=logs) if q.answers]
         took: dict[str, list[float]] = {side: [] for side in sides}
         for env in sides.values():
             subprocess.run(

@@ -54,6 +54,22 @@ _KIND = re.compile(
     r"(?:error|exception|warning|panic|fatal|failure)(?:\[[\w-]+\])?\s*:\s+(?=\S)",
     re.IGNORECASE,
 )
+#: Where a logged message begins: its level as a logger prints it, apart from words by what
+#: a log line puts around it: ``ERROR:root:...`` (Python's default), ``... - ERROR - ...``,
+#: ``[error]`` (Elixir), ``2026-12-07T10:00:01Z ERROR app::db: ...`` (tracing),
+#: ``[2026-12-07T10:00:01Z WARN app] ...`` (env_logger), ``10:00:01.123 [main] ERROR
+#: c.e.Db - ...`` (logback): after a time, or before a separator; not a level word in a
+#: question ("INFO logs are missing", "why do 2 WARN lines print twice").
+_LEVEL = r"(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|PANIC|SEVERE|INFO|DEBUG|TRACE|NOTICE)"
+_LOG_LEVEL = re.compile(
+    rf"\[(?i:{_LEVEL})\]\s*"
+    rf"|(?:^|(?<=\s)){_LEVEL}\s*(?:[:|]|-\s)\s*"
+    rf"|\d:\d\d[\d:.,]{{0,16}}[zZ]?\]?\s+(?:\[[^\]\n]{{0,40}}\]\s+)?{_LEVEL}\s+"
+)
+#: What a log line puts between the level and the message: a thread's or a field's
+#: brackets, and the logger's name or target (``root:``, ``app::db:``, ``c.e.Db -``,
+#: ``app]``).
+_LOGGER = re.compile(r"(?:\[[^\]\n]{0,80}\][\s:-]*)*(?:[\w.$<>/]+(?:::[\w$<>]+)*(?:\]|:|\s+-)\s*)?")
 #: A value a program put into its message, quoted (``'id'``, ``"x"``, `` `x` ``, not the
 #: apostrophe of "can't") or in angle brackets (``<function f at 0x7f>``, ``<class 'int'>``:
 #: the brackets first, a repr's quotes inside them), or a word that is one
@@ -143,6 +159,11 @@ def pasted_phrases(query: str) -> tuple[Phrase, ...]:
     kind = _KIND.search(query)
     if kind is not None:
         phrase = _message(query[kind.end() :])
+        return (phrase,) if phrase is not None else ()
+    level = _LOG_LEVEL.search(query)
+    if level is not None:
+        logger = _LOGGER.match(query, level.end())
+        phrase = _message(query[logger.end() if logger else level.end() :])
         return (phrase,) if phrase is not None else ()
     out = []
     for match in _QUOTED.finditer(query):

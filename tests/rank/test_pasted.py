@@ -47,6 +47,26 @@ def _words(query: str) -> list[tuple[str, ...]]:
         # Single quotes too, where they stand apart from words (an apostrophe opens none).
         ("where is 'connection reset by peer' handled", [("connection", "reset", "by", "peer")]),
         ("what's the users' retry policy", []),
+        # A logged line: its message, past the level, the time and the logger's name.
+        ("ERROR:root:failed to open the cache", [("failed", "to", "open", "the", "cache")]),
+        (
+            "2026-12-07 10:00:01,123 - app.db - WARNING - retry budget is spent",
+            [("retry", "budget", "is", "spent")],
+        ),
+        (
+            "2026-12-07T10:00:01.123Z ERROR app::db: pool has no free connection",
+            [("pool", "has", "no", "free", "connection")],
+        ),
+        ("[2026-12-07T10:00:01Z WARN app] frame is too large", [("frame", "is", "too", "large")]),
+        ("10:00:01.123 [main] ERROR c.e.Db - Lost the lease", [("lost", "the", "lease")]),
+        (
+            "10:00:01.123 [error] lost the lease on 7 nodes",
+            [("lost", "the", "lease", "on", "nodes")],
+        ),
+        # A level word in a question is no log line.
+        ("INFO logs are missing from the output", []),
+        ("why is the WARNING level ignored by the handler", []),
+        ("why do 2 WARN lines print twice", []),
         # A question in words alone pastes nothing, "error" or not.
         ("how are errors handled", []),
         ("error handling: retries and timeouts", []),
