@@ -108,7 +108,7 @@ def messages(
                     found.setdefault(message, said)
     drawn = sorted(found)
     random.Random(seed).shuffle(drawn)
-    asked = []
+    asked: list[Asked] = []
     for message in drawn[:per_tree]:
         pieces = [re.escape(p) for p in _PLACEHOLDER.split(message)]
         holds = re.compile(".{0,60}?".join(pieces), re.IGNORECASE)
