@@ -381,7 +381,9 @@ def _ordered(
     by_score = _copies_last(by_score, cheap.copies)
     if query.pasted or query.named:
         with timings.phase("pasted"):
-            by_score, spans = asked_first(query, served, view, cand_rows, by_score, spans)
+            by_score, spans = asked_first(
+                query, served, view, cand_rows, by_score, spans, cheap.among_code
+            )
     return by_score, stage, fast, spans
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from rrg.index.served import ServedRoot
 from rrg.index.textstats import PATH_FIELD, path_words, term_id
 from rrg.index.view import IndexView
+from rrg.rank.code_priors import secondary_kinds
 from rrg.rank.kept_orders import Spans
 from rrg.rank.named_files import NamedFile, named_holders
 from rrg.rank.passages import file_texts
@@ -28,11 +29,14 @@ def asked_first(
     cand_rows: np.ndarray,
     by_score: np.ndarray,
     spans: Spans,
+    among_code: bool,
 ) -> tuple[np.ndarray, Spans]:
     """The order (indices into ``cand_rows``) with the files the query names first, then
-    those that hold the text it pastes, each group in the order it had."""
+    those that hold the text it pastes, each group in the order it had (the holders that
+    are source before the tests, docs and translations that hold it too, unless the query
+    asks for those: ``among_code``, whether the tree is one of code)."""
     if query.pasted:
-        by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans)
+        by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans, among_code)
     if query.named:
         by_score, spans = _named_first(query, view, cand_rows, by_score, spans)
     return by_score, spans
@@ -56,9 +60,12 @@ def _pasted_first(
     cand_rows: np.ndarray,
     by_score: np.ndarray,
     spans: Spans,
+    among_code: bool,
 ) -> tuple[np.ndarray, Spans]:
-    """The holders of the pasted text first, the lines that hold it first among each
-    one's spans."""
+    """The holders of the pasted text first, source before the secondary files (a test
+    that asserts the message, a translation's catalog: sphinx's `.po` files hold each
+    warning it logs, and a log line's time and logger's name put one first), the lines
+    that hold it first among each one's spans."""
 
     def holding_words(phrase: Phrase) -> np.ndarray:
         """The candidates that hold its first word and all its words but ``may_miss``."""
@@ -78,7 +85,15 @@ def _pasted_first(
         return file_texts(served.root, [view.path(int(cand_rows[k])) for k in candidates])
 
     found = holders(query.pasted, by_score, holding_words, texts)
-    return _lifted(by_score, dict(found), spans) if found else (by_score, spans)
+    if not found:
+        return by_score, spans
+    asks = query.form.asks_for
+    secondary = {
+        k: secondary_kinds(os.fsdecode(view.path(int(cand_rows[k]))), asks, among_code) > 0
+        for k in found
+    }
+    source_first = sorted(found, key=secondary.__getitem__)  # stable: the order within each
+    return _lifted(by_score, {k: found[k] for k in source_first}, spans)
 
 
 def _named_first(

@@ -150,27 +150,52 @@ def _in_word(char: str) -> bool:
 
 
 def pasted_phrases(query: str) -> tuple[Phrase, ...]:
-    """The phrases a query pastes: an error's message (its values read as placeholders),
-    else each phrase in quotes (``_QUOTED``); none for a question in words alone, nor for a
-    report (``is_report``: an issue's text, a traceback), which quotes
+    """The phrases a query pastes: an error's or a logged message (its values read as
+    placeholders), else each phrase in quotes (``_QUOTED``); none for a question in words
+    alone, nor for a report (``is_report``: an issue's text, a traceback), which quotes
     code and messages in passing."""
+    return read_pasted(query)[0]
+
+
+def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
+    """``pasted_phrases``, and the query with the text they were read from blanked out
+    (each character a space), a log line's level and logger's name too: a path in a
+    message ("Version field is missing in package.json") is the message's, not a file the
+    question names, and neither its words nor a logger's (``app.locale``) ask for a kind
+    of file."""
     if is_report(query):
-        return ()
-    kind = _KIND.search(query)
-    if kind is not None:
-        phrase = _message(query[kind.end() :])
-        return (phrase,) if phrase is not None else ()
-    level = _LOG_LEVEL.search(query)
-    if level is not None:
-        logger = _LOGGER.match(query, level.end())
-        phrase = _message(query[logger.end() if logger else level.end() :])
-        return (phrase,) if phrase is not None else ()
-    out = []
+        return (), query
+    found = _message_start(query)
+    if found is not None:
+        blank, start = found
+        phrase = _message(query[start:])
+        if phrase is None:
+            return (), query
+        return (phrase,), query[:blank] + " " * (len(query) - blank)
+    phrases: list[Phrase] = []
+    pieces, at = [], 0  # the unpasted query, piece by piece (one string copy a quote: n^2)
     for match in _QUOTED.finditer(query):
         words = _WORD.findall(next(group for group in match.groups() if group is not None))
         if len(words) >= MIN_QUOTED_WORDS:
-            out.append(_quoted(words))
-    return tuple(dict.fromkeys(out))
+            phrases.append(_quoted(words))
+            begin, end = match.span()
+            pieces += [query[at:begin], " " * (end - begin)]
+            at = end
+    return tuple(dict.fromkeys(phrases)), "".join([*pieces, query[at:]])
+
+
+def _message_start(query: str) -> tuple[int, int] | None:
+    """Where the message of an error's line (``_KIND``) or a log line (``_LOG_LEVEL``,
+    past its logger's name) begins in the query, if it pastes one: after where the
+    pasted text begins (a log line's level, an error's message)."""
+    kind = _KIND.search(query)
+    if kind is not None:
+        return kind.end(), kind.end()
+    level = _LOG_LEVEL.search(query)
+    if level is None:
+        return None
+    logger = _LOGGER.match(query, level.end())
+    return level.start(), logger.end() if logger else level.end()
 
 
 def _message(text: str) -> Phrase | None:

@@ -11,7 +11,7 @@ Pure: a string in, its forms out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rrg.index.textstats import (
     PATH_FIELD,
@@ -23,7 +23,7 @@ from rrg.index.textstats import (
 )
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
 from rrg.rank.named_files import NamedFile, named_files
-from rrg.rank.pasted import Phrase, pasted_phrases
+from rrg.rank.pasted import Phrase, read_pasted
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 #: The fewest letters of a query word that a path word may keep of it: ``impl`` of
@@ -57,16 +57,20 @@ class Query:
 
     @classmethod
     def of(cls, text: str) -> Query:
+        pasted, unpasted = read_pasted(text)
+        form = query_form(text)
+        if unpasted != text:  # what it pastes asks for no kind of file ("test", "locale")
+            form = replace(form, asks_for=query_form(unpasted).asks_for)
         return cls(
             text,
-            query_form(text),
+            form,
             frozenset(words(text)),
             content_words(text),
             tuple(query_term_ids(text).tolist()),
             tuple(query_path_ids(text).tolist()),
             path_forms(text),
-            pasted_phrases(text),
-            named_files(text),
+            pasted,
+            named_files(unpasted),
         )
 
 

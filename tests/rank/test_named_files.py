@@ -10,6 +10,7 @@ import pytest
 
 from conftest import rrg_cmd, run
 from rrg.rank.named_files import NamedFile, named_files, named_holders
+from rrg.rank.query import Query
 
 
 @pytest.mark.parametrize(
@@ -143,3 +144,18 @@ def test_a_named_file_and_a_pasted_message_come_first_in_turn(
     assert out.returncode == 0, out.stderr
     assert out.stdout.decode().splitlines()[:2] == ["main.py", "lib/checks.py"], out.stdout
     assert b"no file holds" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        # A path inside the pasted message is the message's: its holder answers.
+        ("ERROR: Version field is missing in package.json", []),
+        ('where is "cannot read setup.cfg here" raised', []),
+        # Before the message, or in a message too short to be read, it is the question's.
+        ("src/cli.ts:9: error: Version field is missing", [("src", "cli.ts")]),
+        ("FileNotFoundError: config/settings.yaml", [("config", "settings.yaml")]),
+    ],
+)
+def test_a_path_in_pasted_text_is_no_named_file(query: str, named: list[tuple[str, ...]]) -> None:
+    assert [n.parts for n in Query.of(query).named] == named

@@ -255,3 +255,67 @@ def test_a_message_without_its_first_word_only_where_no_file_holds_it_whole() ->
 
     assert found([formatted, "x\n"]) == [0]
     assert found([formatted, whole]) == [1]
+
+
+def test_the_source_that_holds_a_message_before_the_tests_that_hold_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A test that asserts the message holds it too, and its words rank it first: of the
+    holders, the source comes first, unless the question asks for tests."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    for k in range(8):
+        (root / "src" / f"layout_{k}.py").write_text(f"def place_{k}(box):\n    return box\n")
+    (root / "src" / "checks.py").write_text(
+        "def check(frame):\n"
+        "    if frame.width < 3:\n"
+        '        raise ValueError("widget frame is too narrow")\n'
+    )
+    (root / "tests" / "test_widget_frame.py").write_text(
+        "def test_widget_frame_narrow():\n"
+        + "    # a narrow widget frame raises ValueError: the widget's frame is narrow\n" * 20
+        + '    with pytest.raises(ValueError, match="widget frame is too narrow"):\n'
+        + "        check(Frame(widget_frame=1))\n"
+    )
+    asked = {
+        "ValueError: widget frame is too narrow": "src/checks.py",
+        'which test checks "widget frame is too narrow"': "tests/test_widget_frame.py",
+    }
+    for query, first in asked.items():
+        out = run([*rrg_cmd(), "-q", query, "--files", "--fast"], root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.decode().splitlines()[:2] == sorted(
+            {"src/checks.py", "tests/test_widget_frame.py"}, key=lambda p: p != first
+        ), out.stdout
+
+
+def test_a_log_lines_logger_asks_for_no_kind_of_file(tmp_path: Path, env: dict[str, str]) -> None:
+    """A logged warning that a translation's catalog holds too, under a logger whose name
+    says "locale": the source that logs it comes first (the logger's words, as the
+    message's, ask for no kind of file; the holders that are source come first)."""
+    root = tmp_path / "app"
+    (root / "app").mkdir(parents=True)
+    for k in range(8):
+        (root / "app" / f"layout_{k}.py").write_text(f"def place_{k}(box):\n    return box\n")
+    (root / "app" / "writer.py").write_text(
+        "def visit(node):\n"
+        "    if len(node) != 1:\n"
+        '        logger.warning("document title is not a single Text node")\n'
+    )
+    catalog = root / "app" / "locale" / "fr" / "LC_MESSAGES"
+    catalog.mkdir(parents=True)
+    words = ["single", "warn", "main", "text", "node", "title"] * 20
+    (catalog / "app.po").write_text(
+        "".join(f'msgid "document {w} title node text single"\nmsgstr "titre"\n\n' for w in words)
+        + 'msgid "document title is not a single Text node"\nmsgstr "un seul noeud"\n'
+    )
+    query = (
+        "10:00:01.123 [main] WARN app.locale.messages - document title is not a single Text node"
+    )
+    out = run([*rrg_cmd(), "-q", query, "--files", "--fast"], root, env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode().splitlines()[:2] == [
+        "app/writer.py",
+        "app/locale/fr/LC_MESSAGES/app.po",
+    ], out.stdout
