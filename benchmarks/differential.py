@@ -191,6 +191,9 @@ QUERIES = [
     "foo bar",
     "ValueError: foo and bar",
     "where is 'hello world' written",
+    # Files the question names, by a diagnostic's path and line, and by a bare name.
+    "sub/notes.md:3:1: error: foo and bar",
+    "why does crlf.txt read foo",
 ]
 
 

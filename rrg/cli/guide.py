@@ -54,9 +54,8 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - In code, put the words of a module's or file's name in the question when you know them
   ("latex printer", "autodoc"): the words of each file's path count on their own, so the
   files they name come first.
-- A bare identifier as the question (rrg -q "ZodType" 'ZodType') ranks the file that
-  defines it first; an error's line pasted, or a "quoted phrase", the files holding it;
-  a compiler's or a traceback's line (src/io/mod.rs:42:5: ...), the file it names.
+- A bare identifier as the question ranks the file defining it first; a pasted error or
+  log line, or a "quoted phrase", the files holding it; a path named (src/x.rs:42), its file.
 - The first search of a project of 200 files or more starts one background job (nice'd,
   once) that cuts its files into passages and scores what it can of them ahead, and embeds
   a project of up to 60,000 passages (RRG_EMBED_AHEAD): new questions cost less once it is

@@ -380,7 +380,7 @@ def _ordered(
                 spans = _spans_of(query, view, cand_rows, head, scored, spans)
     by_score = _copies_last(by_score, cheap.copies)
     if query.pasted or query.named:
-        with timings.phase("pasted"):
+        with timings.phase("named and pasted"):
             by_score, spans = asked_first(
                 query, served, view, cand_rows, by_score, spans, cheap.among_code
             )
