@@ -162,7 +162,8 @@ def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
     (each character a space), a log line's level and logger's name too: a path in a
     message ("Version field is missing in package.json") is the message's, not a file the
     question names, and neither its words nor a logger's (``app.locale``) ask for a kind
-    of file."""
+    of file. A quoted name alone (``where is "config.yaml" read``) stays: the question
+    names that file, and asks for the files that hold its name."""
     if is_report(query):
         return (), query
     found = _message_start(query)
@@ -175,9 +176,12 @@ def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
     phrases: list[Phrase] = []
     pieces, at = [], 0  # the unpasted query, piece by piece (one string copy a quote: n^2)
     for match in _QUOTED.finditer(query):
-        words = _WORD.findall(next(group for group in match.groups() if group is not None))
+        quoted = next(group for group in match.groups() if group is not None)
+        words = _WORD.findall(quoted)
         if len(words) >= MIN_QUOTED_WORDS:
             phrases.append(_quoted(words))
+            if len(quoted.split()) == 1:
+                continue  # one quoted name ("config.yaml") names a file too
             begin, end = match.span()
             pieces += [query[at:begin], " " * (end - begin)]
             at = end

@@ -152,6 +152,8 @@ def test_a_named_file_and_a_pasted_message_come_first_in_turn(
         # A path inside the pasted message is the message's: its holder answers.
         ("ERROR: Version field is missing in package.json", []),
         ('where is "cannot read setup.cfg here" raised', []),
+        # A quoted name alone names its file (and asks for the files that mention it).
+        ('where is "config/app.yaml" read', [("config", "app.yaml")]),
         # Before the message, or in a message too short to be read, it is the question's.
         ("src/cli.ts:9: error: Version field is missing", [("src", "cli.ts")]),
         ("FileNotFoundError: config/settings.yaml", [("config", "settings.yaml")]),
