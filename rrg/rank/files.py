@@ -34,6 +34,7 @@ from rrg.rank.code_priors import primary_sources
 from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
 from rrg.rank.kept_orders import KeptOrder, Spans, find_order, keep_order, order_key
 from rrg.rank.lifted import asked_first
+from rrg.rank.named_files import wholly_named
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
 from rrg.rank.passages import (
@@ -176,6 +177,8 @@ def rank_files(
     unranked = np.ones(len(printed), bool)
     unranked[order] = False
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
+    if asked.named and not whole:
+        ranked, rest = _named_unread_first(asked, ranked, rest, binary)
     return Ranking(
         ranked + rest,
         binary,
@@ -192,6 +195,21 @@ def rank_files(
         spans=spans_of,
         kept=kept,
     )
+
+
+def _named_unread_first(
+    query: Query, ranked: list[bytes], rest: list[bytes], binary: set[bytes]
+) -> tuple[list[bytes], list[bytes]]:
+    """The files the query names that its index has not read yet (a first search of a
+    large tree, in the time it waits) put first too, where their paths end as a name does
+    whole: ranked by nothing, they would follow every ranked file in rg's order."""
+    text = [path for path in rest if path not in binary]
+    found = wholly_named(query.named, [os.fsdecode(path) for path in text])
+    if not found:
+        return ranked, rest
+    named = [text[k] for k in found]
+    lifted = set(named)
+    return named + ranked, [path for path in rest if path not in lifted]
 
 
 def _holds_pasted(query: Query, served: ServedRoot, ranked: list[bytes]) -> bool:

@@ -64,6 +64,22 @@ class NamedFile:
         return matched
 
 
+def wholly_named(names: Sequence[NamedFile], paths: Sequence[str]) -> list[int]:
+    """The places of the paths that end as one of the names does, every part of the name
+    (or of the path, where the name is longer: a path from another machine), at most
+    ``MAX_NAMED_FILES``: the files no index has read yet that a question names beyond
+    doubt (the failing test an agent pastes on its first search of a large tree, whose
+    tests are read last)."""
+    found = []
+    for k, path in enumerate(paths):
+        parts = len([p for p in path.replace("\\", "/").split("/") if p and p != "."])
+        if any(n.matched_parts(path) == min(len(n.parts), parts) for n in names):
+            found.append(k)
+            if len(found) == MAX_NAMED_FILES:
+                break
+    return found
+
+
 def named_files(query: str) -> tuple[NamedFile, ...]:
     """The paths a query names, each once, in the order it names them; none for a report
     (``is_report``: an issue's text, a whole traceback), whose frames

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import rrg_cmd, run
-from rrg.rank.named_files import NamedFile, named_files, named_holders
+from rrg.rank.named_files import NamedFile, named_files, named_holders, wholly_named
 from rrg.rank.query import Query
 
 
@@ -161,3 +161,30 @@ def test_a_named_file_and_a_pasted_message_come_first_in_turn(
 )
 def test_a_path_in_pasted_text_is_no_named_file(query: str, named: list[tuple[str, ...]]) -> None:
     assert [n.parts for n in Query.of(query).named] == named
+
+
+def test_a_first_search_lists_a_named_file_its_index_has_not_read(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A first search of a large tree ranks what its index read in the time it waits, the
+    source first, tests last: the failing test an agent pastes was not read, and followed
+    every ranked file in rg's order. A file its name names whole comes first anyway."""
+    root = tmp_path / "big"
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    for k in range(400):
+        (root / "src" / f"m{k:03d}.py").write_text(f"def f{k}():\n    return 'value {k}'\n")
+    (root / "tests" / "test_late.py").write_text("def test_value():\n    assert f(1) == 2\n")
+    bounded = {**env, "RRG_INDEX_WAIT_S": "0.01"}
+    query = "FAILED tests/test_late.py::test_value - assert 1 == 2"
+    out = run([*rrg_cmd(), "-q", query, "--files", "--fast"], root, bounded)
+    assert out.returncode == 0 and b"indexed" in out.stderr, out.stderr
+    assert out.stdout.decode().splitlines()[0] == "tests/test_late.py", out.stdout[:200]
+    assert len(out.stdout.splitlines()) == 401
+
+
+def test_wholly_named_paths_end_as_every_part_of_the_name_or_the_path() -> None:
+    paths = ["app/x.py", "b/x.py", "./x.py", "deep/app/x.py"]
+    assert wholly_named([NamedFile(("home", "ci", "app", "x.py"))], paths) == [0, 2]
+    assert wholly_named([NamedFile(("app", "x.py"))], paths) == [0, 3]
+    assert wholly_named([NamedFile(("y.py",))], paths) == []
