@@ -92,7 +92,7 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
         line = None
         after = _LINE_AFTER.search(text)
         if after is not None:
-            line = int(after.group(1) or after.group(2))
+            line = _line(after.group(1) or after.group(2))
             text = text[: after.start()]
         text = text.rstrip(_TRAILING)
         parts = tuple(p for p in re.split(r"[/\\]", text) if p and p not in (".", ".."))
@@ -100,9 +100,14 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
             continue
         if line is None:
             said = _LINE_WORD.match(query, token.end())
-            line = int(said.group(1)) if said is not None else None
+            line = _line(said.group(1)) if said is not None else None
         out.setdefault(parts, NamedFile(parts, line))
     return tuple(out.values())
+
+
+def _line(digits: str) -> int | None:
+    # A pasted run of 5,000 digits made ``int`` raise; no file has a billion lines.
+    return int(digits) if len(digits) <= 9 else None
 
 
 def _names_a_file(parts: tuple[str, ...], text: str) -> bool:

@@ -190,3 +190,11 @@ def test_wholly_named_paths_end_as_every_part_of_the_name_or_the_path() -> None:
     # folder searched, which may lie inside the name's (a search run in app/).
     assert wholly_named([NamedFile(("app", "x.py"))], paths) == [0, 2, 3]
     assert wholly_named([NamedFile(("y.py",))], paths) == []
+
+
+def test_a_line_number_past_any_file_reads_no_line() -> None:
+    """A pasted number of 5,000 digits after a path raised ValueError from ``int``: a line
+    is nine digits at most, and the name keeps no line then."""
+    assert [(n.parts, n.line) for n in named_files("f.py:" + "1" * 5000)] == [(("f.py",), None)]
+    (traceback,) = named_files('File "a.py", line ' + "9" * 5000)
+    assert traceback.line is None
