@@ -37,8 +37,17 @@ _TOKEN = re.compile(r"""[^\s"'`()\[\]<>{},;|]+""")
 #: after a folder (``cmd/Makefile``).
 _FILE_NAME = re.compile(r"(?:[\w@+~-][\w.@+~-]*)?\.[A-Za-z][\w+-]{0,15}")
 _PART = re.compile(r"[\w.@+~-]+")
-#: A line named after the path: ``:12``, ``:12:5``, ``#L12``, ``#L12-L20``.
-_LINE_AFTER = re.compile(r"(?::(\d+)(?::\d+)?|#L(\d+)(?:-L?\d+)?):?$")
+#: A line named after the path: ``:12``, ``:12:5``, ``#L12``, ``#L12-L20``, and what a
+#: backtrace puts after it (Ruby's ``user.rb:12:in``).
+_LINE_AFTER = re.compile(r"(?::(\d+)(?::\d+)?(?::[^\s/\\:]*)?|#L(\d+)(?:-L?\d+)?):?$")
+#: A JVM stack frame's file and line: ``at com.x.app.Foo$Inner.run(Foo.java:42)``. The
+#: qualified name before it gives the package, which names the file's
+#: folders (``com/x/app/Foo.java``) where the file name alone does not. Looked for from
+#: the parenthesis back: a pattern that began at each word of a long dotted name and ran
+#: to its end was quadratic (``_._._...``, 40,000 characters: 10 s).
+_JVM_FILE = re.compile(r"\(([\w$-]+\.[A-Za-z]\w{0,15}):(\d+)\)")
+#: The most characters of a qualified name read back from a frame's parenthesis.
+_JVM_NAME_CHARS = 400
 #: A traceback's line after its quoted path: ``File "x.py", line 12``.
 _LINE_WORD = re.compile(r"""["']?,?\s+line\s+(\d+)""")
 #: What a sentence puts after a name ("fails in utils.py." "utils.py:").
@@ -87,7 +96,24 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
     if is_report(query):
         return ()
     out: dict[tuple[str, ...], NamedFile] = {}
+    frames = []
+    for frame in _JVM_FILE.finditer(query):
+        start = end = frame.start()
+        while start > max(0, end - _JVM_NAME_CHARS) and _in_jvm_name(query[start - 1]):
+            start -= 1
+        if "." not in query[start:end]:
+            continue
+        package = []
+        for part in query[start:end].split(".")[:-2]:  # less the class and the method
+            if not part[:1].islower():
+                break
+            package.append(part)
+        parts = (*package, frame.group(1))
+        out.setdefault(parts, NamedFile(parts, _line(frame.group(2))))
+        frames.append((start, frame.end()))
     for token in _TOKEN.finditer(query):
+        if any(start <= token.start() < end for start, end in frames):
+            continue  # the frame's file, named with its package above
         text = token.group().split("::", 1)[0]  # pytest's test_x.py::TestY::test_z
         line = None
         after = _LINE_AFTER.search(text)
@@ -103,6 +129,10 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
             line = _line(said.group(1)) if said is not None else None
         out.setdefault(parts, NamedFile(parts, line))
     return tuple(out.values())
+
+
+def _in_jvm_name(char: str) -> bool:
+    return char.isalnum() or char in "_$.<>-"
 
 
 def _line(digits: str) -> int | None:

@@ -21,7 +21,14 @@ from rrg.rank.query import Query
             'File "/ci/app/sympy/core/expr.py", line 88, in __add__',
             [(("ci", "app", "sympy", "core", "expr.py"), 88)],
         ),
-        ("at com.x.Foo.run(Foo.java:42)", [(("com.x.Foo.run",), None), (("Foo.java",), 42)]),
+        # A JVM frame's package names the file's folders.
+        ("at com.x.Foo.run(Foo.java:42)", [(("com", "x", "Foo.java"), 42)]),
+        (
+            "at org.app.io.Reader$Buffer.fill$lambda(Reader.kt:7) at Main.main(Main.java:3)",
+            [(("org", "app", "io", "Reader.kt"), 7), (("Main.java",), 3)],
+        ),
+        # Ruby's backtrace puts the method after the line.
+        ("app/models/user.rb:12:in `save'", [(("app", "models", "user.rb"), 12)]),
         (
             "see https://github.com/o/r/blob/main/src/lib.rs#L10-L20",
             [(("https:", "github.com", "o", "r", "blob", "main", "src", "lib.rs"), 10)],
