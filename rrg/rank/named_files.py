@@ -95,25 +95,13 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
     name the caller's files and the library's as well as the one at fault."""
     if is_report(query):
         return ()
+    frames = _jvm_frames(query)
     out: dict[tuple[str, ...], NamedFile] = {}
-    frames = []
-    for frame in _JVM_FILE.finditer(query):
-        start = end = frame.start()
-        while start > max(0, end - _JVM_NAME_CHARS) and _in_jvm_name(query[start - 1]):
-            start -= 1
-        if "." not in query[start:end]:
-            continue
-        package = []
-        for part in query[start:end].split(".")[:-2]:  # less the class and the method
-            if not part[:1].islower():
-                break
-            package.append(part)
-        parts = (*package, frame.group(1))
-        out.setdefault(parts, NamedFile(parts, _line(frame.group(2))))
-        frames.append((start, frame.end()))
+    for name, _ in frames:
+        out.setdefault(name.parts, name)
     for token in _TOKEN.finditer(query):
-        if any(start <= token.start() < end for start, end in frames):
-            continue  # the frame's file, named with its package above
+        if any(start <= token.start() < end for _, (start, end) in frames):
+            continue  # the frame's file, named with its package
         text = token.group().split("::", 1)[0]  # pytest's test_x.py::TestY::test_z
         line = None
         after = _LINE_AFTER.search(text)
@@ -129,6 +117,25 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
             line = _line(said.group(1)) if said is not None else None
         out.setdefault(parts, NamedFile(parts, line))
     return tuple(out.values())
+
+
+def _jvm_frames(query: str) -> list[tuple[NamedFile, tuple[int, int]]]:
+    """The files a query's JVM stack frames name, each with the frame's span."""
+    frames = []
+    for frame in _JVM_FILE.finditer(query):
+        start = end = frame.start()
+        while start > max(0, end - _JVM_NAME_CHARS) and _in_jvm_name(query[start - 1]):
+            start -= 1
+        if "." not in query[start:end]:
+            continue
+        package = []
+        for part in query[start:end].split(".")[:-2]:  # less the class and the method
+            if not part[:1].islower():
+                break
+            package.append(part)
+        name = NamedFile((*package, frame.group(1)), _line(frame.group(2)))
+        frames.append((name, (start, frame.end())))
+    return frames
 
 
 def _in_jvm_name(char: str) -> bool:
