@@ -174,7 +174,8 @@ def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
             return (), query
         return (phrase,), query[:blank] + " " * (len(query) - blank)
     phrases: list[Phrase] = []
-    pieces, at = [], 0  # the unpasted query, piece by piece (one string copy a quote: n^2)
+    # The unpasted query piece by piece: a copy of the query at each quote is quadratic.
+    pieces, at = [], 0
     for match in _QUOTED.finditer(query):
         quoted = next(group for group in match.groups() if group is not None)
         words = _WORD.findall(quoted)
@@ -189,9 +190,9 @@ def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
 
 
 def _message_start(query: str) -> tuple[int, int] | None:
-    """Where the message of an error's line (``_KIND``) or a log line (``_LOG_LEVEL``,
-    past its logger's name) begins in the query, if it pastes one: after where the
-    pasted text begins (a log line's level, an error's message)."""
+    """Where the pasted text of an error's line (``_KIND``) or a log line (``_LOG_LEVEL``)
+    begins in the query (a log line's level), and where its message begins (past the
+    kind, or the level and the logger's name), if the query pastes one."""
     kind = _KIND.search(query)
     if kind is not None:
         return kind.end(), kind.end()
