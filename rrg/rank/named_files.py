@@ -48,8 +48,9 @@ _LINE_AFTER = re.compile(r"(?::(\d+)(?::\d+)?(?::[^\s/\\:]*)?|#L(\d+)(?:-L?\d+)?
 _JVM_FILE = re.compile(r"\(([\w$-]+\.[A-Za-z]\w{0,15}):(\d+)\)")
 #: The most characters of a qualified name read back from a frame's parenthesis.
 _JVM_NAME_CHARS = 400
-#: A traceback's line after its quoted path: ``File "x.py", line 12``.
-_LINE_WORD = re.compile(r"""["']?,?\s+line\s+(\d+)""")
+#: A line after the path, where the query goes on past it: a traceback's ``File "x.py",
+#: line 12``, TypeScript's and MSVC's ``src/a.ts(12,5):``.
+_LINE_WORD = re.compile(r"""["']?,?\s+line\s+(\d+)|\((\d+)(?:,\d+)?\)""")
 #: What a sentence puts after a name ("fails in utils.py." "utils.py:").
 _TRAILING = ".:!?"
 
@@ -114,7 +115,7 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
             continue
         if line is None:
             said = _LINE_WORD.match(query, token.end())
-            line = _line(said.group(1)) if said is not None else None
+            line = _line(said.group(1) or said.group(2)) if said is not None else None
         out.setdefault(parts, NamedFile(parts, line))
     return tuple(out.values())
 

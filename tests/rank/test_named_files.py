@@ -27,6 +27,9 @@ from rrg.rank.query import Query
             "at org.app.io.Reader$Buffer.fill$lambda(Reader.kt:7) at Main.main(Main.java:3)",
             [(("org", "app", "io", "Reader.kt"), 7), (("Main.java",), 3)],
         ),
+        # TypeScript's and MSVC's diagnostics put the line in parentheses.
+        ("src/a.ts(12,5): error TS2345: bad", [(("src", "a.ts"), 12)]),
+        ("main.cpp(7): error C2065: undeclared", [(("main.cpp",), 7)]),
         # Ruby's backtrace puts the method after the line.
         ("app/models/user.rb:12:in `save'", [(("app", "models", "user.rb"), 12)]),
         (
