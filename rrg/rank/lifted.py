@@ -14,6 +14,7 @@ import numpy as np
 from rrg.index.served import ServedRoot
 from rrg.index.textstats import PATH_FIELD, path_words, term_id
 from rrg.index.view import IndexView
+from rrg.rank.code_passages import cut_passages
 from rrg.rank.code_priors import secondary_kinds
 from rrg.rank.kept_orders import Spans
 from rrg.rank.named_files import NamedFile, named_holders
@@ -38,7 +39,7 @@ def asked_first(
     if query.pasted:
         by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans, among_code)
     if query.named:
-        by_score, spans = _named_first(query, view, cand_rows, by_score, spans)
+        by_score, spans = _named_first(query, served, view, cand_rows, by_score, spans)
     return by_score, spans
 
 
@@ -97,10 +98,18 @@ def _pasted_first(
 
 
 def _named_first(
-    query: Query, view: IndexView, cand_rows: np.ndarray, by_score: np.ndarray, spans: Spans
+    query: Query,
+    served: ServedRoot,
+    view: IndexView,
+    cand_rows: np.ndarray,
+    by_score: np.ndarray,
+    spans: Spans,
 ) -> tuple[np.ndarray, Spans]:
-    """The files whose paths end as a name of the query does first, the line it names
-    first among each one's spans."""
+    """The files whose paths end as a name of the query does first; the line it names
+    first among each one's spans, then the lines from the start of the definition that
+    holds it down to it: where the pattern does not match the named line, a capped search
+    prints the definition's first matching line (``def handle(`` for an error raised in
+    its body), not the file's first."""
 
     def holding_name(name: NamedFile) -> np.ndarray:
         """The candidates whose path words hold every word of the name's file name."""
@@ -117,6 +126,30 @@ def _named_first(
     found = named_holders(query.named, by_score, holding_name, path_of)
     if not found:
         return by_score, spans
-    return _lifted(
+    by_score, spans = _lifted(
         by_score, {k: None if line is None else (line, line) for k, line in found.items()}, spans
     )
+    lined = [(k, line) for k, line in found.items() if line is not None]
+    paths = [view.path(int(cand_rows[k])) for k, _ in lined]
+    enclosing: Spans = []
+    for (k, line), path, text in zip(lined, paths, file_texts(served.root, paths), strict=True):
+        start = _definition_start(text, os.fsdecode(path), line)
+        if start is not None and start < line:
+            enclosing.append((k, start, line))
+    at = len(lined)  # after the named lines, before the other spans
+    return by_score, spans[:at] + enclosing + spans[at:]
+
+
+def _definition_start(text: str, name: str, line: int) -> int | None:
+    """The first line of the definition (or prose block) that holds the line: of the
+    function itself where a long one was cut in pieces (``Paragraph.within``)."""
+    cut = cut_passages(text, name)
+    holding = [p for p in cut if p.start <= line <= p.end]
+    if not holding:
+        return None
+    passage = min(holding, key=lambda p: p.end - p.start)
+    if passage.within:
+        heads = [p.start for p in cut if p.name == passage.within and p.start <= passage.start]
+        if heads:
+            return max(heads)
+    return passage.start

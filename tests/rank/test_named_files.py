@@ -113,7 +113,8 @@ def _server_tree(root: Path) -> int:
 
 def test_a_diagnostic_lists_the_file_it_names_first(tmp_path: Path, env: dict[str, str]) -> None:
     """The file whose path ends as the diagnostic's comes first, in the cheap order and
-    the default (not the other ``utils.py``); a capped search prints its named line first;
+    the default (not the other ``utils.py``); a capped search prints its named line first,
+    or where the pattern does not match it, the first line of its definition that does;
     without a pattern the passage holding that line comes first. The message without the
     path leaves it below the others."""
     root = tmp_path / "svc"
@@ -208,3 +209,21 @@ def test_a_line_number_past_any_file_reads_no_line() -> None:
     assert [(n.parts, n.line) for n in named_files("f.py:" + "1" * 5000)] == [(("f.py",), None)]
     (traceback,) = named_files('File "a.py", line ' + "9" * 5000)
     assert traceback.line is None
+
+
+def test_a_named_line_the_pattern_misses_prints_its_definitions_line(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """An error raised in a function's body, and a pattern for definitions: the capped
+    search prints the line that defines the function holding the named line, not the
+    file's first definition."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    for k in range(40):
+        (root / "src" / f"other_{k}.py").write_text(f"def other_{k}(m):\n    return m\n")
+    steps = "".join(f"def step_{j}(m):\n    return m.rotate({j})\n\n\n" for j in range(10))
+    (root / "src" / "core.py").write_text(steps)
+    query = "src/core.py:22: error: rotation out of range"  # step_5's return line
+    out = run([*rrg_cmd(), "-q", query, "-n", "--no-heading", r"def \w+"], root, env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode().splitlines()[0] == "src/core.py:21:def step_5(m):", out.stdout
