@@ -34,7 +34,7 @@ from rrg.rank.code_priors import primary_sources
 from rrg.rank.embedding import embedded_parts, held_vectors, reading_embedded
 from rrg.rank.kept_orders import KeptOrder, Spans, find_order, keep_order, order_key
 from rrg.rank.lifted import asked_first
-from rrg.rank.named_files import wholly_named
+from rrg.rank.named_files import MAX_NAMED_FILES, NamedFile, wholly_named
 from rrg.rank.passage_order import line_spans
 from rrg.rank.passage_tier import tier_fused_order
 from rrg.rank.passages import (
@@ -179,6 +179,12 @@ def rank_files(
     rest = [printed[i] for i in np.nonzero(unranked)[0].tolist()]
     if asked.named and not whole:
         ranked, rest = _named_unread_first(asked, ranked, rest, binary)
+    for name in _named_nowhere(asked, ranked):
+        which = "file searched" if whole else "file indexed so far"
+        settings.warn(
+            f'no {which} has a path that ends as "{"/".join(name.parts)}", which the '
+            "question names with a line: ranked by its words"
+        )
     return Ranking(
         ranked + rest,
         binary,
@@ -195,6 +201,19 @@ def rank_files(
         spans=spans_of,
         kept=kept,
     )
+
+
+def _named_nowhere(query: Query, ranked: list[bytes]) -> list[NamedFile]:
+    """The names the query gives with a line (a diagnostic's, a traceback's: a file the
+    agent meant, not a dotted word) that no file at the order's head ends as: the order
+    puts the files a name names first, read or not (``_named_unread_first``). An agent in
+    the wrong folder learns it; a name without a line (``e.g.``, ``Ecto.Schema``) says
+    nothing."""
+    lined = [name for name in query.named if name.line is not None]
+    if not lined:
+        return []
+    head = [os.fsdecode(path) for path in ranked[: MAX_NAMED_FILES * len(query.named)]]
+    return [name for name in lined if not any(name.matched_parts(path) for path in head)]
 
 
 def _named_unread_first(

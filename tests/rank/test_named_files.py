@@ -227,3 +227,19 @@ def test_a_named_line_the_pattern_misses_prints_its_definitions_line(
     out = run([*rrg_cmd(), "-q", query, "-n", "--no-heading", r"def \w+"], root, env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.decode().splitlines()[0] == "src/core.py:21:def step_5(m):", out.stdout
+
+
+def test_a_name_with_a_line_no_path_ends_as_is_said(tmp_path: Path, env: dict[str, str]) -> None:
+    """A diagnostic naming a file the tree does not hold (an agent in the wrong folder):
+    one line on stderr says so, and the files are ranked by the words; a name without a
+    line ("e.g.", a dotted name) says nothing, nor does a name a file ends as."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "main.py").write_text("def main():\n    return 1\n")
+    said = b'rrg: no file searched has a path that ends as "lib/other.py", which the question'
+    out = run([*rrg_cmd(), "-q", "lib/other.py:3: error: bad value", "--files"], root, env)
+    assert out.returncode == 0 and said in out.stderr, out.stderr
+    assert out.stdout == b"src/main.py\n"
+    for quiet in ("how is Ecto.Schema read, e.g. by main", "src/main.py:1: error: bad value"):
+        out = run([*rrg_cmd(), "-q", quiet, "--files"], root, env)
+        assert out.returncode == 0 and b"no file" not in out.stderr, out.stderr
