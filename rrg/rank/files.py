@@ -419,7 +419,7 @@ def _ordered(
     if query.pasted or query.named:
         with timings.phase("named and pasted"):
             by_score, spans = asked_first(
-                query, served, view, cand_rows, by_score, spans, cheap.among_code
+                query, served, view, cand_rows, by_score, spans, cheap.among_code, wants_spans
             )
     return by_score, stage, fast, spans
 

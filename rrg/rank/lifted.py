@@ -31,15 +31,17 @@ def asked_first(
     by_score: np.ndarray,
     spans: Spans,
     among_code: bool,
+    wants_spans: bool,
 ) -> tuple[np.ndarray, Spans]:
     """The order (indices into ``cand_rows``) with the files the query names first, then
     those that hold the text it pastes, each group in the order it had (the holders that
     are source before the tests, docs and translations that hold it too, unless the query
-    asks for those: ``among_code``, whether the tree is one of code)."""
+    asks for those: ``among_code``, whether the tree is one of code). ``wants_spans``:
+    whether a capped search prints lines from the spans (a search with a pattern)."""
     if query.pasted:
         by_score, spans = _pasted_first(query, served, view, cand_rows, by_score, spans, among_code)
     if query.named:
-        by_score, spans = _named_first(query, served, view, cand_rows, by_score, spans)
+        by_score, spans = _named_first(query, served, view, cand_rows, by_score, spans, wants_spans)
     return by_score, spans
 
 
@@ -104,12 +106,14 @@ def _named_first(
     cand_rows: np.ndarray,
     by_score: np.ndarray,
     spans: Spans,
+    wants_spans: bool,
 ) -> tuple[np.ndarray, Spans]:
     """The files whose paths end as a name of the query does first; the line it names
     first among each one's spans, then the lines from the start of the definition that
     holds it down to it: where the pattern does not match the named line, a capped search
     prints the definition's first matching line (``def handle(`` for an error raised in
-    its body), not the file's first."""
+    its body), not the file's first. Those files are read and cut for it only where the
+    spans are wanted (``-q`` without a pattern cuts them again for their passages)."""
 
     def holding_name(name: NamedFile) -> np.ndarray:
         """The candidates whose path words hold every word of the name's file name."""
@@ -129,6 +133,8 @@ def _named_first(
     by_score, spans = _lifted(
         by_score, {k: None if line is None else (line, line) for k, line in found.items()}, spans
     )
+    if not wants_spans:
+        return by_score, spans
     lined = [(k, line) for k, line in found.items() if line is not None]
     paths = [view.path(int(cand_rows[k])) for k, _ in lined]
     enclosing: Spans = []
