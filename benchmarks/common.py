@@ -89,6 +89,21 @@ def side_env(scratch: Path, label: str, pythonpath: str) -> dict[str, str]:
     return env
 
 
+def listed_files(tree: Path, query: str, env: dict[str, str], took: list[float]) -> list[str]:
+    """The first ten files ``rrg -q QUERY --files`` lists in the tree; its time appended
+    to ``took``."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        [*rrg(), "-q", query, "--files", "--limit", "10"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    took.append(time.perf_counter() - start)
+    return out.stdout.splitlines()
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(

@@ -23,10 +23,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from benchmarks.common import machine, needs_arguments, rg, rrg, side_env
+from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
 from rrg.index.definitions import is_code
 from rrg.rank.code_priors import secondary_kinds
 
@@ -57,19 +56,6 @@ def answers(named: str, files: list[str]) -> set[str]:
     return {f for f, n in counts.items() if n == most and most}
 
 
-def listed(tree: Path, query: str, env: dict[str, str], took: list[float]) -> list[str]:
-    start = time.perf_counter()
-    out = subprocess.run(
-        [*rrg(), "-q", query, "--files", "--limit", "10"],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    took.append(time.perf_counter() - start)
-    return out.stdout.splitlines()
-
-
 def main() -> None:
     needs_arguments(2, __doc__)
     old, trees = sys.argv[1], [Path(t).resolve() for t in sys.argv[2:]]
@@ -98,7 +84,7 @@ def main() -> None:
                     name if "{name}" in text else two if "{two}" in text else path, everything
                 )
                 for side, env in sides.items():  # in turn: both meet the same load
-                    out = listed(tree, query, env, took[side])
+                    out = listed_files(tree, query, env, took[side])
                     row[side][form].append(int(bool(out) and out[0] in wanted))
         for side in sides:
             for form in FORMS:

@@ -31,11 +31,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import machine, needs_arguments, rg, rrg, side_env
+from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
 from rrg.index.definitions import is_code
 from rrg.rank.code_priors import secondary_kinds
 
@@ -125,19 +124,6 @@ def messages(
     return asked
 
 
-def listed(asked: Asked, env: dict[str, str], took: list[float]) -> list[str]:
-    start = time.perf_counter()
-    out = subprocess.run(
-        [*rrg(), "-q", asked.query, "--files", "--limit", "10"],
-        cwd=asked.tree,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    took.append(time.perf_counter() - start)
-    return out.stdout.splitlines()
-
-
 def main() -> None:
     needs_arguments(2, __doc__)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -164,7 +150,7 @@ def main() -> None:
         row: dict[str, list[tuple[bool, bool, bool]]] = {side: [] for side in sides}
         for question in asked:  # the two sides in turn, so that both meet the same load
             for side, env in sides.items():
-                files = listed(question, env, took[side])
+                files = listed_files(question.tree, question.query, env, took[side])
                 ranks = [k for k, f in enumerate(files) if f in question.answers]
                 first = ranks[0] if ranks else None
                 row[side].append((first == 0, first is not None and first < 3, first is None))
