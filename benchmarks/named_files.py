@@ -10,15 +10,25 @@ query's answers are the files whose paths end as the name does, as many of its p
 path matches (the bare name: every file of that name): made by reading the paths, they say
 what the name names. A hit@k: one among the first k listed.
 
-Usage: python -m benchmarks.named_files OLD_CHECKOUT TREE... (TREE: a folder, e.g. a whole
-tree of semble-code, ``/tmp/sc/whole/*/tree``.) Each side has its own cache dir, its index
-built before the queries; every query is new to both, asked of the two in turn.
+With ``--modules`` a module is named by its dotted name instead (``MODULE_FORMS``): the
+module files of a tree's Python packages (folders with ``__init__.py``), Java and Kotlin
+sources (the folders after ``java/`` or ``kotlin/``), Elixir's (after ``lib/``,
+``Ecto.Changeset`` for ``lib/ecto/changeset.ex``) and Rust's (a crate's folder, then
+those after its ``src/``: ``tokio::sync::mpsc`` for ``tokio/src/sync/mpsc.rs``), 12 a
+tree, each named with two parts or more; a package (``__init__.py``, ``mod.rs``) is no
+module file and is left out. A query's answer is the module's file.
+
+Usage: python -m benchmarks.named_files OLD_CHECKOUT TREE... [--modules] (TREE: a folder,
+e.g. a whole tree of semble-code, ``/tmp/sc/whole/*/tree``.) Each side has its own cache
+dir, its index built before the queries; every query is new to both, asked of the two in
+turn.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -37,7 +47,40 @@ FORMS = {
     "bare name": "why does {name} fail on startup",
     "two parts": "what is {two} for",
 }
+#: How a module's dotted name reaches a question: ``{dotted}`` the name,
+#: ``{member}`` a name the module defines, as an import asks for one.
+MODULE_FORMS = {
+    "question": "what does {dotted} do",
+    "import": "from {dotted} import {member}",
+    "alone": "{dotted}",
+}
 PER_TREE = 12
+
+
+def dotted_name(tree: Path, path: str) -> str | None:
+    """The dotted name a language gives the module in ``path``, if the file is one that
+    such a name spells: a Python module in a package, a Java or Kotlin source under
+    ``java/`` or ``kotlin/``, an Elixir file under ``lib/``."""
+    parts = path.split("/")
+    stem, suffix = parts[-1].rsplit(".", 1) if "." in parts[-1] else (parts[-1], "")
+    if suffix == "py" and stem != "__init__":
+        first = len(parts) - 1  # the first folder of the packages that hold it
+        while first > 0 and (tree / "/".join(parts[:first]) / "__init__.py").is_file():
+            first -= 1
+        if first == len(parts) - 1:
+            return None  # no package's module
+        return ".".join([*parts[first:-1], stem])
+    if suffix in ("java", "kt"):
+        for root in ("java", "kotlin"):
+            if root in parts[:-1]:
+                return ".".join([*parts[parts.index(root) + 1 : -1], stem])
+    if suffix == "rs" and "src" in parts[1:-1] and stem not in ("mod", "lib", "main"):
+        at = parts.index("src")  # a crate's folder, then its modules
+        return "::".join([parts[at - 1].replace("-", "_"), *parts[at + 1 : -1], stem])
+    if suffix == "ex" and "lib" in parts[:-1]:
+        names = [*parts[parts.index("lib") + 1 : -1], stem]
+        return ".".join("".join(w.title() for w in n.split("_")) for n in names)
+    return None
 
 
 def answers(named: str, files: list[str]) -> set[str]:
@@ -58,50 +101,68 @@ def answers(named: str, files: list[str]) -> set[str]:
 
 def main() -> None:
     needs_arguments(2, __doc__)
-    old, trees = sys.argv[1], [Path(t).resolve() for t in sys.argv[2:]]
+    args = sys.argv[1:]
+    modules = "--modules" in args
+    old, *named = [a for a in args if a != "--modules"]
+    trees = [Path(t).resolve() for t in named]
+    forms = MODULE_FORMS if modules else FORMS
     scratch = Path(tempfile.mkdtemp(prefix="rrg-named-"))
     sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
     print(f"# {machine()}; hit@1 before -> after for each form, then a new query's p50")
-    totals: dict[str, dict[str, list[int]]] = {s: {f: [] for f in FORMS} for s in sides}
+    totals: dict[str, dict[str, list[int]]] = {s: {f: [] for f in forms} for s in sides}
     for tree in trees:
         files = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
         everything = sorted(files.stdout.splitlines())
         sources = [p for p in everything if "/" in p and is_code(p)]
         sources = [p for p in sources if not secondary_kinds(p, frozenset())]
+        if modules:  # a module's name that is one word is no dotted name
+            sources = [
+                p for p in sources if len(re.split(r"\.|::", dotted_name(tree, p) or "")) > 1
+            ]
+        if not sources:
+            continue
         random.Random(7).shuffle(sources)
         for env in sides.values():
             subprocess.run(
                 [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
             )
         took: dict[str, list[float]] = {side: [] for side in sides}
-        row: dict[str, dict[str, list[int]]] = {s: {f: [] for f in FORMS} for s in sides}
+        row: dict[str, dict[str, list[int]]] = {s: {f: [] for f in forms} for s in sides}
         for path in sources[:PER_TREE]:
             two = "/".join(path.split("/")[-2:])
             name = path.split("/")[-1]
-            for form, text in FORMS.items():
-                query = text.format(two=two, full=path, name=name)
-                wanted = answers(
-                    name if "{name}" in text else two if "{two}" in text else path, everything
-                )
+            dotted = dotted_name(tree, path) or ""
+            member = re.split(r"\.|::", dotted)[-1].title().replace("_", "")
+            for form, text in forms.items():
+                query = text.format(two=two, full=path, name=name, dotted=dotted, member=member)
+                if modules:
+                    wanted = {path}
+                else:
+                    wanted = answers(
+                        name if "{name}" in text else two if "{two}" in text else path,
+                        everything,
+                    )
                 for side, env in sides.items():  # in turn: both meet the same load
                     out = listed_files(tree, query, env, took[side])
                     row[side][form].append(int(bool(out) and out[0] in wanted))
         for side in sides:
-            for form in FORMS:
+            for form in forms:
                 totals[side][form] += row[side][form]
         label = tree.name if tree.name != "tree" else tree.parent.name
         cells = [
             f"{statistics.mean(row['before'][f]):.2f} -> {statistics.mean(row['after'][f]):.2f}"
-            for f in FORMS
+            for f in forms
         ]
         times = " -> ".join(f"{statistics.median(took[s]):.2f}" for s in sides)
         print(f"{label:20} " + "  ".join(cells) + f"  {times} s", flush=True)
     cells = [
         f"{statistics.mean(totals['before'][f]):.3f} -> {statistics.mean(totals['after'][f]):.3f}"
-        for f in FORMS
+        for f in forms
     ]
-    print(f"{'all':20} " + "  ".join(cells))
-    print("# forms: " + ", ".join(FORMS))
+    print(
+        f"{'all':20} " + "  ".join(cells) + f"  ({len(totals['after'][next(iter(forms))])} a form)"
+    )
+    print("# forms: " + ", ".join(forms))
     print(json.dumps({"scratch": str(scratch)}))
 
 

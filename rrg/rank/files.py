@@ -182,7 +182,7 @@ def rank_files(
     for name in _named_nowhere(asked, ranked):
         which = "file searched" if whole else "file indexed so far"
         settings.warn(
-            f'no {which} has a path that ends as "{"/".join(name.parts)}", which the '
+            f'no {which} has a path that ends as "{name}", which the '
             "question names with a line: ranked by its words"
         )
     return Ranking(
@@ -213,7 +213,11 @@ def _named_nowhere(query: Query, ranked: list[bytes]) -> list[NamedFile]:
     if not lined:
         return []
     head = [os.fsdecode(path) for path in ranked[: MAX_NAMED_FILES * len(query.named)]]
-    return [name for name in lined if not any(name.matched_parts(path) for path in head)]
+    found = {str(n) for n in query.named if any(n.matched_parts(path) for path in head)}
+    # One text read two ways (``app.models:12``, a file's name and a module's) is found
+    # where either is, and said once where neither is.
+    missing = {str(name): name for name in lined if str(name) not in found}
+    return list(missing.values())
 
 
 def _named_unread_first(

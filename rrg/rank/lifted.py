@@ -115,13 +115,25 @@ def _named_first(
     its body), not the file's first. Those files are read and cut for it only where the
     spans are wanted (``-q`` without a pattern cuts them again for their passages)."""
 
+    def holding(word: str) -> np.ndarray:
+        has = np.zeros(len(view.kinds), bool)
+        has[view.postings(term_id(PATH_FIELD + word))[0]] = True
+        return has
+
     def holding_name(name: NamedFile) -> np.ndarray:
-        """The candidates whose path words hold every word of the name's file name."""
+        """The candidates whose path words hold every word of the name's file name; for a
+        module, a word of each of its first two parts, which a path that names it spells
+        (``HTTPServer`` as ``http_server`` or ``httpserver``)."""
         held = np.ones(len(view.kinds), bool)
+        if name.module:
+            for part in name.parts[:2]:
+                either = np.zeros(len(view.kinds), bool)
+                for word in dict.fromkeys(path_words(part)):
+                    either |= holding(word)
+                held &= either
+            return held[cand_rows]
         for word in dict.fromkeys(path_words(name.parts[-1])):
-            has = np.zeros(len(view.kinds), bool)
-            has[view.postings(term_id(PATH_FIELD + word))[0]] = True
-            held &= has
+            held &= holding(word)
         return held[cand_rows]
 
     def path_of(k: int) -> str:

@@ -1,7 +1,8 @@
 """Files a query names by their path: a compiler's diagnostic (``src/io/mod.rs:12:5:
 error[E0308]: ...``), a traceback's frame (``File "/ci/app/sympy/core/expr.py", line 88``,
 ``at com.x.Foo.bar(Foo.java:42)``), a link (``.../blob/main/src/lib.rs#L10``) or a question
-("why does openapi/utils.py fail"). The named file is what such a query asks about, whatever
+("why does openapi/utils.py fail"), or a module by its dotted name (``sympy.core.expr``,
+``org.x.app.Reader``, ``Ecto.Changeset``). The named file is what such a query asks about, whatever
 its words weigh: BM25 weighs ``openapi`` and ``utils`` as words, and on whole trees listed the
 file a diagnostic names first for about half of such queries (docs/benchmarks.md, "A file
 the question names").
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rrg.index.definitions import is_code
 from rrg.rank.code_priors import is_report
 
 #: The most files a name lifts, the best of those its path ends as: a bare name many files
@@ -37,6 +39,12 @@ _TOKEN = re.compile(r"""[^\s"'`()\[\]<>{},;|]+""")
 #: after a folder (``cmd/Makefile``).
 _FILE_NAME = re.compile(r"(?:[\w@+~-][\w.@+~-]*)?\.[A-Za-z][\w+-]{0,15}")
 _PART = re.compile(r"[\w.@+~-]+")
+#: A dotted name of a module (``sympy.core.expr``, ``Ecto.Changeset``): identifiers joined by
+#: dots, which Python, the JVM's languages and Elixir map to folders and a file.
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: The most parts of a dotted name read: its module, then its class and member.
+_MODULE_PARTS = 12
 #: A line named after the path: ``:12``, ``:12:5``, ``#L12``, ``#L12-L20``, and what a
 #: backtrace puts after it (Ruby's ``user.rb:12:in``).
 _LINE_AFTER = re.compile(r"(?::(\d+)(?::\d+)?(?::[^\s/\\:]*)?|#L(\d+)(?:-L?\d+)?):?$")
@@ -58,20 +66,57 @@ _TRAILING = ".:!?"
 @dataclass(frozen=True)
 class NamedFile:
     """A path as a query names it: its parts (``("openapi", "utils.py")``), and the line
-    it names in it, if it does."""
+    it names in it, if it does. A ``module`` is a dotted name's parts
+    (``("sympy", "core", "expr", "Expr")``, Rust's ``tokio::sync::mpsc``): a path names it
+    whose folders and file name, less its extension, spell its first parts (two at least),
+    as the languages that name modules so map them (``sympy/core/expr.py``,
+    ``lib/ecto/changeset.ex``, ``tokio/src/sync/mpsc.rs``); ``separator`` joins them as
+    the query did."""
 
     parts: tuple[str, ...]
     line: int | None = None
+    module: bool = False
+    separator: str = "."
+
+    def __str__(self) -> str:
+        return self.separator.join(self.parts) if self.module else "/".join(self.parts)
 
     def matched_parts(self, path: str) -> int:
-        """How many of the path's last parts are this name's last parts (0: another file)."""
+        """How many of the path's last parts are this name's last parts (0: another file);
+        for a module, how many of its first parts the path spells (0, or two at least)."""
         theirs = [p for p in path.replace("\\", "/").split("/") if p]
+        if self.module:
+            return _module_parts(self.parts, theirs)
         matched = 0
         for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
             if mine != its:
                 break
             matched += 1
         return matched
+
+
+def _module_parts(parts: tuple[str, ...], theirs: list[str]) -> int:
+    """The most first parts of a dotted name (two at least) that a path's last parts
+    spell, its file name less the extension last (its dots part it too: Mix's task
+    ``Mix.Tasks.Ecto.Create`` is ``mix/tasks/ecto.create.ex``), alike but for case and
+    underscores (Elixir's ``Ecto.Changeset`` is ``ecto/changeset.ex``, ``LiveView``
+    ``live_view.ex``)."""
+    if not theirs or "." not in theirs[-1].strip("."):
+        return 0
+    stem = theirs[-1].rsplit(".", 1)[0]
+    # A Rust crate's modules lie in its ``src/``: ``tokio/src/sync/mpsc.rs``.
+    folders = [p for p in theirs[:-1] if p != "src"]
+    spelled = [_folded(p) for p in [*folders, *stem.split(".")]]
+    folded = [_folded(p) for p in parts]
+    for n in range(min(len(folded), len(spelled)), 1, -1):
+        if folded[:n] == spelled[-n:]:
+            return n
+    return 0
+
+
+def _folded(part: str) -> str:
+    # ``tokio_util`` is the crate in ``tokio-util/``.
+    return part.lower().replace("_", "").replace("-", "")
 
 
 def wholly_named(names: Sequence[NamedFile], paths: Sequence[str]) -> list[int]:
@@ -83,11 +128,16 @@ def wholly_named(names: Sequence[NamedFile], paths: Sequence[str]) -> list[int]:
     found = []
     for k, path in enumerate(paths):
         parts = len([p for p in path.replace("\\", "/").split("/") if p and p != "."])
-        if any(n.matched_parts(path) == min(len(n.parts), parts) for n in names):
+        if any(_wholly(n, path, parts) for n in names):
             found.append(k)
             if len(found) == MAX_NAMED_FILES:
                 break
     return found
+
+
+def _wholly(name: NamedFile, path: str, parts: int) -> bool:
+    matched = name.matched_parts(path)
+    return bool(matched) if name.module else matched == min(len(name.parts), parts)
 
 
 def named_files(query: str) -> tuple[NamedFile, ...]:
@@ -103,7 +153,11 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
     for token in _TOKEN.finditer(query):
         if any(start <= token.start() < end for _, (start, end) in frames):
             continue  # the frame's file, named with its package
-        text = token.group().split("::", 1)[0]  # pytest's test_x.py::TestY::test_z
+        text, _, rust = token.group().partition("::")  # pytest's test_x.py::TestY::test_z
+        if rust and not _FILE_NAME.fullmatch(re.split(r"[/\\]", text)[-1]):
+            if (path := _rust_path(token.group())) is not None:
+                out.setdefault(path.parts, path)
+            continue
         line = None
         after = _LINE_AFTER.search(text)
         if after is not None:
@@ -111,13 +165,31 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
             text = text[: after.start()]
         text = text.rstrip(_TRAILING)
         parts = tuple(p for p in re.split(r"[/\\]", text) if p and p not in (".", ".."))
-        if not parts or not _names_a_file(parts, text):
+        as_file = bool(parts) and _names_a_file(parts, text)
+        # ``utils.py`` is a file's name, not a module ``py`` of a package ``utils``.
+        as_module = _MODULE.fullmatch(text) is not None and not is_code(text)
+        if not as_file and not as_module:
             continue
         if line is None:
             said = _LINE_WORD.match(query, token.end())
             line = _line(said.group(1) or said.group(2)) if said is not None else None
-        out.setdefault(parts, NamedFile(parts, line))
+        if as_file:
+            out.setdefault(parts, NamedFile(parts, line))
+        if as_module:
+            dotted = tuple(text.split(".")[:_MODULE_PARTS])
+            out.setdefault(dotted, NamedFile(dotted, line, module=True))
     return tuple(out.values())
+
+
+def _rust_path(text: str) -> NamedFile | None:
+    """A Rust path (``tokio::sync::mpsc::Sender``, ``crate::io::util``) as a module's
+    name: its parts from the crate's name, or past ``crate``, ``self`` and ``super``."""
+    parts = [p for p in text.rstrip(_TRAILING).split("::") if p]
+    while parts and parts[0] in ("crate", "self", "super"):
+        parts.pop(0)
+    if len(parts) < 2 or not all(_IDENTIFIER.fullmatch(p) for p in parts):
+        return None
+    return NamedFile(tuple(parts[:_MODULE_PARTS]), module=True, separator="::")
 
 
 def _jvm_frames(query: str) -> list[tuple[NamedFile, tuple[int, int]]]:

@@ -76,10 +76,8 @@ def test_holders_take_the_paths_that_match_most_of_the_name() -> None:
         [name], np.array([3, 0, 2, 1]), lambda n: np.ones(4, bool), lambda k: paths[k]
     )
     assert found == {2: 7, 1: 7}
-    (missing,) = named_files("why does setup.cfg fail")
-    assert not named_holders(
-        [missing], np.arange(4), lambda n: np.ones(4, bool), lambda k: paths[k]
-    )
+    missing = named_files("why does setup.cfg fail")  # a file's name, or a module's
+    assert not named_holders(missing, np.arange(4), lambda n: np.ones(4, bool), lambda k: paths[k])
 
 
 def test_a_bare_name_many_files_share_lifts_its_best_ten() -> None:
@@ -243,3 +241,88 @@ def test_a_name_with_a_line_no_path_ends_as_is_said(tmp_path: Path, env: dict[st
     for quiet in ("how is Ecto.Schema read, e.g. by main", "src/main.py:1: error: bad value"):
         out = run([*rrg_cmd(), "-q", quiet, "--files"], root, env)
         assert out.returncode == 0 and b"no file" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize(
+    ("query", "modules"),
+    [
+        ("what does sympy.core.expr do", [("sympy", "core", "expr")]),
+        ("from fastapi.openapi.utils import get_openapi", [("fastapi", "openapi", "utils")]),
+        ("Ecto.Changeset for validating data", [("Ecto", "Changeset")]),
+        ("sympy.core.expr:12 bad", [("sympy", "core", "expr")]),
+        # A file's name is no module: not ``py`` of a package ``utils``.
+        ("why does utils.py fail", []),
+        ("is 3.14 close to v1.2 or .eslintrc", []),
+        ("see src/app/main.py", []),
+        # Rust's paths, from the crate or past ``crate``; pytest's node id is a file's.
+        ("how does tokio::sync::mpsc::Sender work", [("tokio", "sync", "mpsc", "Sender")]),
+        ("crate::io::util::read_buf panics", [("io", "util", "read_buf")]),
+        ("FAILED tests/test_io.py::TestRead::test_eof", []),
+        ("use super::Visitor;", []),
+    ],
+)
+def test_a_dotted_name_names_a_module(query: str, modules: list[tuple[str, ...]]) -> None:
+    assert [n.parts for n in named_files(query) if n.module] == modules
+
+
+def test_a_module_matches_the_path_that_spells_its_first_parts() -> None:
+    """Folders, then the file name less its extension, spell two or more of the name's
+    first parts (the rest: a class, a member), alike but for case and underscores; the
+    longest spelled wins in ``named_holders``."""
+    name = NamedFile(("sympy", "core", "expr", "Expr", "as_coeff_Mul"), module=True)
+    assert name.matched_parts("sympy/core/expr.py") == 3
+    assert name.matched_parts("src/sympy/core/expr.py") == 3
+    assert name.matched_parts("sympy/core.py") == 2
+    assert name.matched_parts("core/expr.py") == 0  # the package's name is missing
+    assert name.matched_parts("sympy/core/expr/__init__.py") == 0  # a package, no file
+    assert name.matched_parts("sympy/core/expr") == 0
+    assert NamedFile(("Ecto", "Changeset"), module=True).matched_parts("lib/ecto/changeset.ex")
+    live = NamedFile(("Phoenix", "LiveView", "mount"), module=True)
+    assert live.matched_parts("lib/phoenix/live_view.ex") == 2
+    task = NamedFile(("Mix", "Tasks", "Ecto", "Create"), module=True)
+    assert task.matched_parts("lib/mix/tasks/ecto.create.ex") == 4
+    assert task.matched_parts("lib/mix/tasks/ecto.ex") == 3
+    assert str(live) == "Phoenix.LiveView.mount"
+    assert wholly_named([name], ["a/expr.py", "sympy/core/expr.py"]) == [1]
+    # A Rust crate's modules lie in its src/, the crate's folder named with a dash.
+    (sender,) = named_files("tokio_util::codec::Framed::new")
+    assert str(sender) == "tokio_util::codec::Framed::new"
+    assert sender.matched_parts("tokio-util/src/codec.rs") == 2
+    assert sender.matched_parts("tokio-util/src/codec/framed.rs") == 3
+    assert sender.matched_parts("tokio-util/src/codec/mod.rs") == 0  # a folder's module
+
+
+def test_a_module_named_by_its_dotted_name_is_listed_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """``pkg.net.codec`` names ``pkg/net/codec.py``, not the files whose paths and words
+    say "net" and "codec" more (``pkg/codec/net_3.py``, ``pkg/net_codec.md``); a module no
+    file spells lifts nothing and says nothing without a line, and once with one (the text
+    read as a file's name too: no path ends as ``pkg.net.codec`` either)."""
+    root = tmp_path / "app"
+    (root / "pkg" / "net").mkdir(parents=True)
+    (root / "pkg" / "codec").mkdir()
+    for package in ("pkg", "pkg/net"):
+        (root / package / "__init__.py").write_text("")
+    (root / "pkg" / "net" / "codec.py").write_text("def encode(x):\n    return x\n")
+    for k in range(8):
+        (root / "pkg" / "codec" / f"net_{k}.py").write_text(
+            f'def net_codec_{k}(net):\n    """The net codec: encode the net with the codec."""\n'
+        )
+    (root / "pkg" / "net_codec.md").write_text("net codec for the net: the codec\n")
+    asked = (
+        "what does pkg.net.codec do",
+        "from pkg.net.codec import encode",
+        "pkg.net.codec:1 bad",
+    )
+    for query in asked:
+        for flags in (["--fast"], []):
+            out = run([*rrg_cmd(), "-q", query, *flags, "--files"], root, env)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout.decode().splitlines()[0] == "pkg/net/codec.py", out.stdout
+            assert not out.stderr, out.stderr
+    out = run([*rrg_cmd(), "-q", "what does pkg.net.codex do", "--files"], root, env)
+    assert out.stdout.decode().splitlines()[0] != "pkg/net/codec.py" and not out.stderr
+    out = run([*rrg_cmd(), "-q", "pkg.net.codex:3 failed", "--files"], root, env)
+    said = b'no file searched has a path that ends as "pkg.net.codex", which the question'
+    assert out.stderr.count(said) == 1, out.stderr
