@@ -16,7 +16,9 @@ sources (the folders after ``java/`` or ``kotlin/``), Elixir's (after ``lib/``,
 ``Ecto.Changeset`` for ``lib/ecto/changeset.ex``) and Rust's (a crate's folder, then
 those after its ``src/``: ``tokio::sync::mpsc`` for ``tokio/src/sync/mpsc.rs``), 12 a
 tree, each named with two parts or more; a package (``__init__.py``, ``mod.rs``) is no
-module file and is left out. A query's answer is the module's file.
+module file and is left out. Python's modules are asked in two more forms, the errors its
+runtime prints with the module's name inside the message. A query's answer is the
+module's file.
 
 Usage: python -m benchmarks.named_files OLD_CHECKOUT TREE... [--modules] (TREE: a folder,
 e.g. a whole tree of semble-code, ``/tmp/sc/whole/*/tree``.) Each side has its own cache
@@ -53,7 +55,13 @@ MODULE_FORMS = {
     "question": "what does {dotted} do",
     "import": "from {dotted} import {member}",
     "alone": "{dotted}",
+    # Python's runtime names the module inside its message (its module's path too).
+    "import error": "ImportError: cannot import name '{member}' from '{dotted}' "
+    "(/usr/lib/python3/site-packages/{full})",
+    "attribute error": "AttributeError: module '{dotted}' has no attribute 'frobnicate'",
 }
+#: The forms only Python's runtime prints, asked of its modules alone.
+PYTHON_FORMS = ("import error", "attribute error")
 PER_TREE = 12
 
 
@@ -99,6 +107,10 @@ def answers(named: str, files: list[str]) -> set[str]:
     return {f for f, n in counts.items() if n == most and most}
 
 
+def _mean(hits: list[int], digits: int = 2) -> str:
+    return f"{statistics.mean(hits):.{digits}f}" if hits else "-"  # a form no file was asked in
+
+
 def main() -> None:
     needs_arguments(2, __doc__)
     args = sys.argv[1:]
@@ -134,6 +146,8 @@ def main() -> None:
             dotted = dotted_name(tree, path) or ""
             member = re.split(r"\.|::", dotted)[-1].title().replace("_", "")
             for form, text in forms.items():
+                if form in PYTHON_FORMS and not path.endswith(".py"):
+                    continue
                 query = text.format(two=two, full=path, name=name, dotted=dotted, member=member)
                 if modules:
                     wanted = {path}
@@ -149,19 +163,15 @@ def main() -> None:
             for form in forms:
                 totals[side][form] += row[side][form]
         label = tree.name if tree.name != "tree" else tree.parent.name
-        cells = [
-            f"{statistics.mean(row['before'][f]):.2f} -> {statistics.mean(row['after'][f]):.2f}"
-            for f in forms
-        ]
+        cells = [f"{_mean(row['before'][f])} -> {_mean(row['after'][f])}" for f in forms]
         times = " -> ".join(f"{statistics.median(took[s]):.2f}" for s in sides)
         print(f"{label:20} " + "  ".join(cells) + f"  {times} s", flush=True)
     cells = [
-        f"{statistics.mean(totals['before'][f]):.3f} -> {statistics.mean(totals['after'][f]):.3f}"
+        f"{_mean(totals['before'][f], 3)} -> {_mean(totals['after'][f], 3)}"
+        f" ({len(totals['after'][f])})"
         for f in forms
     ]
-    print(
-        f"{'all':20} " + "  ".join(cells) + f"  ({len(totals['after'][next(iter(forms))])} a form)"
-    )
+    print(f"{'all':20} " + "  ".join(cells))
     print("# forms: " + ", ".join(forms))
     print(json.dumps({"scratch": str(scratch)}))
 

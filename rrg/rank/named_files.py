@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,6 +43,8 @@ _PART = re.compile(r"[\w.@+~-]+")
 #: dots, which Python, the JVM's languages and Elixir map to folders and a file.
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: A value a message gives in quotes, backticks or parentheses, in one piece.
+_ENCLOSED = re.compile(r"""'([^'\s]+)'|"([^"\s]+)"|`([^`\s]+)`|\(([^()\s]+)\)""")
 #: The most parts of a dotted name read: its module, then its class and member.
 _MODULE_PARTS = 12
 #: A line named after the path: ``:12``, ``:12:5``, ``#L12``, ``#L12-L20``, and what a
@@ -77,6 +79,8 @@ class NamedFile:
     line: int | None = None
     module: bool = False
     separator: str = "."
+    #: Whether a path names it only where it spells every part (``pasted_names``).
+    whole: bool = False
 
     def __str__(self) -> str:
         return self.separator.join(self.parts) if self.module else "/".join(self.parts)
@@ -86,7 +90,10 @@ class NamedFile:
         for a module, how many of its first parts the path spells (0, or two at least)."""
         theirs = [p for p in path.replace("\\", "/").split("/") if p]
         if self.module:
-            return _module_parts(self.parts, theirs)
+            spelled = _module_parts(self.parts, theirs)
+            return spelled if spelled == len(self.parts) or not self.whole else 0
+        if self.whole and theirs[-len(self.parts) :] != list(self.parts[-len(theirs) :]):
+            return 0
         matched = 0
         for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
             if mine != its:
@@ -179,6 +186,29 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
             dotted = tuple(text.split(".")[:_MODULE_PARTS])
             out.setdefault(dotted, NamedFile(dotted, line, module=True))
     return tuple(out.values())
+
+
+def pasted_names(pasted: str, unpasted: str) -> tuple[NamedFile, ...]:
+    """The names the text a query pastes (``pasted``: its message or quoted phrases;
+    ``unpasted``: the query with them blanked) gives as its subject: in quotes, backticks
+    or parentheses, a module's whole dotted name or a path with a folder (Python's
+    ``ImportError: cannot import name 'X' from 'app.web' (/usr/lib/.../app/web.py)``,
+    ``AttributeError: module 'app.web' has no attribute 'x'``), each matched only by a
+    path that spells all of it. Such a message is the runtime's, and what holds its words
+    is an import line or another module's ``__getattr__``. A name the message says in
+    passing (``missing :adapter option on use Ecto.Repo``) is the message's: the file that
+    raises it answers; so is a bare name (``Version field is missing in package.json``)."""
+    enclosed = "\n".join(
+        next(group for group in match.groups() if group) for match in _ENCLOSED.finditer(pasted)
+    )
+    if not enclosed:
+        return ()
+    own = set(named_files(unpasted))
+    return tuple(
+        replace(name, line=None, whole=True)
+        for name in named_files(enclosed)
+        if name not in own and (name.module or len(name.parts) > 1)
+    )
 
 
 def _rust_path(text: str) -> NamedFile | None:

@@ -157,25 +157,29 @@ def pasted_phrases(query: str) -> tuple[Phrase, ...]:
     return read_pasted(query)[0]
 
 
-def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
-    """``pasted_phrases``, and the query with the text they were read from blanked out
-    (each character a space), a log line's level and logger's name too: a path in a
-    message ("Version field is missing in package.json") is the message's, not a file the
-    question names, and neither its words nor a logger's (``app.locale``) ask for a kind
-    of file. A quoted name alone (``where is "config.yaml" read``) stays: the question
-    names that file, and asks for the files that hold its name."""
+def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str, str]:
+    """``pasted_phrases``; the query with the text they were read from blanked out (each
+    character a space), an error's kind (``sympy.polys.polyerrors.PolynomialError``), a
+    log line's level and logger's name too: a path in a message ("Version field is missing
+    in package.json") is the message's, not a file the question names, nor is the module
+    that defines the error (the file that raises it answers), and neither its words nor a
+    logger's (``app.locale``) ask for a kind of file. A quoted name alone (``where is
+    "config.yaml" read``) stays: the question names that file, and asks for the files
+    that hold its name. Last, the text read (the message, the quoted phrases), "" where
+    none was."""
     if is_report(query):
-        return (), query
+        return (), query, ""
     found = _message_start(query)
     if found is not None:
         blank, start = found
         phrase = _message(query[start:])
-        if phrase is None:
-            return (), query
-        return (phrase,), query[:blank] + " " * (len(query) - blank)
+        if phrase is None:  # the message too short to read: the kind still names nothing
+            return (), query[:blank] + " " * (start - blank) + query[start:], ""
+        return (phrase,), query[:blank] + " " * (len(query) - blank), query[start:]
     phrases: list[Phrase] = []
     # The unpasted query piece by piece: a copy of the query at each quote is quadratic.
     pieces, at = [], 0
+    read = []
     for match in _QUOTED.finditer(query):
         quoted = next(group for group in match.groups() if group is not None)
         words = _WORD.findall(quoted)
@@ -185,17 +189,18 @@ def read_pasted(query: str) -> tuple[tuple[Phrase, ...], str]:
                 continue  # one quoted name ("config.yaml") names a file too
             begin, end = match.span()
             pieces += [query[at:begin], " " * (end - begin)]
+            read.append(quoted)
             at = end
-    return tuple(dict.fromkeys(phrases)), "".join([*pieces, query[at:]])
+    return tuple(dict.fromkeys(phrases)), "".join([*pieces, query[at:]]), "\n".join(read)
 
 
 def _message_start(query: str) -> tuple[int, int] | None:
     """Where the pasted text of an error's line (``_KIND``) or a log line (``_LOG_LEVEL``)
-    begins in the query (a log line's level), and where its message begins (past the
-    kind, or the level and the logger's name), if the query pastes one."""
+    begins in the query (the error's kind, a log line's level), and where its message
+    begins (past the kind, or the level and the logger's name), if the query pastes one."""
     kind = _KIND.search(query)
     if kind is not None:
-        return kind.end(), kind.end()
+        return kind.start(), kind.end()
     level = _LOG_LEVEL.search(query)
     if level is None:
         return None

@@ -22,7 +22,7 @@ from rrg.index.textstats import (
     words,
 )
 from rrg.rank.code_priors import STOP_WORDS, QueryForm, query_form
-from rrg.rank.named_files import NamedFile, named_files
+from rrg.rank.named_files import NamedFile, named_files, pasted_names
 from rrg.rank.pasted import Phrase, read_pasted
 
 _SAID = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -51,13 +51,14 @@ class Query:
     path_forms: tuple[tuple[int, ...], ...]
     #: The text it pastes, an error's message or a quoted phrase (``rrg.rank.pasted``).
     pasted: tuple[Phrase, ...] = ()
-    #: The files it names by their paths, a diagnostic's or a traceback's
+    #: The files it names by their paths, a diagnostic's or a traceback's, or by a
+    #: module's name, then those the text it pastes names beyond doubt
     #: (``rrg.rank.named_files``).
     named: tuple[NamedFile, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> Query:
-        pasted, unpasted = read_pasted(text)
+        pasted, unpasted, read = read_pasted(text)
         form = query_form(text)
         if unpasted != text:  # what it pastes asks for no kind of file ("test", "locale")
             form = replace(form, asks_for=query_form(unpasted).asks_for)
@@ -70,7 +71,7 @@ class Query:
             tuple(query_path_ids(text).tolist()),
             path_forms(text),
             pasted,
-            named_files(unpasted),
+            named_files(unpasted) + pasted_names(read, unpasted),
         )
 
 

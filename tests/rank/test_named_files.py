@@ -158,7 +158,7 @@ def test_a_named_file_and_a_pasted_message_come_first_in_turn(
 @pytest.mark.parametrize(
     ("query", "named"),
     [
-        # A path inside the pasted message is the message's: its holder answers.
+        # A bare name inside the pasted message is the message's: its holder answers.
         ("ERROR: Version field is missing in package.json", []),
         ('where is "cannot read setup.cfg here" raised', []),
         # A quoted name alone names its file (and asks for the files that mention it).
@@ -166,10 +166,60 @@ def test_a_named_file_and_a_pasted_message_come_first_in_turn(
         # Before the message, or in a message too short to be read, it is the question's.
         ("src/cli.ts:9: error: Version field is missing", [("src", "cli.ts")]),
         ("FileNotFoundError: config/settings.yaml", [("config", "settings.yaml")]),
+        # The error's kind is defined in one file and raised in another: it names none.
+        ("app.db.errors.PoolError: the pool is closed already", []),
+        ("app.db.errors.PoolError: closed", []),
+        # A path with a folder said in passing is the message's too; given as the
+        # message's value (quoted, in parentheses) it names its file, spelled whole.
+        ("ERROR: Version field is missing in lib/package.json", []),
+        ("ERROR: Version field is missing in 'lib/package.json'", [("lib", "package.json")]),
     ],
 )
 def test_a_path_in_pasted_text_is_no_named_file(query: str, named: list[tuple[str, ...]]) -> None:
-    assert [n.parts for n in Query.of(query).named] == named
+    """(A dotted text is read as a module's name too, ``package.json`` as ``package``'s
+    ``json``: inside pasted text it names only a path that spells it whole.)"""
+    names = Query.of(query).named
+    assert [n.parts for n in names if not n.module] == named
+    assert all(n.whole for n in names if n.module)
+
+
+def test_a_module_a_message_says_in_passing_is_the_messages() -> None:
+    """The project's own message names a module as its argument: the file that raises it
+    answers, not the module (a benchmark's Elixir query lost its raiser to ``repo.ex``)."""
+    assert not Query.of("ArgumentError: missing :adapter option on use Ecto.Repo").named
+    (quoted,) = Query.of("AttributeError: module 'app.web' has no attribute 'x'").named
+    assert quoted.parts == ("app", "web") and quoted.module and quoted.whole
+
+
+def test_a_module_the_runtime_names_in_its_message_is_listed_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Python's ``ImportError`` and ``AttributeError`` name the module inside the message;
+    the files that hold the message's words are import lines and another module's
+    ``__getattr__``, not the module: it comes first. Spelled whole: a module of the same
+    last parts elsewhere does not."""
+    root = tmp_path / "app"
+    (root / "app" / "web").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text(
+        "def __getattr__(name):\n"
+        '    raise AttributeError(f"module {__name__} has no attribute {name}")\n'
+    )
+    (root / "app" / "web" / "__init__.py").write_text("")
+    (root / "app" / "web" / "request.py").write_text("class Request:\n    pass\n")
+    (root / "app" / "request.py").write_text("class OtherRequest:\n    pass\n")
+    for k in range(6):
+        (root / "app" / f"use_{k}.py").write_text(
+            "from app.web.request import Request\nfrom importlib import import_module\n"
+        )
+    asked = (
+        "AttributeError: module 'app.web.request' has no attribute 'send'",
+        "ImportError: cannot import name 'Reply' from 'app.web.request' "
+        "(/usr/lib/python3/site-packages/app/web/request.py)",
+    )
+    for query in asked:
+        out = run([*rrg_cmd(), "-q", query, "--files"], root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.decode().splitlines()[0] == "app/web/request.py", out.stdout
 
 
 def test_a_first_search_lists_a_named_file_its_index_has_not_read(
