@@ -20,10 +20,14 @@ module file and is left out. Python's modules are asked in two more forms, the e
 runtime prints with the module's name inside the message. A query's answer is the
 module's file.
 
-Usage: python -m benchmarks.named_files OLD_CHECKOUT TREE... [--modules] (TREE: a folder,
-e.g. a whole tree of semble-code, ``/tmp/sc/whole/*/tree``.) Each side has its own cache
-dir, its index built before the queries; every query is new to both, asked of the two in
-turn.
+With ``--folders`` a folder is named (``FOLDER_FORMS``): the folders of two parts or more
+that hold three source files or more, 12 a tree; a Python package's also by its dotted
+name. A query's answers: the files under the folder.
+
+Usage: python -m benchmarks.named_files OLD_CHECKOUT TREE... [--modules | --folders]
+(TREE: a folder, e.g. a whole tree of semble-code, ``/tmp/sc/whole/*/tree``.) Each side
+has its own cache dir, its index built before the queries; every query is new to both,
+asked of the two in turn.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
@@ -62,6 +67,13 @@ MODULE_FORMS = {
 }
 #: The forms only Python's runtime prints, asked of its modules alone.
 PYTHON_FORMS = ("import error", "attribute error")
+#: How a folder reaches a question: ``{folder}`` its path, ``{dotted}`` a Python package's
+#: name (asked of packages alone).
+FOLDER_FORMS = {
+    "question": "what does {folder}/ do",
+    "in": "how are errors handled in {folder}",
+    "package": "what does {dotted} do",
+}
 PER_TREE = 12
 
 
@@ -114,10 +126,10 @@ def _mean(hits: list[int], digits: int = 2) -> str:
 def main() -> None:
     needs_arguments(2, __doc__)
     args = sys.argv[1:]
-    modules = "--modules" in args
-    old, *named = [a for a in args if a != "--modules"]
+    modules, folders = "--modules" in args, "--folders" in args
+    old, *named = [a for a in args if a not in ("--modules", "--folders")]
     trees = [Path(t).resolve() for t in named]
-    forms = MODULE_FORMS if modules else FORMS
+    forms = MODULE_FORMS if modules else FOLDER_FORMS if folders else FORMS
     scratch = Path(tempfile.mkdtemp(prefix="rrg-named-"))
     sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
     print(f"# {machine()}; hit@1 before -> after for each form, then a new query's p50")
@@ -131,6 +143,9 @@ def main() -> None:
             sources = [
                 p for p in sources if len(re.split(r"\.|::", dotted_name(tree, p) or "")) > 1
             ]
+        if folders:  # the folders of two parts or more that hold three source files
+            held = Counter(p.rsplit("/", 1)[0] for p in sources)
+            sources = sorted(f for f, n in held.items() if n >= 3 and "/" in f)
         if not sources:
             continue
         random.Random(7).shuffle(sources)
@@ -148,8 +163,16 @@ def main() -> None:
             for form, text in forms.items():
                 if form in PYTHON_FORMS and not path.endswith(".py"):
                     continue
-                query = text.format(two=two, full=path, name=name, dotted=dotted, member=member)
-                if modules:
+                if folders and form == "package":
+                    if not (tree / path / "__init__.py").is_file():
+                        continue
+                    dotted = path.replace("/", ".")
+                query = text.format(
+                    two=two, full=path, name=name, dotted=dotted, member=member, folder=path
+                )
+                if folders:
+                    wanted = {f for f in everything if f.startswith(path + "/")}
+                elif modules:
                     wanted = {path}
                 else:
                     wanted = answers(

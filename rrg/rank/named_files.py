@@ -87,19 +87,70 @@ class NamedFile:
 
     def matched_parts(self, path: str) -> int:
         """How many of the path's last parts are this name's last parts (0: another file);
-        for a module, how many of its first parts the path spells (0, or two at least)."""
+        for a module, how many of its first parts the path spells (0, or two at least);
+        else, where the name may be a folder's, how many of its parts the folder that
+        holds the path ends as (``matched``)."""
+        return self.matched(path)[0]
+
+    def matched(self, path: str) -> tuple[int, bool]:
+        """``matched_parts``, and whether the path is the file the name names (not one
+        in the folder it names: a file named beats a folder named as many parts)."""
         theirs = [p for p in path.replace("\\", "/").split("/") if p]
         if self.module:
             spelled = _module_parts(self.parts, theirs)
-            return spelled if spelled == len(self.parts) or not self.whole else 0
-        if self.whole and theirs[-len(self.parts) :] != list(self.parts[-len(theirs) :]):
-            return 0
-        matched = 0
-        for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
-            if mine != its:
-                break
-            matched += 1
-        return matched
+            if spelled == len(self.parts) or (spelled and not self.whole):
+                return spelled, True
+        elif not self.whole or theirs[-len(self.parts) :] == list(self.parts[-len(theirs) :]):
+            matched = 0
+            for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
+                if mine != its:
+                    break
+                matched += 1
+            if matched:
+                return matched, True
+        if self.whole or not self.folder_too:
+            return 0, False
+        return _folder_parts(self, theirs[:-1]), False
+
+    def rooted(self, path: str) -> bool:
+        """Whether the path begins with every part of the name, a path's (not a module's):
+        the file or folder it spells from the root, which a name given from there means
+        (``lib/sinatra/``, not ``sinatra-contrib/lib/sinatra/``)."""
+        theirs = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+        return not self.module and tuple(theirs[: len(self.parts)]) == self.parts
+
+    @property
+    def folder_too(self) -> bool:
+        """Whether the name may be a folder's (two parts at least, and no line: a line is
+        a file's): a path's whose last part has no extension (``tokio/src/io/``), a
+        module's (a package: ``sympy.solvers``)."""
+        if self.line is not None or len(self.parts) < 2:
+            return False
+        return self.module or _FILE_NAME.fullmatch(self.parts[-1]) is None
+
+
+def _folder_parts(name: NamedFile, folders: list[str]) -> int:
+    """How many parts of the name (two at least) the folders above a file end as, at the
+    folder that matches most: a path's last parts (``src/io`` of ``tokio/src/io`` for
+    ``tokio/src/io/util/take.rs``), a module's first parts, spelled as a module's are."""
+    best = 0
+    if name.module:
+        folded = [_folded(p) for p in name.parts]
+        spelled = [_folded(p) for p in folders if p != "src"]
+        for k in range(2, len(spelled) + 1):
+            for n in range(min(len(folded), k), best, -1):
+                if folded[:n] == spelled[k - n : k]:
+                    best = n
+                    break
+    else:
+        for k in range(1, len(folders) + 1):
+            matched = 0
+            for mine, its in zip(reversed(name.parts), reversed(folders[:k]), strict=False):
+                if mine != its:
+                    break
+                matched += 1
+            best = max(best, matched)
+    return best if best >= 2 else 0
 
 
 def _module_parts(parts: tuple[str, ...], theirs: list[str]) -> int:
@@ -143,7 +194,9 @@ def wholly_named(names: Sequence[NamedFile], paths: Sequence[str]) -> list[int]:
 
 
 def _wholly(name: NamedFile, path: str, parts: int) -> bool:
-    matched = name.matched_parts(path)
+    matched, as_file = name.matched(path)  # a folder's files are left to the index
+    if not as_file:
+        return False
     return bool(matched) if name.module else matched == min(len(name.parts), parts)
 
 
@@ -269,19 +322,22 @@ def named_holders(
 ) -> dict[int, int | None]:
     """The candidates of ``order`` (indices, best first) whose paths end as a name does,
     in that order, each with the line its name names. For each name, those matching most
-    of its parts (``sympy/core/expr.py`` before another ``expr.py``), the best
-    ``MAX_NAMED_FILES`` of them. ``holding_name(name)``: whether each candidate's path
-    words hold the words of the name's file name, a mask; ``path_of(k)``: a candidate's
-    path."""
+    of its parts (``sympy/core/expr.py`` before another ``expr.py``; a file it names
+    before the files of a folder it names as many parts; of those, the ones it spells
+    from the root, where any is), the best ``MAX_NAMED_FILES`` of them.
+    ``holding_name(name)``: whether each candidate's path words hold the words of the
+    name's file name, a mask; ``path_of(k)``: a candidate's path."""
     found: dict[int, int | None] = {}
     for name in names:
         held = holding_name(name)
         looked = order[held[order]][:MAX_CHECKED].tolist()
-        matched = [(name.matched_parts(path_of(k)), k) for k in looked]
-        most = max((m for m, _ in matched), default=0)
-        if not most:
+        matched = [(name.matched(path_of(k)), k) for k in looked]
+        most = max((m for m, _ in matched), default=(0, False))
+        if not most[0]:
             continue
-        for k in [k for m, k in matched if m == most][:MAX_NAMED_FILES]:
+        best = [k for m, k in matched if m == most]
+        rooted = [k for k in best if name.rooted(path_of(k))]
+        for k in (rooted or best)[:MAX_NAMED_FILES]:
             found.setdefault(k, name.line)
     place = np.empty(len(order), np.int64)
     place[order] = np.arange(len(order))

@@ -70,7 +70,7 @@ def test_a_name_matches_a_path_by_its_last_parts() -> None:
 def test_holders_take_the_paths_that_match_most_of_the_name() -> None:
     """Of the candidates whose file name matches, those matching the most parts, in the
     order's order, with the name's line; a name no path ends as lifts nothing."""
-    paths = ["a/utils.py", "openapi/utils.py", "b/openapi/utils.py", "openapi/models.py"]
+    paths = ["a/utils.py", "c/openapi/utils.py", "b/openapi/utils.py", "openapi/models.py"]
     (name,) = named_files("openapi/utils.py:7: error: bad")
     found = named_holders(
         [name], np.array([3, 0, 2, 1]), lambda n: np.ones(4, bool), lambda k: paths[k]
@@ -324,8 +324,9 @@ def test_a_module_matches_the_path_that_spells_its_first_parts() -> None:
     assert name.matched_parts("src/sympy/core/expr.py") == 3
     assert name.matched_parts("sympy/core.py") == 2
     assert name.matched_parts("core/expr.py") == 0  # the package's name is missing
-    assert name.matched_parts("sympy/core/expr/__init__.py") == 0  # a package, no file
-    assert name.matched_parts("sympy/core/expr") == 0
+    # A package is a folder: its files match it as one (``test_a_folder_matches...``).
+    assert name.matched("sympy/core/expr/__init__.py") == (3, False)
+    assert name.matched("sympy/core/expr") == (2, False)  # no module's file: in sympy/core
     assert NamedFile(("Ecto", "Changeset"), module=True).matched_parts("lib/ecto/changeset.ex")
     live = NamedFile(("Phoenix", "LiveView", "mount"), module=True)
     assert live.matched_parts("lib/phoenix/live_view.ex") == 2
@@ -339,7 +340,7 @@ def test_a_module_matches_the_path_that_spells_its_first_parts() -> None:
     assert str(sender) == "tokio_util::codec::Framed::new"
     assert sender.matched_parts("tokio-util/src/codec.rs") == 2
     assert sender.matched_parts("tokio-util/src/codec/framed.rs") == 3
-    assert sender.matched_parts("tokio-util/src/codec/mod.rs") == 0  # a folder's module
+    assert sender.matched("tokio-util/src/codec/mod.rs") == (2, False)  # in the folder
 
 
 def test_a_module_named_by_its_dotted_name_is_listed_first(
@@ -347,8 +348,8 @@ def test_a_module_named_by_its_dotted_name_is_listed_first(
 ) -> None:
     """``pkg.net.codec`` names ``pkg/net/codec.py``, not the files whose paths and words
     say "net" and "codec" more (``pkg/codec/net_3.py``, ``pkg/net_codec.md``); a module no
-    file spells lifts nothing and says nothing without a line, and once with one (the text
-    read as a file's name too: no path ends as ``pkg.net.codec`` either)."""
+    file spells, given with a line, is said once (the text read as a file's name too: no
+    path ends as ``pkg.net.codex`` either)."""
     root = tmp_path / "app"
     (root / "pkg" / "net").mkdir(parents=True)
     (root / "pkg" / "codec").mkdir()
@@ -371,8 +372,60 @@ def test_a_module_named_by_its_dotted_name_is_listed_first(
             assert out.returncode == 0, out.stderr
             assert out.stdout.decode().splitlines()[0] == "pkg/net/codec.py", out.stdout
             assert not out.stderr, out.stderr
-    out = run([*rrg_cmd(), "-q", "what does pkg.net.codex do", "--files"], root, env)
-    assert out.stdout.decode().splitlines()[0] != "pkg/net/codec.py" and not out.stderr
     out = run([*rrg_cmd(), "-q", "pkg.net.codex:3 failed", "--files"], root, env)
     said = b'no file searched has a path that ends as "pkg.net.codex", which the question'
     assert out.stderr.count(said) == 1, out.stderr
+
+
+def test_a_folder_matches_the_files_it_holds() -> None:
+    """A name whose last part has no extension, or a module's, may be a folder's: the
+    files under the folder whose path ends as most of its parts (two at least) match it;
+    a file it names beats a folder it names as many parts."""
+    (io,) = named_files("how are errors handled in tokio/src/io/")
+    assert io.matched("tokio/src/io/util/take.rs") == (3, False)
+    assert io.matched("tokio-util/src/io/x.rs") == (2, False)
+    assert io.matched("tokio/src/runtime/io/driver.rs") == (0, False)  # "io" alone
+    package = NamedFile(("sympy", "solvers"), module=True)
+    assert package.matched("sympy/solvers/ode/ode.py") == (2, False)
+    assert package.matched("sympy/solvers.py") == (2, True)
+    assert not NamedFile(("src", "app.py")).folder_too
+    paths = ["lib/q/builder.ex", "lib/q.ex", "lib/other.ex"]
+    (query,) = [n for n in named_files("what is Lib.Q for") if n.module]
+    found = named_holders([query], np.arange(3), lambda n: np.ones(3, bool), lambda k: paths[k])
+    assert list(found) == [1]
+
+
+def test_a_folder_the_question_names_lists_its_files_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """ "errors in net/http" lists the files under ``net/http/`` first, not those whose words
+    say "errors" most elsewhere; a word before a slash alone (``http/``) names nothing."""
+    root = tmp_path / "svc"
+    for folder in ("net/http", "net/mail", "db"):
+        (root / folder).mkdir(parents=True)
+    for k in range(6):
+        (root / "db" / f"errors_{k}.py").write_text(
+            f'def handle_errors_{k}(e):\n    """Errors: the errors handled."""\n    raise e\n'
+        )
+    (root / "net" / "mail" / "errors.py").write_text("def errors():\n    return 'errors'\n")
+    (root / "net" / "http" / "client.py").write_text("def get(url):\n    return url\n")
+    (root / "net" / "http" / "server.py").write_text("def serve(port):\n    return port\n")
+    for query in ("how are errors handled in net/http", "what does net/http/ do for errors"):
+        out = run([*rrg_cmd(), "-q", query, "--files"], root, env)
+        assert out.returncode == 0, out.stderr
+        first = out.stdout.decode().splitlines()[:2]
+        assert sorted(first) == ["net/http/client.py", "net/http/server.py"], out.stdout
+    assert not [n for n in named_files("errors in the http/ flow") if n.folder_too]
+
+
+def test_a_name_given_from_the_root_takes_the_path_it_spells_from_there() -> None:
+    """``lib/app/`` names the root's ``lib/app/``, not ``contrib/lib/app/``, which ends as
+    many parts; a name no path begins with keeps every path that matches it most."""
+    paths = ["contrib/lib/app/a.rb", "contrib/lib/app/b.rb", "lib/app/base.rb", "lib/x.rb"]
+    order = np.arange(4)
+    (folder,) = named_files("what does lib/app/ do")
+    found = named_holders([folder], order, lambda n: np.ones(4, bool), lambda k: paths[k])
+    assert list(found) == [2]
+    (other,) = named_files("what does ci/lib/app/ do")
+    found = named_holders([other], order, lambda n: np.ones(4, bool), lambda k: paths[k])
+    assert list(found) == [0, 1, 2]
