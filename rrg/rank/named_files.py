@@ -1,15 +1,16 @@
 """Files a query names by their path: a compiler's diagnostic (``src/io/mod.rs:12:5:
 error[E0308]: ...``), a traceback's frame (``File "/ci/app/sympy/core/expr.py", line 88``,
 ``at com.x.Foo.bar(Foo.java:42)``), a link (``.../blob/main/src/lib.rs#L10``) or a question
-("why does openapi/utils.py fail"), or a module by its dotted name (``sympy.core.expr``,
-``org.x.app.Reader``, ``Ecto.Changeset``). The named file is what such a query asks about, whatever
-its words weigh: BM25 weighs ``openapi`` and ``utils`` as words, and on whole trees listed the
-file a diagnostic names first for about half of such queries (docs/benchmarks.md, "A file
-the question names").
+("why does openapi/utils.py fail"); a module by its dotted name (``sympy.core.expr``,
+``Ecto.Changeset``, ``tokio::sync::mpsc``), a folder (``tokio/src/io/``, a package). The
+named file is what such a query asks about, whatever its words weigh: BM25 weighs
+``openapi`` and ``utils`` as words, and on whole trees listed the file a diagnostic names
+first for about half of such queries (docs/benchmarks.md, "A file the question names";
+"A module named by its dotted name, and a folder").
 
-``named_files`` reads a query's names (pure); ``named_holders`` finds the candidates whose
-paths end as a name does, reading the paths of those whose path words, as the index counts
-them, hold the name's file name.
+``named_files`` reads a query's names and ``pasted_names`` those inside the text it pastes
+(pure); ``named_holders`` finds the candidates whose paths end as a name does, reading the
+paths of those whose path words, as the index counts them, hold the name's words.
 """
 
 from __future__ import annotations

@@ -51,9 +51,9 @@ class Query:
     path_forms: tuple[tuple[int, ...], ...]
     #: The text it pastes, an error's message or a quoted phrase (``rrg.rank.pasted``).
     pasted: tuple[Phrase, ...] = ()
-    #: The files it names by their paths, a diagnostic's or a traceback's, or by a
-    #: module's name, then those the text it pastes names beyond doubt
-    #: (``rrg.rank.named_files``).
+    #: The files it names by their paths (a diagnostic's or a traceback's), by a
+    #: module's name or by their folder's, then those the text it pastes names beyond
+    #: doubt (``rrg.rank.named_files``).
     named: tuple[NamedFile, ...] = ()
 
     @classmethod
