@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -97,8 +98,11 @@ class NamedFile:
         """``matched_parts``, and whether the path is the file the name names (not one
         in the folder it names: a file named beats a folder named as many parts)."""
         theirs = [p for p in path.replace("\\", "/").split("/") if p]
+        folders = theirs[:-1]
         if self.module:
-            spelled = _module_parts(self.parts, theirs)
+            # A Rust crate's modules lie in its ``src/``: ``tokio/src/sync/mpsc.rs``.
+            folders = [_folded(p) for p in folders if p != "src"]
+            spelled = _module_parts(self.folded, folders, theirs[-1] if theirs else "")
             if spelled == len(self.parts) or (spelled and not self.whole):
                 return spelled, True
         elif not self.whole or theirs[-len(self.parts) :] == list(self.parts[-len(theirs) :]):
@@ -111,7 +115,13 @@ class NamedFile:
                 return matched, True
         if self.whole or not self.folder_too:
             return 0, False
-        return _folder_parts(self, theirs[:-1]), False
+        return _folder_parts(self, folders), False
+
+    @cached_property
+    def folded(self) -> tuple[str, ...]:
+        """A module's parts as a path spells them, but for case, ``_`` and ``-``
+        (``_folded``): read once, against every candidate's path."""
+        return tuple(_folded(p) for p in self.parts)
 
     def rooted(self, path: str) -> bool:
         """Whether the path begins with every part of the name, a path's (not a module's):
@@ -133,14 +143,14 @@ class NamedFile:
 def _folder_parts(name: NamedFile, folders: list[str]) -> int:
     """How many parts of the name (two at least) the folders above a file end as, at the
     folder that matches most: a path's last parts (``src/io`` of ``tokio/src/io`` for
-    ``tokio/src/io/util/take.rs``), a module's first parts, spelled as a module's are."""
+    ``tokio/src/io/util/take.rs``), a module's first parts (``folders`` spelled as a
+    module's are)."""
     best = 0
     if name.module:
-        folded = [_folded(p) for p in name.parts]
-        spelled = [_folded(p) for p in folders if p != "src"]
-        for k in range(2, len(spelled) + 1):
+        folded = list(name.folded)
+        for k in range(2, len(folders) + 1):
             for n in range(min(len(folded), k), best, -1):
-                if folded[:n] == spelled[k - n : k]:
+                if folded[:n] == folders[k - n : k]:
                     best = n
                     break
     else:
@@ -154,19 +164,16 @@ def _folder_parts(name: NamedFile, folders: list[str]) -> int:
     return best if best >= 2 else 0
 
 
-def _module_parts(parts: tuple[str, ...], theirs: list[str]) -> int:
-    """The most first parts of a dotted name (two at least) that a path's last parts
-    spell, its file name less the extension last (its dots part it too: Mix's task
-    ``Mix.Tasks.Ecto.Create`` is ``mix/tasks/ecto.create.ex``), alike but for case and
-    underscores (Elixir's ``Ecto.Changeset`` is ``ecto/changeset.ex``, ``LiveView``
-    ``live_view.ex``)."""
-    if not theirs or "." not in theirs[-1].strip("."):
+def _module_parts(folded: tuple[str, ...], folders: list[str], file_name: str) -> int:
+    """The most first parts of a dotted name (``folded``, two at least) that a path's
+    last parts spell: its ``folders`` (folded), then ``file_name`` less the extension,
+    whose dots part it too (Mix's task ``Mix.Tasks.Ecto.Create`` is
+    ``mix/tasks/ecto.create.ex``); alike but for case and underscores (Elixir's
+    ``Ecto.Changeset`` is ``ecto/changeset.ex``, ``LiveView`` ``live_view.ex``)."""
+    if "." not in file_name.strip("."):
         return 0
-    stem = theirs[-1].rsplit(".", 1)[0]
-    # A Rust crate's modules lie in its ``src/``: ``tokio/src/sync/mpsc.rs``.
-    folders = [p for p in theirs[:-1] if p != "src"]
-    spelled = [_folded(p) for p in [*folders, *stem.split(".")]]
-    folded = [_folded(p) for p in parts]
+    stem = file_name.rsplit(".", 1)[0]
+    spelled = (*folders, *(_folded(p) for p in stem.split(".")))
     for n in range(min(len(folded), len(spelled)), 1, -1):
         if folded[:n] == spelled[-n:]:
             return n
