@@ -81,7 +81,8 @@ class NamedFile:
     line: int | None = None
     module: bool = False
     separator: str = "."
-    #: Whether a path names it only where it spells every part (``pasted_names``).
+    #: Whether a path names it only where it spells every part of a module, or the
+    #: last two of a path, its file and folder (``pasted_names``).
     whole: bool = False
 
     def __str__(self) -> str:
@@ -105,13 +106,15 @@ class NamedFile:
             spelled = _module_parts(self.folded, folders, theirs[-1] if theirs else "")
             if spelled == len(self.parts) or (spelled and not self.whole):
                 return spelled, True
-        elif not self.whole or theirs[-len(self.parts) :] == list(self.parts[-len(theirs) :]):
+        else:
             matched = 0
             for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
                 if mine != its:
                     break
                 matched += 1
-            if matched:
+            # A pasted path from an installed copy (``site-packages/app/web.py``) is the
+            # source's ``src/app/web.py``: its folder and file, not every part.
+            if matched >= (2 if self.whole else 1):
                 return matched, True
         if self.whole or not self.folder_too:
             return 0, False
@@ -255,10 +258,11 @@ def pasted_names(pasted: str, unpasted: str) -> tuple[NamedFile, ...]:
     or parentheses, a module's whole dotted name or a path with a folder (Python's
     ``ImportError: cannot import name 'X' from 'app.web' (/usr/lib/.../app/web.py)``,
     ``AttributeError: module 'app.web' has no attribute 'x'``), each matched only by a
-    path that spells all of it. Such a message is the runtime's, and what holds its words
-    is an import line or another module's ``__getattr__``. A name the message says in
-    passing (``missing :adapter option on use Ecto.Repo``) is the message's: the file that
-    raises it answers; so is a bare name (``Version field is missing in package.json``)."""
+    path that spells all of the module, or the path's folder and file. Such a message is
+    the runtime's, and what holds its words is an import line or another module's
+    ``__getattr__``. A name the message says in passing (``missing :adapter option on use
+    Ecto.Repo``) is the message's: the file that raises it answers; so is a bare name
+    (``Version field is missing in package.json``)."""
     enclosed = "\n".join(
         next(group for group in match.groups() if group) for match in _ENCLOSED.finditer(pasted)
     )

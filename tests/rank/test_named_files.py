@@ -183,6 +183,16 @@ def test_a_path_in_pasted_text_is_no_named_file(query: str, named: list[tuple[st
     assert all(n.whole for n in names if n.module)
 
 
+def test_a_path_a_message_gives_matches_by_its_folder_and_file() -> None:
+    """An installed copy's path names the source's file in its own layout; a root file
+    of the same name is not the file in ``app/``."""
+    query = "ImportError: cannot import name 'X' from 'app.web' (/usr/lib/site-packages/app/web.py)"
+    (module, path) = Query.of(query).named
+    assert path.whole and path.matched("src/app/web.py") == (2, True)
+    assert path.matched("web.py") == (0, False)
+    assert module.matched("src/app/web.py") == (2, True)
+
+
 def test_a_module_a_message_says_in_passing_is_the_messages() -> None:
     """The project's own message names a module as its argument: the file that raises it
     answers, not the module (a benchmark's Elixir query lost its raiser to ``repo.ex``)."""
