@@ -80,7 +80,8 @@ PER_TREE = 12
 def dotted_name(tree: Path, path: str) -> str | None:
     """The dotted name a language gives the module in ``path``, if the file is one that
     such a name spells: a Python module in a package, a Java or Kotlin source under
-    ``java/`` or ``kotlin/``, an Elixir file under ``lib/``."""
+    ``java/`` or ``kotlin/``, a Rust module under a crate's ``src/`` (joined by ``::``),
+    an Elixir file under ``lib/``."""
     parts = path.split("/")
     stem, suffix = parts[-1].rsplit(".", 1) if "." in parts[-1] else (parts[-1], "")
     if suffix == "py" and stem != "__init__":
