@@ -170,14 +170,14 @@ def test_a_named_file_and_a_pasted_message_come_first_in_turn(
         ("app.db.errors.PoolError: the pool is closed already", []),
         ("app.db.errors.PoolError: closed", []),
         # A path with a folder said in passing is the message's too; given as the
-        # message's value (quoted, in parentheses) it names its file, spelled whole.
+        # message's value (quoted, in parentheses) it names its file, by folder and file.
         ("ERROR: Version field is missing in lib/package.json", []),
         ("ERROR: Version field is missing in 'lib/package.json'", [("lib", "package.json")]),
     ],
 )
 def test_a_path_in_pasted_text_is_no_named_file(query: str, named: list[tuple[str, ...]]) -> None:
     """(A dotted text is read as a module's name too, ``package.json`` as ``package``'s
-    ``json``: inside pasted text it names only a path that spells it whole.)"""
+    ``json``: inside pasted text it names only a path that spells all of it.)"""
     names = Query.of(query).named
     assert [n.parts for n in names if not n.module] == named
     assert all(n.whole for n in names if n.module)
