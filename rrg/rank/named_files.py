@@ -252,9 +252,9 @@ def named_files(query: str) -> tuple[NamedFile, ...]:
     return tuple(out.values())
 
 
-def pasted_names(pasted: str, unpasted: str) -> tuple[NamedFile, ...]:
+def pasted_names(pasted: str, own: Sequence[NamedFile]) -> tuple[NamedFile, ...]:
     """The names the text a query pastes (``pasted``: its message or quoted phrases;
-    ``unpasted``: the query with them blanked) gives as its subject: in quotes, backticks
+    ``own``: the names of the query with it blanked) gives as its subject: in quotes, backticks
     or parentheses, a module's whole dotted name or a path with a folder (Python's
     ``ImportError: cannot import name 'X' from 'app.web' (/usr/lib/.../app/web.py)``,
     ``AttributeError: module 'app.web' has no attribute 'x'``), each matched only by a
@@ -268,7 +268,6 @@ def pasted_names(pasted: str, unpasted: str) -> tuple[NamedFile, ...]:
     )
     if not enclosed:
         return ()
-    own = set(named_files(unpasted))
     return tuple(
         replace(name, line=None, whole=True)
         for name in named_files(enclosed)
@@ -342,14 +341,14 @@ def named_holders(
     found: dict[int, int | None] = {}
     for name in names:
         held = holding_name(name)
-        looked = order[held[order]][:MAX_CHECKED].tolist()
-        matched = [(name.matched(path_of(k)), k) for k in looked]
-        most = max((m for m, _ in matched), default=(0, False))
+        looked = [(k, path_of(k)) for k in order[held[order]][:MAX_CHECKED].tolist()]
+        matched = [(name.matched(path), k, path) for k, path in looked]
+        most = max((m for m, _, _ in matched), default=(0, False))
         if not most[0]:
             continue
-        best = [k for m, k in matched if m == most]
-        rooted = [k for k in best if name.rooted(path_of(k))]
-        for k in (rooted or best)[:MAX_NAMED_FILES]:
+        best = [(k, path) for m, k, path in matched if m == most]
+        rooted = [k for k, path in best if name.rooted(path)]
+        for k in (rooted or [k for k, _ in best])[:MAX_NAMED_FILES]:
             found.setdefault(k, name.line)
     place = np.empty(len(order), np.int64)
     place[order] = np.arange(len(order))

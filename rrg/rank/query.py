@@ -59,6 +59,7 @@ class Query:
     @classmethod
     def of(cls, text: str) -> Query:
         pasted, unpasted, read = read_pasted(text)
+        named = named_files(unpasted)
         form = query_form(text)
         if unpasted != text:  # what it pastes asks for no kind of file ("test", "locale")
             form = replace(form, asks_for=query_form(unpasted).asks_for)
@@ -71,7 +72,7 @@ class Query:
             tuple(query_path_ids(text).tolist()),
             path_forms(text),
             pasted,
-            named_files(unpasted) + pasted_names(read, unpasted),
+            named + pasted_names(read, named),
         )
 
 
