@@ -10,6 +10,8 @@ import re
 import numpy as np
 
 from rrg.index.definitions import defined_names
+from rrg.rank.member_of import asked_owner, is_member_of
+from rrg.rank.named_files import NamedFile
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passages import ScoredPassages
 from rrg.rank.preamble import is_file_preamble
@@ -50,7 +52,7 @@ def line_spans(
         owner, passage = scored.owners[k], scored.paragraphs[k]
         looked[owner] = looked.get(owner, 0) + 1
         if names and looked[owner] <= _DEFINING_LINE_PASSAGES:
-            line = _defining_line(passage, names, os.fsdecode(paths[owner]))
+            line = _defining_line_of(k, scored, names, os.fsdecode(paths[owner]))
             if line is not None:
                 spans.append((owner, line, line))
         spans.append((owner, passage.start, passage.end))
@@ -89,8 +91,30 @@ def _best_first(
         best = [k for k in best if k not in preambles] + [k for k in best if k in preambles]
     names = _asked_names(query)
     if names:
-        best = definitions_first(best, names, scored.paragraphs, [paths[o] for o in scored.owners])
+        owner = _asked_owner(query)
+        of_each = [paths[o] for o in scored.owners]
+        best = definitions_first(best, names, scored.paragraphs, of_each, owner)
     return best
+
+
+def _defining_line_of(k: int, scored: ScoredPassages, names: set[str], path: str) -> int | None:
+    """The passage's defining line of one of ``names``; for the first piece of a long
+    definition of one (its comments alone: ``Paragraph.name``), the line in its later
+    pieces, which are read under its signature."""
+    passage = scored.paragraphs[k]
+    line = _defining_line(passage, names, path)
+    if line is not None or passage.name not in names:
+        return line
+    owner = scored.owners[k]
+    later = sorted(
+        (
+            p
+            for j, p in enumerate(scored.paragraphs)
+            if scored.owners[j] == owner and p.within == passage.name and p.start > passage.start
+        ),
+        key=lambda p: p.start,
+    )
+    return next((n for p in later if (n := _defining_line(p, names, path)) is not None), None)
 
 
 def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None:
@@ -104,10 +128,32 @@ def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None
 
 
 def _asked_names(query: Query) -> tuple[str, ...]:
-    """The names a query asks for the definitions of: a symbol query's, or a one-word
-    query's word."""
+    """The names a query asks for the definitions of: a symbol query's, a one-word
+    query's word, or the members a question names by their qualified names (each one's
+    last part, then the whole)."""
     form = query.form
-    return form.names if form.symbol else _one_word(query.text)
+    if form.symbol:
+        return form.names
+    return _one_word(query.text) or tuple(
+        dict.fromkeys(name for m in _members_named(query) for name in (m.parts[-1], str(m)))
+    )
+
+
+def _asked_owner(query: Query) -> str | None:
+    """What holds the member a query asks for: a qualified symbol query's part before the
+    last (``Sender`` of ``tokio::sync::mpsc::Sender::send``), or that of a question's one
+    member named so (``where is Sender::send defined``)."""
+    if query.form.symbol:
+        return asked_owner(query.form.names[-1])
+    members = _members_named(query)
+    return members[0].parts[-2] if len(members) == 1 else None
+
+
+def _members_named(query: Query) -> list[NamedFile]:
+    """The qualified names a question names as a module's (``Sender::send``,
+    ``Expr.as_coeff_Mul``; ``rrg.rank.named_files``) whose last part reads as a member: two
+    letters or more (``e.g.``, ``F.C.`` name none)."""
+    return [name for name in query.named if name.module and len(name.parts[-1]) > 1]
 
 
 def _one_word(query: str) -> tuple[str, ...]:
@@ -145,17 +191,32 @@ def as_their_functions(
 
 
 def definitions_first(
-    best: list[int], names: tuple[str, ...], passages: list[Paragraph], paths: list[bytes]
+    best: list[int],
+    names: tuple[str, ...],
+    passages: list[Paragraph],
+    paths: list[bytes],
+    owner: str | None = None,
 ) -> list[int]:
     """``best`` with the passages that define one of the names first (in its order): a
     symbol query asks for the definition, which starts at its first line (its comments and
-    decorators above it, as the passages are cut), not for the method that scored best."""
+    decorators above it, as the passages are cut), not for the method that scored best.
+    Of those, where a qualified name asks for a member (``Sender::send``), the definitions
+    that ``owner`` holds come first (``rrg.rank.member_of``)."""
     wanted = set(names)
 
     def defines(k: int) -> bool:
-        found = defined_names(passages[k].text, os.fsdecode(paths[k]))
+        passage = passages[k]
+        if passage.name in wanted:  # a definition's first piece, its comments maybe alone
+            return True
+        if passage.within in wanted:  # a later piece of one: it answers as its first
+            return False
+        found = defined_names(passage.text, os.fsdecode(paths[k]))
         return not wanted.isdisjoint(found)
 
     first = [k for k in best if defines(k)]
+    if owner is not None:
+        member = names[0]
+        held = {k for k in first if is_member_of(passages[k], member, owner, os.fsdecode(paths[k]))}
+        first = [k for k in first if k in held] + [k for k in first if k not in held]
     taken = set(first)
     return first + [k for k in best if k not in taken]

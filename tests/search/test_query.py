@@ -805,6 +805,69 @@ def test_a_symbol_querys_passage_starts_at_its_definition(
     assert (decorator, line) == (b"@functools.total_ordering", b"class Dispatcher:")
 
 
+def _channel(root: Path) -> None:
+    """A Rust file that defines ``send`` for three owners, as tokio's ``bounded.rs`` does:
+    the last one's comments name ``Sender`` often, and it returns one."""
+    docs = "".join(
+        f"    /// Sending step {k}: the value goes to the receiver.\n" for k in range(60)
+    )
+    (root / "chan.rs").write_text(
+        "pub struct Sender<T> { inner: Vec<T> }\n"
+        "pub struct Permit<T> { inner: Vec<T> }\n"
+        "pub struct OwnedPermit<T> { inner: Vec<T> }\n\n"
+        "impl<T> Sender<T> {\n" + docs + "    pub async fn send(&self, value: T) -> bool {\n"
+        "        self.inner.len() > 0\n    }\n\n"
+        "    pub fn capacity(&self) -> usize {\n        self.inner.len()\n    }\n}\n\n"
+        "impl<T> Permit<T> {\n"
+        "    /// Sends the value on the permit.\n"
+        "    pub fn send(self, value: T) {\n        drop(value)\n    }\n}\n\n"
+        "impl<T> OwnedPermit<T> {\n"
+        "    /// Sends a value and gives the Sender back: unlike the Sender's send, this\n"
+        "    /// returns the Sender, so that the Sender can send again. Sender send Sender.\n"
+        "    pub fn send(self, value: T) -> Sender<T> {\n"
+        "        Sender { inner: vec![value] }\n    }\n}\n"
+    )
+    # Enough other files that the cap's share prints one line of each (rg's order would
+    # print a lone file's lines from its top).
+    for k in range(40):
+        (root / f"other_{k}.rs").write_text(f"pub fn unrelated_{k}() -> u8 {{\n    {k}\n}}\n")
+
+
+def test_a_member_asked_by_its_owner_is_that_owners(tmp_path: Path, env: dict[str, str]) -> None:
+    """``Sender::send`` asks for the ``send`` that ``Sender`` holds: tokio's ``bounded.rs``
+    defines it for three owners, and the capped search printed ``OwnedPermit``'s line (a
+    question naming it printed a line of its comments' example)."""
+    root = tmp_path / "code"
+    root.mkdir()
+    _channel(root)
+    for fast in ([], ["--fast"]):
+        out = run(q("Sender::send", "-n", r"fn \w+", *fast), root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith(b"chan.rs:66:    pub async fn send(&self"), out.stdout[:300]
+        out = run(q("Permit::send", "-n", r"fn \w+", *fast), root, env)
+        assert out.stdout.startswith(b"chan.rs:77:    pub fn send(self, value: T) {"), out.stdout
+        passage = run(q("Sender::send", "--limit", "1", *fast), root, env)
+        assert passage.stdout.startswith(b"chan.rs:5-"), passage.stdout[:300]
+    # A question that names the member so asks for it too.
+    out = run(q("where is Permit::send defined", "-n", r"fn \w+"), root, env)
+    assert out.stdout.startswith(b"chan.rs:77:    pub fn send(self, value: T) {"), out.stdout
+
+
+def test_a_long_definitions_passage_starts_at_its_comments(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A definition longer than a passage is cut in pieces, its comments first: a symbol
+    query showed the piece that holds its signature, from the middle of its comments; it
+    shows the first, and a capped search still prints the signature's line."""
+    root = tmp_path / "code"
+    root.mkdir()
+    _channel(root)
+    out = run(q("Sender::send", "--limit", "1"), root, env)
+    title, first = out.stdout.split(b"\n")[:2]
+    assert title == b"chan.rs:5-25:", out.stdout[:300]
+    assert first == b"impl<T> Sender<T> {", out.stdout[:300]
+
+
 def test_a_one_word_querys_passage_is_the_definition_of_that_name(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
