@@ -22,7 +22,13 @@ the parsers read): ``where is {name} defined``, ``how does {name} work``; a hit 
 defining line, a passage, of that name in the file (sympy's ``mul.py`` defines
 ``as_coeff_mul`` and ``as_coeff_Mul``, and BM25 reads them alike).
 
-Usage: python -m benchmarks.member_lines OLD_CHECKOUT TREE... [--names]
+With ``--owners`` the files are asked for: the methods whose name other files define for
+other owners (pydantic's ``model_dump``: ``BaseModel``'s in ``main.py``, ``RootModel``'s
+in ``root_model.py``), one file defining the owner's, asked as ``Owner.method`` and
+"where is Owner.method defined"; the "line" column is then whether ``--files`` lists
+that file first.
+
+Usage: python -m benchmarks.member_lines OLD_CHECKOUT TREE... [--names | --owners]
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import machine, needs_arguments, rg, rrg, side_env
+from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
 from benchmarks.named_files import dotted_name
 from rrg.rank.code_priors import query_form, secondary_kinds
 
@@ -156,6 +162,29 @@ def shared_members(members: list[Member]) -> list[Member]:
     return [m for m in out if seen[(m.path, m.owner, m.name)] == 1]
 
 
+def owners_elsewhere(members: list[Member]) -> list[Member]:
+    """The methods whose name other files define too, for other owners, and whose owner's
+    method of that name one file defines: ``BaseModel.model_dump`` is pydantic's
+    ``main.py``'s, not ``root_model.py``'s (``RootModel``'s)."""
+    files_of: dict[str, set[str]] = defaultdict(set)
+    pairs: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for m in members:
+        files_of[m.name].add(m.path)
+        pairs[(m.owner, m.name)].add(m.path)
+    out: dict[tuple[str, str], Member] = {}
+    for m in members:
+        shared = len(files_of[m.name]) > 1 and len(pairs[(m.owner, m.name)]) == 1
+        if shared and not m.name.startswith("__"):
+            out.setdefault((m.owner, m.name), m)
+    return list(out.values())
+
+
+def first_file(tree: Path, query: str, wanted: list[Member], env: dict[str, str]) -> int:
+    """Whether ``rrg -q QUERY --files`` lists the member's file first."""
+    listed = listed_files(tree, query, env, [])
+    return int(bool(listed) and listed[0] == wanted[0].path)
+
+
 def named_in_questions(members: list[Member]) -> list[Member]:
     """One method a (file, name) whose name a question names as an identifier
     (``rrg.rank.code_priors.query_form``: ``as_coeff_Mul``, ``ServeHTTP``, not ``run``)."""
@@ -222,8 +251,8 @@ def _share(hits: list[int | None]) -> str:
 
 def main() -> None:
     needs_arguments(2, __doc__)
-    by_name = "--names" in sys.argv
-    old, *named = [a for a in sys.argv[1:] if a != "--names"]
+    by_name, by_owner = "--names" in sys.argv, "--owners" in sys.argv
+    old, *named = [a for a in sys.argv[1:] if a not in ("--names", "--owners")]
     trees = [Path(t).resolve() for t in named]
     scratch = Path(tempfile.mkdtemp(prefix="rrg-members-"))
     sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
@@ -238,7 +267,10 @@ def main() -> None:
             if Path(p).suffix in READERS and not secondary_kinds(p, frozenset())
         )
         parsed = read_members(tree, paths)
-        members = named_in_questions(parsed) if by_name else shared_members(parsed)
+        if by_owner:
+            members = owners_elsewhere(parsed)
+        else:
+            members = named_in_questions(parsed) if by_name else shared_members(parsed)
         if not members:
             continue
         random.Random(7).shuffle(members)
@@ -256,10 +288,17 @@ def main() -> None:
                 wanted = [m for m in parsed if (m.path, m.name) == (member.path, member.name)]
             else:
                 asked, wanted = queries(tree, member), [member]
+                if by_owner:
+                    asked.pop("module", None)  # the module names the file
             for form, query in asked.items():
                 for side, env in sides.items():
-                    line = first_line(tree, query, wanted, env)
-                    passage = first_passage(tree, query, wanted, env)
+                    line: int | None
+                    passage: int | None
+                    if by_owner:  # "line" holds the file listed first
+                        line, passage = first_file(tree, query, wanted, env), None
+                    else:
+                        line = first_line(tree, query, wanted, env)
+                        passage = first_passage(tree, query, wanted, env)
                     row[side]["line"].append(line)
                     row[side]["passage"].append(passage)
                     by_form[(side, f"{form} line")].append(line)

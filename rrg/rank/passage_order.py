@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from rrg.index.definitions import defined_names
+from rrg.rank.code_priors import is_report
 from rrg.rank.member_of import asked_owner, is_member_of
 from rrg.rank.named_files import NamedFile
 from rrg.rank.paragraphs import Paragraph
@@ -128,15 +129,18 @@ def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None
 
 
 def _asked_names(query: Query) -> tuple[str, ...]:
-    """The names a query asks for the definitions of: a symbol query's, a one-word
-    query's word, or the members a question names by their qualified names (each one's
-    last part, then the whole)."""
+    """The names a query asks for the definitions of: a symbol query's; the members a
+    question names by their qualified names (each one's last part, then the whole); a
+    one-word query's word; or the identifiers a question names."""
     form = query.form
     if form.symbol:
         return form.names
-    return _one_word(query.text) or tuple(
-        dict.fromkeys(name for m in _members_named(query) for name in (m.parts[-1], str(m)))
-    )
+    members = _members_named(query)
+    if members:
+        return tuple(dict.fromkeys(name for m in members for name in (m.parts[-1], str(m))))
+    # The identifiers a question names as written (``as_coeff_Mul``, not ``as_coeff_mul``,
+    # which BM25 reads alike); a report's are the reporter's code, not what it asks for.
+    return _one_word(query.text) or (() if is_report(query.text) else form.names)
 
 
 def _asked_owner(query: Query) -> str | None:

@@ -868,6 +868,32 @@ def test_a_long_definitions_passage_starts_at_its_comments(
     assert first == b"impl<T> Sender<T> {", out.stdout[:300]
 
 
+def test_a_question_naming_an_identifier_shows_its_definition(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """ "where is as_coeff_Mul defined" on sympy printed ``def as_coeff_mul`` (its words,
+    lower-cased, are the same) from each file that defines both; the question names the
+    identifier as written, and its definition is what it asks for."""
+    root = tmp_path / "code"
+    root.mkdir()
+    (root / "mul.py").write_text(
+        "def as_coeff_mul(expr, *deps):\n"
+        '    """The coefficient and the other factors of a Mul, as a tuple: the\n'
+        "    coeff of a Mul and its mul args, as_coeff_mul splits the coeff from the\n"
+        '    Mul. The coeff Mul coeff mul: see as_coeff_Mul."""\n'
+        "    return expr.args[0], expr.args[1:]\n\n\n"
+        "def as_coeff_Mul(expr, rational=False):\n"
+        '    """The coefficient first."""\n'
+        "    return expr.args[0], expr\n"
+    )
+    for k in range(40):
+        (root / f"other_{k}.py").write_text(f"def unrelated_{k}():\n    return {k}\n")
+    out = run(q("where is as_coeff_Mul defined", "-n", r"def \w+"), root, env)
+    assert out.stdout.startswith(b"mul.py:8:def as_coeff_Mul(expr"), out.stdout[:300]
+    out = run(q("where is as_coeff_Mul defined", "--limit", "1"), root, env)
+    assert out.stdout.startswith(b"mul.py:8-"), out.stdout[:300]
+
+
 def test_a_one_word_querys_passage_is_the_definition_of_that_name(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
