@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rrg.rank import code_priors as priors
+from rrg.rank.member_of import asked_owner
 from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
 from rrg.rank.tuning import Tuning
@@ -61,6 +62,8 @@ def code_order(
     offsets = np.zeros(len(fused))
     weighed = order_by(fused)[:HEAD_FILES].tolist()
     defining = definers(form.names) if form.names else set()
+    if defining and form.symbol:
+        defining = _holding_owner(defining, form.names[-1], definers)
     if form.names and len(fused) <= NAME_SCAN_LIMIT:
         weighed += _named_after(form.names, len(fused), rel_of, set(weighed))
     weighed += sorted(defining.difference(weighed))
@@ -96,6 +99,22 @@ def code_order(
         copies = [k for k, p in paths.items() if p in copied]
         _sink_copies(scores, offsets, copies)
     return CodeOrder(np.round(scores, 9), offsets, among_code, np.array(copies, np.int64))
+
+
+def _holding_owner(
+    defining: set[int], qualified: str, definers: Callable[[tuple[str, ...]], set[int]]
+) -> set[int]:
+    """Of the files that define a qualified name's member, those that define its owner too,
+    where any does: ``BaseModel.model_dump`` is pydantic's ``main.py``'s (``class
+    BaseModel``), not ``root_model.py``'s, whose ``RootModel`` defines a ``model_dump`` of
+    its own. Only a type's name is an owner here (a capital first letter): a lower-case
+    one is a module or a variable (``os.path.join``, zod's ``z.object``), which many files
+    define something of that name beside."""
+    owner = asked_owner(qualified)
+    if owner is None or not owner[:1].isupper():
+        return defining
+    held = defining & definers((owner,))
+    return held or defining
 
 
 def _sink_copies(scores: np.ndarray, offsets: np.ndarray, copies: list[int]) -> None:

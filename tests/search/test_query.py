@@ -853,6 +853,36 @@ def test_a_member_asked_by_its_owner_is_that_owners(tmp_path: Path, env: dict[st
     assert out.stdout.startswith(b"chan.rs:77:    pub fn send(self, value: T) {"), out.stdout
 
 
+def test_a_member_asked_by_its_owner_lists_the_owners_file_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """pydantic's ``BaseModel.model_dump`` listed ``root_model.py`` first, whose
+    ``RootModel(BaseModel)`` defines a ``model_dump`` of its own and says it more often;
+    ``main.py`` defines ``BaseModel`` and its ``model_dump``."""
+    root = tmp_path / "code"
+    root.mkdir()
+    (root / "main.py").write_text(
+        "class BaseModel:\n"
+        "    def model_validate(self, data):\n"
+        "        return data\n\n"
+        "    def model_dump(self):\n"
+        "        return dict(self.__dict__)\n"
+    )
+    (root / "root_model.py").write_text(
+        "from main import BaseModel\n\n\n"
+        "class RootModel(BaseModel):\n"
+        '    """A model of one root: model_dump dumps the root; a BaseModel\'s model_dump\n'
+        '    dumps its fields, so model_dump here returns the root alone."""\n\n'
+        "    def model_dump(self):\n"
+        "        # model_dump: the root, not BaseModel.model_dump's dict\n"
+        "        return self.root\n"
+    )
+    for fast in ([], ["--fast"]):
+        out = run(q("BaseModel.model_dump", "--files", *fast), root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split(b"\n")[:2] == [b"main.py", b"root_model.py"], out.stdout
+
+
 def test_a_long_definitions_passage_starts_at_its_comments(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
