@@ -54,8 +54,8 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - In code, put the words of a module's or file's name in the question when you know them
   ("latex printer", "autodoc"): the words of each file's path count on their own, so the
   files they name come first.
-- A bare identifier as the question ranks the file defining it first; a pasted error, log
-  line or "quoted phrase", the files holding it; a path, module or folder named, its files.
+- An identifier as the question (Owner.method too) puts its definition first; a pasted
+  error, log line or "quoted phrase", the files holding it; a path or module, its files.
 - The first search of a project of 200 files or more starts one background job (nice'd,
   once) that cuts its files into passages and scores what it can of them ahead, and embeds
   a project of up to 60,000 passages (RRG_EMBED_AHEAD): new questions cost less once it is
