@@ -5,8 +5,9 @@ against an earlier one, on real trees.
 tokio's ``bounded.rs`` defines ``send`` for ``Sender``, ``Permit`` and ``OwnedPermit``;
 ``rrg -q "tokio::sync::mpsc::Sender::send" -n 'fn \\w+'`` printed ``OwnedPermit``'s line
 first. The queries are made from the trees: the methods that one file defines under two
-owners or more, read by a parser, not by rrg (Python's ``ast``; Rust's ``impl`` blocks by
-tree-sitter; Go's receivers), 12 a tree drawn with a fixed seed, each asked in three forms:
+owners or more, read by a parser, not by rrg (Python's ``ast``; Rust's ``impl`` blocks and
+Java's classes by tree-sitter; Go's receivers), 12 a tree drawn with a fixed seed, each
+asked in three forms:
 ``Owner.method`` (``Owner::method`` in Rust), the module's dotted name before it where
 the file has one (``benchmarks.named_files.dotted_name``), and a question,
 ``where is Owner.method defined``. For each query:
@@ -50,8 +51,13 @@ from rrg.rank.code_priors import query_form, secondary_kinds
 PER_TREE = 12
 #: How a question names a method by its name alone (``--names``).
 NAME_FORMS = {"where": "where is {name} defined", "how": "how does {name} work"}
-PATTERNS = {".py": r"def \w+", ".rs": r"fn \w+", ".go": r"func .*\w+\("}
-SEPARATOR = {".py": ".", ".rs": "::", ".go": "."}
+PATTERNS = {
+    ".py": r"def \w+",
+    ".rs": r"fn \w+",
+    ".go": r"func .*\w+\(",
+    ".java": r"(public|protected|private|static) .*\w+\(",
+}
+SEPARATOR = {".py": ".", ".rs": "::", ".go": ".", ".java": "."}
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,45 @@ def rust_members(text: str, path: str) -> list[Member]:
     return out
 
 
+def java_members(text: str, path: str) -> list[Member]:
+    import tree_sitter_java
+    from tree_sitter import Language, Parser
+
+    tree = Parser(Language(tree_sitter_java.language())).parse(text.encode())
+    out = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type not in ("class_declaration", "enum_declaration", "interface_declaration"):
+            continue
+        owner = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if owner is None or body is None:
+            continue
+        items = body.named_children
+        for k, item in enumerate(items):
+            name = item.child_by_field_name("name")
+            if item.type != "method_declaration" or name is None:
+                continue
+            if item.child_by_field_name("body") is None:
+                continue  # an interface's or an abstract declaration
+            first = item.start_point[0]
+            if k and items[k - 1].type == "block_comment":
+                first = items[k - 1].start_point[0]
+            out.append(
+                Member(
+                    path,
+                    (owner.text or b"").decode(),
+                    (name.text or b"").decode(),
+                    first + 1,
+                    (name.start_point[0]) + 1,
+                    item.end_point[0] + 1,
+                )
+            )
+    return out
+
+
 _GO_METHOD = re.compile(r"^func \(\w+ \*?(\w+)(?:\[[^\]]*\])?\) (\w+)\(", re.M)
 
 
@@ -134,7 +179,12 @@ def go_members(text: str, path: str) -> list[Member]:
     return out
 
 
-READERS = {".py": python_members, ".rs": rust_members, ".go": go_members}
+READERS = {
+    ".py": python_members,
+    ".rs": rust_members,
+    ".go": go_members,
+    ".java": java_members,
+}
 
 
 def read_members(tree: Path, paths: list[str]) -> list[Member]:
@@ -211,9 +261,12 @@ def queries(tree: Path, member: Member) -> dict[str, str]:
 
 def first_line(tree: Path, query: str, wanted: list[Member], env: dict[str, str]) -> int | None:
     """Whether the first line printed of the members' file is a defining line of one of
-    them (None: the file was not printed)."""
+    them (None: the file was not printed, or the pattern matches none of those lines)."""
     path = wanted[0].path
     pattern = PATTERNS[Path(path).suffix]
+    lines = (tree / path).read_text().split("\n")
+    if not any(re.search(pattern, lines[m.line - 1]) for m in wanted):
+        return None  # the pattern cannot print it (Java's methods without a modifier)
     out = subprocess.run(
         [*rrg(), "-q", query, "-n", pattern], cwd=tree, env=env, capture_output=True, text=True
     ).stdout

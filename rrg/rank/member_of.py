@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from rrg.index.definitions import defined_names
+from rrg.rank.declarations import defines, first_defining
 from rrg.rank.paragraphs import Paragraph
 
 #: What separates a qualified name's parts (``code_priors._SEPARATORS``, whose ``->`` and
@@ -37,12 +38,12 @@ def is_member_of(passage: Paragraph, name: str, owner: str, path: str) -> bool:
     opening what holds it names ``owner`` as a word, or its defining line does before the
     name."""
     lines = passage.text.split("\n")
-    at = next((k for k, line in enumerate(lines) if name in defined_names(line, path)), None)
+    at = first_defining(passage.text, (name,), path)
     if at is not None:
         defining, above, indent = lines[at], lines[:at], _indent(lines[at])
     elif passage.name == name:  # a long definition's comments: its signature is context
         context = passage.context.split("\n")
-        defining = next((line for line in context if name in defined_names(line, path)), "")
+        defining = next((line for line in context if defines(line, name, path)), "")
         above, indent = [], 0
     else:
         return False
@@ -71,7 +72,7 @@ def _nearest_holder(
         if line.strip() and _indent(line) < indent and not _is_comment(line):
             return line
     for line in reversed(passage.context.split("\n")):
-        if line.strip() and not _is_comment(line) and name not in defined_names(line, path):
+        if line.strip() and not _is_comment(line) and not defines(line, name, path):
             return line
     return None
 

@@ -9,8 +9,8 @@ import re
 
 import numpy as np
 
-from rrg.index.definitions import defined_names
 from rrg.rank.code_priors import is_report
+from rrg.rank.declarations import first_defining
 from rrg.rank.member_of import asked_owner, is_member_of
 from rrg.rank.named_files import NamedFile
 from rrg.rank.paragraphs import Paragraph
@@ -120,12 +120,8 @@ def _defining_line_of(k: int, scored: ScoredPassages, names: set[str], path: str
 
 def _defining_line(passage: Paragraph, names: set[str], path: str) -> int | None:
     """The number of the passage's first line that defines one of ``names``."""
-    if names.isdisjoint(defined_names(passage.text, path)):
-        return None
-    for offset, text in enumerate(passage.text.split("\n")):
-        if not names.isdisjoint(defined_names(text, path)):
-            return min(passage.start + offset, passage.end)
-    return None
+    offset = first_defining(passage.text, names, path)
+    return None if offset is None else min(passage.start + offset, passage.end)
 
 
 def _asked_names(query: Query) -> tuple[str, ...]:
@@ -214,8 +210,7 @@ def definitions_first(
             return True
         if passage.within in wanted:  # a later piece of one: it answers as its first
             return False
-        found = defined_names(passage.text, os.fsdecode(paths[k]))
-        return not wanted.isdisjoint(found)
+        return first_defining(passage.text, wanted, os.fsdecode(paths[k])) is not None
 
     first = [k for k in best if defines(k)]
     if owner is not None:

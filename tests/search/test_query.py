@@ -883,6 +883,41 @@ def test_a_member_asked_by_its_owner_lists_the_owners_file_first(
         assert out.stdout.split(b"\n")[:2] == [b"main.py", b"root_model.py"], out.stdout
 
 
+def test_a_java_method_asked_for_is_its_declaration(tmp_path: Path, env: dict[str, str]) -> None:
+    """commons-lang's ``StringUtils.isBlank`` printed ``isNotBlank``'s line: no definer
+    keyword opens a Java method, and its 400 KB file is cut at blank lines, past the
+    parser's bound, so no passage knew which method it held."""
+    root = tmp_path / "code"
+    root.mkdir()
+    filler = "".join(
+        f"    /** Pads {k}. */\n    public static String pad{k}(final String s) {{\n"
+        f"        return s + {k};\n    }}\n\n"
+        for k in range(3000)
+    )
+    (root / "StringUtils.java").write_text(
+        "public class StringUtils {\n\n"
+        "    /** Not isBlank: isNotBlank is !isBlank, so isBlank(cs) false means isNotBlank. */\n"
+        "    public static boolean isNotBlank(final CharSequence cs) {\n"
+        "        return !isBlank(cs); // isBlank isBlank\n    }\n\n"
+        "    /** Whether the text is blank. */\n"
+        "    public static boolean isBlank(final CharSequence cs) {\n"
+        "        return cs == null || cs.length() == 0;\n    }\n\n" + filler + "}\n"
+    )
+    for k in range(40):
+        (root / f"Other{k}.java").write_text(
+            f"public class Other{k} {{\n    public static int other{k}() {{\n"
+            f"        return {k};\n    }}\n}}\n"
+        )
+    pattern = r"public static \w+ \w+\("
+    for query in ("StringUtils.isBlank", "where is isBlank defined"):
+        out = run(q(query, "-n", pattern), root, env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith(b"StringUtils.java:9:    public static boolean isBlank("), (
+            query,
+            out.stdout[:300],
+        )
+
+
 def test_a_long_definitions_passage_starts_at_its_comments(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
