@@ -1,8 +1,8 @@
 """Whether a line of a passage defines a name: the index's reading of names
 (``rrg.index.definitions``, a definer keyword: ``def``, ``fn``, ``class``), and where no
-keyword opens a method (Java, C#, C++, TypeScript's and JavaScript's class bodies, Dart,
-Swift's ``init``s aside), its declaration: modifiers and a type before the name, its
-parameters after it, the line not ended by ``;``.
+keyword opens a method (Java, C#, C and C++, TypeScript's and JavaScript's class bodies,
+Scala, Dart, Groovy, Objective-C), its declaration: modifiers and a type before the name,
+its parameters after it, the line not ended by ``;``.
 
 The index keeps the keyword reading alone (what a file defines weighs its order, and its
 cold build must keep its rate); this reading is for the few passages a query shows:
