@@ -145,9 +145,9 @@ def _import_model(opts: Options, rg_args: list[str]) -> int:
 
 
 def _agent_guide(opts: Options, rg_args: list[str]) -> int:
-    from rrg.cli.guide import AGENT_GUIDE
+    from rrg.cli.guide import agent_guide
 
-    sys.stdout.write(AGENT_GUIDE)
+    sys.stdout.write(agent_guide())
     return EXIT_MATCH
 
 

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+
+def agent_guide() -> str:
+    """The guide, its figures read from the ranking's chosen constants (not restated by
+    hand: the guide said 32 passages where the option help read the constant)."""
+    from rrg.rank.tuning import TUNING
+
+    return AGENT_GUIDE.format(passages=TUNING.stage_passages)
+
+
+#: A template: ``{passages}`` is filled by ``agent_guide``.
 AGENT_GUIDE = """\
 # rrg: search a corpus in relevance order (a drop-in for rg)
 
@@ -45,7 +55,7 @@ Exit codes follow rg: 0 matches, 1 none, 2 error (message starts with rrg: or rg
 - Each file first shows one line, the match in its passage that answers best (-m N: its
   first N); -l and --files list files best first; with no pattern, the best passages.
 - A machine's first search prepares the model (10-30 s, once); stopped, run it again.
-- A new question costs up to a second (the model reads 32 passages; less once the job
+- A new question costs up to a second (the model reads {passages} passages; less once the job
   below is done and rrg's resident process is up); add --fast for a cheaper order (BM25
   and static vectors only) when many quick searches matter more.
 - The same question asked again, with another pattern, costs a fraction of that (about

@@ -45,3 +45,13 @@ def test_the_agent_guide_names_only_options_that_exist(rg: str) -> None:
     assert "--recall" in named and "--scope-file" in named
     unknown = sorted(named - rrg_options - rg_options)
     assert not unknown, f"the agent guide names options neither rrg nor rg takes: {unknown}"
+
+
+def test_the_agent_guide_states_the_ranking_constants_it_names() -> None:
+    """The guide's figures are the chosen constants', read, not restated by hand."""
+    from rrg.cli.guide import agent_guide
+    from rrg.rank.tuning import TUNING
+
+    text = agent_guide()
+    assert f"the model reads {TUNING.stage_passages} passages" in text
+    assert "{" not in text  # every placeholder filled
