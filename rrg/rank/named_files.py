@@ -107,11 +107,7 @@ class NamedFile:
             if spelled == len(self.parts) or (spelled and not self.whole):
                 return spelled, True
         else:
-            matched = 0
-            for mine, its in zip(reversed(self.parts), reversed(theirs), strict=False):
-                if mine != its:
-                    break
-                matched += 1
+            matched = _same_last_parts(self.parts, theirs)
             # A pasted path from an installed copy (``site-packages/app/web.py``) is the
             # source's ``src/app/web.py``: its folder and file, not every part.
             if matched >= (2 if self.whole else 1):
@@ -158,13 +154,18 @@ def _folder_parts(name: NamedFile, folders: list[str]) -> int:
                     break
     else:
         for k in range(1, len(folders) + 1):
-            matched = 0
-            for mine, its in zip(reversed(name.parts), reversed(folders[:k]), strict=False):
-                if mine != its:
-                    break
-                matched += 1
-            best = max(best, matched)
+            best = max(best, _same_last_parts(name.parts, folders[:k]))
     return best if best >= 2 else 0
+
+
+def _same_last_parts(mine: Sequence[str], theirs: Sequence[str]) -> int:
+    """How many last parts the two have alike, counted from the end."""
+    same = 0
+    for a, b in zip(reversed(mine), reversed(theirs), strict=False):
+        if a != b:
+            break
+        same += 1
+    return same
 
 
 def _module_parts(folded: tuple[str, ...], folders: list[str], file_name: str) -> int:
