@@ -9,7 +9,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +87,15 @@ def side_env(scratch: Path, label: str, pythonpath: str) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = pythonpath
     return env
+
+
+def index_sides(tree: Path, sides: Iterable[dict[str, str]]) -> None:
+    """Each side's index of ``tree`` built before its queries (``side_env``'s cache dirs), so
+    that no query waits for one."""
+    for env in sides:
+        subprocess.run(
+            [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
+        )
 
 
 def listed_files(tree: Path, query: str, env: dict[str, str], took: list[float]) -> list[str]:

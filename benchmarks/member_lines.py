@@ -41,12 +41,17 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
+from benchmarks.common import index_sides, listed_files, machine, needs_arguments, rg, rrg, side_env
 from benchmarks.named_files import dotted_name
 from rrg.rank.code_priors import query_form, secondary_kinds
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 PER_TREE = 12
 #: How a question names a method by its name alone (``--names``).
@@ -82,16 +87,22 @@ def python_members(text: str, path: str) -> list[Member]:
     return out
 
 
-def rust_members(text: str, path: str) -> list[Member]:
-    import tree_sitter_rust
+def _nodes(text: str, language: object) -> Iterator[Node]:
+    """Every node of the text's tree-sitter parse, parents before their children."""
     from tree_sitter import Language, Parser
 
-    tree = Parser(Language(tree_sitter_rust.language())).parse(text.encode())
-    out = []
-    stack = [tree.root_node]
+    stack = [Parser(Language(language)).parse(text.encode()).root_node]
     while stack:
         node = stack.pop()
         stack.extend(node.children)
+        yield node
+
+
+def rust_members(text: str, path: str) -> list[Member]:
+    import tree_sitter_rust
+
+    out = []
+    for node in _nodes(text, tree_sitter_rust.language()):
         if node.type != "impl_item":
             continue
         kind = node.child_by_field_name("type")
@@ -126,14 +137,9 @@ def rust_members(text: str, path: str) -> list[Member]:
 
 def java_members(text: str, path: str) -> list[Member]:
     import tree_sitter_java
-    from tree_sitter import Language, Parser
 
-    tree = Parser(Language(tree_sitter_java.language())).parse(text.encode())
     out = []
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
+    for node in _nodes(text, tree_sitter_java.language()):
         if node.type not in ("class_declaration", "enum_declaration", "interface_declaration"):
             continue
         owner = node.child_by_field_name("name")
@@ -327,10 +333,7 @@ def main() -> None:
         if not members:
             continue
         random.Random(7).shuffle(members)
-        for env in sides.values():
-            subprocess.run(
-                [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
-            )
+        index_sides(tree, sides.values())
         row: dict[str, dict[str, list[int | None]]] = {
             s: {"line": [], "passage": []} for s in sides
         }

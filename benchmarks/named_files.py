@@ -42,7 +42,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
+from benchmarks.common import index_sides, listed_files, machine, needs_arguments, rg, side_env
 from rrg.index.definitions import is_code
 from rrg.rank.code_priors import secondary_kinds
 
@@ -150,10 +150,7 @@ def main() -> None:
         if not sources:
             continue
         random.Random(7).shuffle(sources)
-        for env in sides.values():
-            subprocess.run(
-                [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
-            )
+        index_sides(tree, sides.values())
         took: dict[str, list[float]] = {side: [] for side in sides}
         row: dict[str, dict[str, list[int]]] = {s: {f: [] for f in forms} for s in sides}
         for path in sources[:PER_TREE]:

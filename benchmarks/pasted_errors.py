@@ -34,7 +34,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import listed_files, machine, needs_arguments, rg, rrg, side_env
+from benchmarks.common import index_sides, listed_files, machine, needs_arguments, rg, side_env
 from rrg.index.definitions import is_code
 from rrg.rank.code_priors import secondary_kinds
 
@@ -143,10 +143,7 @@ def main() -> None:
     for tree in trees:
         asked = [q for q in messages(tree, per_tree, fill, logs=logs) if q.answers]
         took: dict[str, list[float]] = {side: [] for side in sides}
-        for env in sides.values():
-            subprocess.run(
-                [*rrg(), "--index", ".", "--no-progress"], cwd=tree, env=env, capture_output=True
-            )
+        index_sides(tree, sides.values())
         row: dict[str, list[tuple[bool, bool, bool]]] = {side: [] for side in sides}
         for question in asked:  # the two sides in turn, so that both meet the same load
             for side, env in sides.items():
