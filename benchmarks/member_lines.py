@@ -29,7 +29,13 @@ in ``root_model.py``), one file defining the owner's, asked as ``Owner.method`` 
 "where is Owner.method defined"; the "line" column is then whether ``--files`` lists
 that file first.
 
-Usage: python -m benchmarks.member_lines OLD_CHECKOUT TREE... [--names | --owners]
+With ``--methods`` a method is asked for by its name alone, as a symbol query and as a
+question (``fromJson``, "where is fromJson defined"), in Java and TypeScript, whose methods
+no definer keyword opens: the methods whose name at most three files define (an
+identifier as a query names one: ``fromJson``, not ``read``), one a name; the "line"
+column is whether ``--files`` lists a file that defines it first.
+
+Usage: python -m benchmarks.member_lines OLD_CHECKOUT TREE... [--names | --owners | --methods]
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -169,6 +175,40 @@ def java_members(text: str, path: str) -> list[Member]:
     return out
 
 
+def typescript_members(text: str, path: str) -> list[Member]:
+    import tree_sitter_typescript
+
+    language = (
+        tree_sitter_typescript.language_tsx()
+        if path.endswith(".tsx")
+        else tree_sitter_typescript.language_typescript()
+    )
+    out = []
+    for node in _nodes(text, language):
+        if node.type not in ("class_declaration", "abstract_class_declaration"):
+            continue
+        owner = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if owner is None or body is None:
+            continue
+        for item in body.named_children:
+            name = item.child_by_field_name("name")
+            if item.type != "method_definition" or name is None:
+                continue
+            line = name.start_point[0] + 1
+            out.append(
+                Member(
+                    path,
+                    (owner.text or b"").decode(),
+                    (name.text or b"").decode(),
+                    item.start_point[0] + 1,
+                    line,
+                    item.end_point[0] + 1,
+                )
+            )
+    return out
+
+
 _GO_METHOD = re.compile(r"^func \(\w+ \*?(\w+)(?:\[[^\]]*\])?\) (\w+)\(", re.M)
 
 
@@ -185,21 +225,24 @@ def go_members(text: str, path: str) -> list[Member]:
     return out
 
 
-READERS = {
+Reader = Callable[[str, str], list[Member]]
+READERS: dict[str, Reader] = {
     ".py": python_members,
     ".rs": rust_members,
     ".go": go_members,
     ".java": java_members,
 }
+#: ``--methods`` reads TypeScript's classes too (the other forms' samples stay as they were).
+METHOD_READERS = READERS | {".ts": typescript_members, ".tsx": typescript_members}
 
 
-def read_members(tree: Path, paths: list[str]) -> list[Member]:
+def read_members(tree: Path, paths: list[str], readers: dict[str, Reader]) -> list[Member]:
     """The methods the files define, as the parsers read them."""
     out = []
     for path in paths:
         try:
             text = (tree / path).read_text()
-            out += READERS[Path(path).suffix](text, path)
+            out += readers[Path(path).suffix](text, path)
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
     return out
@@ -236,9 +279,32 @@ def owners_elsewhere(members: list[Member]) -> list[Member]:
 
 
 def first_file(tree: Path, query: str, wanted: list[Member], env: dict[str, str]) -> int:
-    """Whether ``rrg -q QUERY --files`` lists the member's file first."""
+    """Whether ``rrg -q QUERY --files`` lists one of the members' files first."""
     listed = listed_files(tree, query, env, [])
-    return int(bool(listed) and listed[0] == wanted[0].path)
+    return int(bool(listed) and listed[0] in {m.path for m in wanted})
+
+
+#: A method asked for by its name alone (``--methods``): at most this many files define it.
+METHOD_FILES = 3
+#: The languages whose methods no definer keyword opens (``--methods``).
+KEYWORDLESS = (".java", ".ts", ".tsx")
+
+
+def methods_by_name(members: list[Member]) -> list[Member]:
+    """One method a name, in Java and TypeScript, whose name an identifier query names
+    (``query_form``: ``fromJson``, not ``read``) and at most ``METHOD_FILES`` files
+    define."""
+    files_of: dict[str, set[str]] = defaultdict(set)
+    for m in members:
+        files_of[m.name].add(m.path)
+    out: dict[str, Member] = {}
+    for m in members:
+        if Path(m.path).suffix not in KEYWORDLESS or len(files_of[m.name]) > METHOD_FILES:
+            continue
+        form = query_form(m.name)
+        if form.symbol and form.names == (m.name,):
+            out.setdefault(m.name, m)
+    return list(out.values())
 
 
 def named_in_questions(members: list[Member]) -> list[Member]:
@@ -310,8 +376,9 @@ def _share(hits: list[int | None]) -> str:
 
 def main() -> None:
     needs_arguments(2, __doc__)
-    by_name, by_owner = "--names" in sys.argv, "--owners" in sys.argv
-    old, *named = [a for a in sys.argv[1:] if a not in ("--names", "--owners")]
+    flags = ("--names", "--owners", "--methods")
+    by_name, by_owner, by_method = (flag in sys.argv for flag in flags)
+    old, *named = [a for a in sys.argv[1:] if a not in flags]
     trees = [Path(t).resolve() for t in named]
     scratch = Path(tempfile.mkdtemp(prefix="rrg-members-"))
     sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
@@ -320,13 +387,16 @@ def main() -> None:
     forms: dict[tuple[str, str], list[int | None]] = defaultdict(list)
     for tree in trees:
         listed = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
+        readers = METHOD_READERS if by_method else READERS
         paths = sorted(
             p
             for p in listed.stdout.splitlines()
-            if Path(p).suffix in READERS and not secondary_kinds(p, frozenset())
+            if Path(p).suffix in readers and not secondary_kinds(p, frozenset())
         )
-        parsed = read_members(tree, paths)
-        if by_owner:
+        parsed = read_members(tree, paths, readers)
+        if by_method:
+            members = methods_by_name(parsed)
+        elif by_owner:
             members = owners_elsewhere(parsed)
         else:
             members = named_in_questions(parsed) if by_name else shared_members(parsed)
@@ -339,7 +409,10 @@ def main() -> None:
         }
         by_form: dict[tuple[str, str], list[int | None]] = defaultdict(list)
         for member in members[:PER_TREE]:
-            if by_name:
+            if by_method:
+                asked = {"symbol": member.name, "question": f"where is {member.name} defined"}
+                wanted = [m for m in parsed if m.name == member.name]
+            elif by_name:
                 asked = {f: text.format(name=member.name) for f, text in NAME_FORMS.items()}
                 wanted = [m for m in parsed if (m.path, m.name) == (member.path, member.name)]
             else:
@@ -350,7 +423,7 @@ def main() -> None:
                 for side, env in sides.items():
                     line: int | None
                     passage: int | None
-                    if by_owner:  # "line" holds the file listed first
+                    if by_owner or by_method:  # "line" holds the file listed first
                         line, passage = first_file(tree, query, wanted, env), None
                     else:
                         line = first_line(tree, query, wanted, env)

@@ -12,7 +12,8 @@ the default order and --fast; the first asking is not timed.
 are deleted (the index kept), so no file's passages were read before, as on a tree just
 indexed; the default order and --fast.
 --build: the index's cold build (`rrg --index .`, its cache dir emptied before each run),
-QUERIES times a side, the two sides alternating.
+QUERIES times a side, the two sides alternating, and the index's bytes; in place of the set's
+name, a folder builds that tree.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import OUT, machine, measured, needs_arguments, rrg, side_env, timed
+from benchmarks.common import OUT, machine, measured, needs_arguments, rg, rrg, side_env, timed
 from benchmarks.passages_speed import speed_set
 
 
@@ -35,8 +37,12 @@ def main() -> None:
     argv = [a for a in sys.argv if a not in ("--again", "--cold", "--build")]
     old = Path(argv[1]).resolve()
     count = int(argv[2]) if len(argv) > 2 else 10
-    labelled, queries, pattern = speed_set(argv[3] if len(argv) > 3 else "sympy")
     OUT.mkdir(exist_ok=True)
+    if "--build" in sys.argv and len(argv) > 3 and Path(argv[3]).is_dir():
+        tree = Path(argv[3]).resolve()
+        cold_builds(old, count, tree, f"{tree}: {len(rg_files(tree))} files")
+        return
+    labelled, queries, pattern = speed_set(argv[3] if len(argv) > 3 else "sympy")
     if "--build" in sys.argv:
         cold_builds(old, count, labelled.root, f"{labelled.name}: {len(labelled.doc_path)} files")
         return
@@ -106,6 +112,7 @@ def cold_builds(old: Path, count: int, root: Path, corpus: str) -> None:
     """``rrg --index .`` from an empty cache dir, ``count`` times a side, alternating."""
     walls: dict[str, list[float]] = {"before": [], "after": []}
     peaks: dict[str, list[int]] = {"before": [], "after": []}
+    sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory(dir=OUT) as scratch:
         for _ in range(count):
             for label, pythonpath in (("before", str(old)), ("after", "")):
@@ -117,15 +124,37 @@ def cold_builds(old: Path, count: int, root: Path, corpus: str) -> None:
                 run = measured([*rrg(), "--index", ".", "--no-progress"], root, env)
                 walls[label].append(run.wall)
                 peaks[label].append(run.peak_mb)
+                sizes[label] = index_bytes(cache)
     ratios = [a / b for a, b in zip(walls["after"], walls["before"], strict=True)]
     print(f"{corpus}; {machine()}; before = {old}; cold builds, {count} a side")
-    print("| command | before p50 | after p50 | median ratio | peak before / after |")
-    print("|---|---|---|---|---|")
+    print(
+        "| command | before p50 | after p50 | median ratio | peak before / after |"
+        " index before / after |"
+    )
+    print("|---|---|---|---|---|---|")
     print(
         f"| `rrg --index .`, an empty cache dir | {statistics.median(walls['before']):.2f} s | "
         f"{statistics.median(walls['after']):.2f} s | {statistics.median(ratios):.2f}x | "
-        f"{max(peaks['before'])} / {max(peaks['after'])} MB |"
+        f"{max(peaks['before'])} / {max(peaks['after'])} MB | "
+        f"{sizes['before'] / 1e6:.2f} / {sizes['after'] / 1e6:.2f} MB |"
     )
+
+
+def index_bytes(cache: Path) -> int:
+    """The bytes of the index files in a cache dir (its SQLite file and segments; not the
+    model's files or a vector cache)."""
+    return sum(
+        f.stat().st_size
+        for pattern in ("*.sqlite", "*.sqlite.segments/**/*")
+        for f in (cache / "index").glob(pattern)
+        if f.is_file()
+    )
+
+
+def rg_files(tree: Path) -> list[str]:
+    """The files rg lists in the tree (what an index reads)."""
+    out = subprocess.run([rg(), "--files"], cwd=tree, capture_output=True, text=True)
+    return out.stdout.splitlines()
 
 
 if __name__ == "__main__":

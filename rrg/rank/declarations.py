@@ -16,17 +16,12 @@ import re
 from collections.abc import Collection
 from functools import cache
 
-from rrg.index.definitions import defined_names
+from rrg.index.definitions import STATEMENT_WORDS, defined_names
 
 #: The languages whose methods are declared without a definer keyword.
 _DECLARED = frozenset(
     ".java .cs .ts .tsx .mts .cts .js .jsx .mjs .cjs .scala .cpp .cc .cxx .hpp .hh .hxx .h"
     " .dart .groovy .m .mm".split()
-)
-#: Words that open a statement, not a declaration, before a call.
-_STATEMENTS = frozenset(
-    "return new throw else case await yield if while for switch catch do delete typeof"
-    " assert".split()
 )
 
 
@@ -56,7 +51,7 @@ def defines(line: str, name: str, path: str) -> bool:
     if match is None or line.rstrip().endswith(";"):
         return False
     before = match.group(1).split()
-    if before and before[0] in _STATEMENTS:
+    if before and before[0] in STATEMENT_WORDS:
         return False
     # With nothing before it, only a body's opening tells a method from a call.
     return bool(before) or line.rstrip().endswith("{")

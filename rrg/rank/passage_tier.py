@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from rrg.index.definitions import DECLARED_SUFFIXES, declared_methods
 from rrg.index.served import ServedRoot
 from rrg.index.view import IndexView
 from rrg.rank import code_priors as priors
@@ -110,9 +111,10 @@ def tier_order(
     if form.names:
         unit = best * DEFINITION * (1.0 if form.symbol else IN_SENTENCE)
         for k, paragraph in enumerate(scored.paragraphs):
-            defined = [n for n in form.names if _defines(paragraph.text, n)]
+            path = names[owners[k]]
+            defined = [n for n in form.names if _defines(paragraph.text, n, path)]
             if defined:
-                stem = priors.file_stem(names[owners[k]]).lower()
+                stem = priors.file_stem(path).lower()
                 named = any(priors.stem_is(stem, n) for n in defined)
                 score[k] += unit * (NAMED_FILE if named else 1.0)
     if abbreviation:
@@ -173,11 +175,14 @@ def _lift_best_of_strong_files(score: np.ndarray, owners: np.ndarray, files: int
 
 @lru_cache(maxsize=256)
 def _definition_pattern(name: str) -> re.Pattern[str]:
-    qualified = r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*"
+    # Kotlin's type parameters before the name and in its receiver: ``fun <T> Flow<T>.collect``,
+    # ``fun <Key : Any, T : IdTable<Key>> T.insertAndGetId``.
+    generics = r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>"
+    qualified = rf"(?:[A-Za-z_][A-Za-z0-9_]*(?:{generics})?(?:\.|::))*"
     return re.compile(
         r"(?:^|(?<=\s))(?:"
         + "|".join(_DEFINING)
-        + r")\s+"
+        + rf")\s+(?:{generics}\s+)?"
         + qualified
         + re.escape(name)
         + r"(?:\s|[<({:\[;]|$)",
@@ -185,5 +190,14 @@ def _definition_pattern(name: str) -> re.Pattern[str]:
     )
 
 
-def _defines(text: str, name: str) -> bool:
-    return name in text and _definition_pattern(name).search(text) is not None
+def _defines(text: str, name: str, path: str) -> bool:
+    """Whether the passage defines ``name``: by a definer keyword before it (semble's
+    pattern), or, in the languages whose methods no keyword opens, by a method's
+    declaration as the index reads it (gson's ``public <T> T fromJson(String json, ...)``,
+    listed below three files that called it before the tier read it so)."""
+    if name not in text:
+        return False
+    if _definition_pattern(name).search(text) is not None:
+        return True
+    suffix = path[path.rfind(".") :].lower()
+    return suffix in DECLARED_SUFFIXES and name in declared_methods(text)

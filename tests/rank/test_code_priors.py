@@ -87,6 +87,29 @@ def test_query_form_tells_identifiers_from_words(
         ("a.py", "class RouterGroup:", None),  # a longer name
         ("a.py", "# the Router class routes requests", None),
         ("notes.md", "class Router:", None),  # prose defines nothing
+        # Methods no keyword opens: declared in a class body (Java, C#, TS/JS, Dart).
+        ("A.java", "  public <T> T Router(String json) throws IOException {", "function"),
+        ("A.java", "    @Deprecated public Map<String, List<Long>> Router() {", "function"),
+        # An override implements its base's name (as Rust's ``impl Trait for``), defines none.
+        ("A.java", "    @Override public int Router() {", None),
+        ("A.java", "    @Override\n    @Deprecated\n    public int Router() {", None),
+        ("A.cs", "        public override string Router()", None),
+        ("A.java", "    static boolean Router(final CharSequence cs,", "function"),
+        ("A.cs", "        public static async Task<int> Router(int id)", "function"),
+        ("a.ts", "  Router() {", "function"),
+        ("a.ts", "  static async Router(opts?: Options): Promise<Foo> {", "function"),
+        ("A.java", "    void Router();", None),  # an interface's: its implementation defines
+        ("A.java", "    return Router(x) {", None),
+        ("A.java", "    Foo x = Router(y) {", None),
+        ("A.java", "        options.root, Router(x)", None),  # a call's continued line
+        ("a.ts", "    ? Router(root, x)", None),
+        ("a.ts", "  Router('routes', () => {", None),  # a test's block, a callback
+        ("a.ts", "  Router(value).toEqual({", None),
+        ("A.java", "Router(x) {", None),  # a method is in a class body: indented
+        ("a.kt", "fun <Key : Any, T : IdTable<Key>> T.Router(", "function"),  # nested <>
+        ("a.ts", "export type Router<T = any> = {", "type"),  # TypeScript's alias: its "="
+        ("a.ts", 'import { type Router, Route } from "./router.js";', None),  # imported
+        ("a.ts", "  type Router,", None),  # a line of an import's list
     ],
 )
 def test_defined_names_are_definitions_not_uses(path: str, line: str, kind: str | None) -> None:
@@ -183,6 +206,20 @@ def test_a_symbol_query_ranks_the_sources_definition_above_an_older_copys(
     _add_unrelated_files(root / "src" / "v2", ".ts")
     assert _ranked(root, env, "ZodError", fast)[0] == "src/v2/errors.ts"
     assert _ranked(root, env, "LegacyIssue", fast)[0] == "src/v1/ZodError.ts"
+
+
+def test_a_method_every_object_has_is_no_definition() -> None:
+    """A class declaring ``toString`` or ``equals`` (without ``@Override``: a static
+    overload) shares a name every object has; a name of its own it defines."""
+    text = (
+        "public final class Objects {\n"
+        "    public static String toString(Object o) {\n        return null;\n    }\n"
+        "    public static boolean equals(Object a, Object b) {\n        return true;\n    }\n"
+        "    public static String identityToString(Object o) {\n        return null;\n    }\n"
+        "}\n"
+    )
+    names = defined_names(text, "Objects.java")
+    assert "identityToString" in names and not {"toString", "equals"} & set(names), names
 
 
 def test_a_qualified_definition_is_kept_whole_and_by_its_last_part() -> None:
@@ -676,6 +713,54 @@ def test_a_symbol_query_ranks_the_defining_file_first(
     assert ranked[0] == "src/routing.py", ranked
     # The test file names Router as often as app.py does, but ranks below it.
     assert ranked.index("src/app.py") < ranked.index("tests/test_routing.py"), ranked
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_method_no_keyword_opens_is_a_definition(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """gson's ``fromJson`` listed JsonElement.java (whose comments show calls of it) first,
+    and Gson.java, which declares it (``public <T> T fromJson(String json, ...)``), second:
+    a Java method names no definer keyword. A Kotlin extension with nested type
+    parameters (exposed's ``fun <Key : Any, T : IdTable<Key>> T.insertAndGetId``) too."""
+    root = tmp_path / "code"
+    src = root / "src" / "main" / "java" / "shop"
+    src.mkdir(parents=True)
+    (src / "Codec.java").write_text(
+        "package shop;\n\npublic final class Codec {\n"
+        + "".join(
+            f"  public <T> T fromJson(String json, Class<T> type{k}) throws ParseError {{\n"
+            f"    return read(json, type{k});\n  }}\n\n"
+            for k in range(3)
+        )
+        + "".join(f"  private int width{k}() {{\n    return {k};\n  }}\n" for k in range(30))
+        + "}\n"
+    )
+    for name in ("Order", "Cart", "Invoice"):
+        (src / f"{name}.java").write_text(
+            f"package shop;\n\n/** Read with {{@code codec.fromJson(text, {name}.class)}}. */\n"
+            f"public class {name} {{\n"
+            + "".join(
+                f"  {name} load{k}(Codec codec, String text) {{\n"
+                f"    return codec.fromJson(text, {name}.class);\n  }}\n"
+                for k in range(4)
+            )
+            + "}\n"
+        )
+    kotlin = root / "src" / "main" / "kotlin" / "shop"
+    kotlin.mkdir(parents=True)
+    (kotlin / "Queries.kt").write_text(
+        "package shop\n\n"
+        "fun <Key : Any, T : IdTable<Key>> T.insertAndGetId(body: T.() -> Unit): Key {\n"
+        "    return insert(body).id\n}\n"
+        + "".join(f"\nfun helper{k}(x: Int): Int = x + {k}\n" for k in range(30))
+    )
+    (kotlin / "Orders.kt").write_text(
+        "package shop\n\n"
+        + "".join(f"fun order{k}() = Orders.insertAndGetId {{ it.n = {k} }}\n" for k in range(6))
+    )
+    assert _ranked(root, env, "fromJson", fast)[0] == "src/main/java/shop/Codec.java"
+    assert _ranked(root, env, "insertAndGetId", fast)[0] == "src/main/kotlin/shop/Queries.kt"
 
 
 def test_a_question_about_tests_still_finds_them(tmp_path: Path, env: dict[str, str]) -> None:
