@@ -178,6 +178,22 @@ _C_FUNCTION = re.compile(
     re.MULTILINE,
 )
 _C_NOT_NAMES = frozenset("if for while switch return sizeof else do case".split())
+# C's aliases, at column 0: ``typedef struct uv_tcp_s uv_tcp_t;`` (the keyword reading names
+# the struct, not the alias), a function pointer's ``typedef void (*uv_close_cb)(...);``, and
+# a body's closing ``} uv_buf_t;``.
+_C_ALIAS = re.compile(
+    r"^typedef\b[^;{}()\n]*?\b([A-Za-z_]\w*)(?:\[[^\]\n]*\])*[ \t]*;"
+    r"|^typedef\b[^;{}\n]*?\([ \t]*\*[ \t]*([A-Za-z_]\w*)[ \t]*\)"
+    r"|^\}[ \t]*([A-Za-z_]\w*)[ \t]*;",
+    re.MULTILINE,
+)
+#: The languages that declare a type before the name (Go's ``const maxSize int`` and Rust's
+#: ``static COUNT: usize`` put it after).
+_TYPE_FIRST_SUFFIXES = C_SUFFIXES | DECLARED_SUFFIXES
+#: After ``static`` or ``const``, what shows the word read as the name to be a type: another
+#: word after it (``static uv_loop_t default_loop;``, Java's ``static String join(``), maybe
+#: past its type arguments, brackets or a pointer's star.
+_TYPE_THEN_NAME = re.compile(rf"(?:{_TYPE_PARAMETERS})?(?:\[\])*[ \t*&]+[A-Za-z_]")
 
 
 def is_code(path: str) -> bool:
@@ -208,6 +224,12 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
         if keyword == "impl" and _TRAIT_FOR.match(padded, match.end(2)):
             continue  # Rust's ``impl Serialize for Point`` implements the trait, defines no name
         if (
+            keyword in ("static", "const")
+            and suffix in _TYPE_FIRST_SUFFIXES
+            and _TYPE_THEN_NAME.match(padded, match.end(2))
+        ):
+            continue  # ``static uv_loop_t default_loop;``: the word after the keyword is a type
+        if (
             keyword == "type"
             and suffix in _SCRIPT_SUFFIXES
             and not _TYPE_ALIAS.match(padded, match.end(2))
@@ -224,17 +246,43 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
             if last != name:
                 add(last, kind)
     if suffix in DECLARED_SUFFIXES:
-        for name in declared_methods(text):
+        for name in _declared_methods(text):
             add(name, C_FUNCTION)
     if suffix in C_SUFFIXES:
-        for name in _C_FUNCTION.findall(text):
-            if name not in _C_NOT_NAMES:
-                add(name, C_FUNCTION)
-                add(name, TOP_LEVEL)  # the pattern reads column 0 alone
+        for name in _c_functions(text):
+            add(name, C_FUNCTION)
+            add(name, TOP_LEVEL)  # the pattern reads column 0 alone
+        for name in _c_aliases(text):
+            add(name, "type")
+            add(name, TOP_LEVEL)
     return found
 
 
-def declared_methods(text: str) -> Iterator[str]:
+def keywordless_names(text: str, path: str) -> Iterator[str]:
+    """The names the text defines where no definer keyword opens them: a declared method
+    (``DECLARED_SUFFIXES``), a C function or alias (``C_SUFFIXES``)."""
+    suffix = path[path.rfind(".") :].lower()
+    if suffix in DECLARED_SUFFIXES:
+        yield from _declared_methods(text)
+    if suffix in C_SUFFIXES:
+        yield from _c_functions(text)
+        yield from _c_aliases(text)
+
+
+def _c_functions(text: str) -> Iterator[str]:
+    """The functions a C or C++ text declares at column 0 (``_C_FUNCTION``)."""
+    return (name for name in _C_FUNCTION.findall(text) if name not in _C_NOT_NAMES)
+
+
+def _c_aliases(text: str) -> Iterator[str]:
+    """The aliases a C or C++ text's ``typedef``s make (``_C_ALIAS``)."""
+    for alias in _C_ALIAS.finditer(text):
+        name = next(group for group in alias.groups() if group)
+        if name not in _NOT_NAMES:
+            yield name
+
+
+def _declared_methods(text: str) -> Iterator[str]:
     """The names of the methods the text declares (``_DECLARED_METHOD``), overrides left
     out (``_overrides``). The lines are found first by a cheaper pattern, and those ended by
     ``;`` left out, before the full one is tried: a third of the time of it alone on

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from rrg.index.definitions import DECLARED_SUFFIXES, declared_methods
+from rrg.index.definitions import keywordless_names
 from rrg.index.served import ServedRoot
 from rrg.index.view import IndexView
 from rrg.rank import code_priors as priors
@@ -192,12 +192,12 @@ def _definition_pattern(name: str) -> re.Pattern[str]:
 
 def _defines(text: str, name: str, path: str) -> bool:
     """Whether the passage defines ``name``: by a definer keyword before it (semble's
-    pattern), or, in the languages whose methods no keyword opens, by a method's
-    declaration as the index reads it (gson's ``public <T> T fromJson(String json, ...)``,
-    listed below three files that called it before the tier read it so)."""
+    pattern), or as the index reads what no keyword opens: a method's declaration (gson's
+    ``public <T> T fromJson(String json, ...)``, listed below three files that called it
+    before the tier read it so), a C function or alias (libuv's ``typedef struct uv_loop_s
+    uv_loop_t;``, below the files that keep a ``static uv_loop_t``)."""
     if name not in text:
         return False
     if _definition_pattern(name).search(text) is not None:
         return True
-    suffix = path[path.rfind(".") :].lower()
-    return suffix in DECLARED_SUFFIXES and name in declared_methods(text)
+    return name in keywordless_names(text, path)

@@ -107,6 +107,16 @@ def test_query_form_tells_identifiers_from_words(
         ("a.ts", "  Router(value).toEqual({", None),
         ("A.java", "Router(x) {", None),  # a method is in a class body: indented
         ("a.kt", "fun <Key : Any, T : IdTable<Key>> T.Router(", "function"),  # nested <>
+        # C's aliases: the keyword reading names the struct; the alias is the name asked.
+        ("a.h", "typedef struct router_s Router;", "type"),
+        ("a.h", "typedef void (*Router)(int status);", "type"),
+        ("a.h", "typedef struct {\n  int fd;\n} Router;", "type"),
+        # The word after static or const where a name follows it is a type, not a definition.
+        ("a.c", "static Router default_router;", None),
+        ("a.c", "int route(const Router* r) {", None),
+        ("A.java", "    public static Router make() {", None),
+        ("a.rs", "pub static Router: u8 = 1;", "value"),  # Rust's type comes after the name
+        ("a.go", "const Router int = 1", "value"),  # and Go's
         ("a.ts", "export type Router<T = any> = {", "type"),  # TypeScript's alias: its "="
         ("a.ts", 'import { type Router, Route } from "./router.js";', None),  # imported
         ("a.ts", "  type Router,", None),  # a line of an import's list
@@ -761,6 +771,31 @@ def test_a_method_no_keyword_opens_is_a_definition(
     )
     assert _ranked(root, env, "fromJson", fast)[0] == "src/main/java/shop/Codec.java"
     assert _ranked(root, env, "insertAndGetId", fast)[0] == "src/main/kotlin/shop/Queries.kt"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_c_alias_is_defined_by_its_typedef_not_by_a_static_of_its_type(
+    tmp_path: Path, env: dict[str, str], fast: bool
+) -> None:
+    """libuv's ``uv_loop_t`` is ``typedef struct uv_loop_s uv_loop_t;`` in ``uv.h``; each
+    source file that keeps one (``static uv_loop_t default_loop;``) named it more often
+    and, read as defining it, ranked first."""
+    root = tmp_path / "code"
+    (root / "include").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "include" / "uv.h").write_text(
+        "typedef struct uv_loop_s uv_loop_t;\ntypedef struct uv_tcp_s uv_tcp_t;\n\n"
+        + "".join(f"int uv_op_{k}(int x);\n" for k in range(30))
+    )
+    for name in ("core", "loop", "timer"):
+        (root / "src" / f"{name}.c").write_text(
+            "static uv_loop_t default_loop;\n\n"
+            + "".join(
+                f"int {name}_{k}(uv_loop_t* loop) {{\n  return uv_loop_t_size(loop);\n}}\n"
+                for k in range(3)
+            )
+        )
+    assert _ranked(root, env, "uv_loop_t", fast)[0] == "include/uv.h"
 
 
 def test_a_question_about_tests_still_finds_them(tmp_path: Path, env: dict[str, str]) -> None:
