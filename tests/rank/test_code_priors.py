@@ -4,6 +4,8 @@ each part pinned alone, then the order of a real search over a small code tree."
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,6 +218,18 @@ def test_a_symbol_query_ranks_the_sources_definition_above_an_older_copys(
     _add_unrelated_files(root / "src" / "v2", ".ts")
     assert _ranked(root, env, "ZodError", fast)[0] == "src/v2/errors.ts"
     assert _ranked(root, env, "LegacyIssue", fast)[0] == "src/v1/ZodError.ts"
+
+
+def test_a_line_of_many_generic_words_is_read_once() -> None:
+    """Words with type arguments (``a<b> a<b> ... (``) could be split at either ``>``, every
+    way: twenty words took half a second, forty more than this test waits. An index build
+    must not stall on a file that holds such a line."""
+    code = (
+        "from rrg.index.definitions import defined_names\n"
+        "print(defined_names('  ' + 'a<b> ' * 40 + 'c>d (\\n', 'A.java'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "{}", done.stderr
 
 
 def test_a_method_every_object_has_is_no_definition() -> None:
