@@ -65,7 +65,7 @@ DECLARED_SUFFIXES = frozenset(
 
 _IDENT = r"[A-Za-z_]\w*"
 #: Type parameters, one level of them nested: ``<Key : Any, T : IdTable<Key>>``.
-_TYPE_PARAMETERS = r"<(?:[^<>\n]|<[^<>\n]*>)*>"
+TYPE_PARAMETERS = r"<(?:[^<>\n]|<[^<>\n]*>)*>"
 _KIND_OF = {word: kind for kind, words in KINDS.items() for word in words.split("|")}
 
 
@@ -100,9 +100,9 @@ _DEFINER = _alternation(list(_KIND_OF))
 _KEYWORD = re.compile(
     rf"[\s;{{}}(](?=({_DEFINER})[ \t]+"  # on one line: "a type\n\nAdapter x" is no definition
     r"(?:\([^)\n]*\)[ \t]*)?"  # Go's receiver: func (r *Router) Use
-    rf"(?:{_TYPE_PARAMETERS}[ \t]*)?"  # type parameters: fun <T> withContext
+    rf"(?:{TYPE_PARAMETERS}[ \t]*)?"  # type parameters: fun <T> withContext
     # qualifiers: defmodule Ecto.Changeset, fun <T> Flow<T>.collect
-    rf"((?:{_IDENT}(?:{_TYPE_PARAMETERS})?(?:\.|::))*{_IDENT}))",
+    rf"((?:{_IDENT}(?:{TYPE_PARAMETERS})?(?:\.|::))*{_IDENT}))",
 )
 # A method declared in a class body: indented, its annotations, then words (modifiers, a
 # return type and its generics: each word starts as a name does or is ``<T>``, so the
@@ -117,8 +117,7 @@ _METHOD_LINE = re.compile(r"^[ \t]+[A-Za-z_$@<][^\n(;=]*\(", re.MULTILINE)
 _DECLARED_METHOD = re.compile(
     r"^[ \t]+(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*"
     rf"((?:(?:[A-Za-z_$][\w$.]*(?:{_GENERICS})?|{_GENERICS})(?:\[\])*\??[ \t]+)*)"
-    r"([A-Za-z_$][\w$]*)[ \t]*(?:<[^<>()=\n]*(?:<[^<>()=\n]*>[^<>()=\n]*)*>[ \t]*)?"
-    r"\(([^\n]*)$",
+    rf"([A-Za-z_$][\w$]*)[ \t]*(?:{_GENERICS}[ \t]*)?\(([^\n]*)$",
     re.MULTILINE,
 )
 #: Words that open a statement, not a declaration, before a call.
@@ -161,7 +160,7 @@ _NAMESPACE_BLOCKS = {
 #: TypeScript's and JavaScript's files, where ``type`` also marks a name imported or
 #: exported as a type, and only ``type Name<T> =`` defines one.
 _SCRIPT_SUFFIXES = frozenset(".ts .tsx .mts .cts .js .jsx .mjs .cjs".split())
-_TYPE_ALIAS = re.compile(rf"[ \t]*(?:{_TYPE_PARAMETERS})?[ \t]*=")
+_TYPE_ALIAS = re.compile(rf"[ \t]*(?:{TYPE_PARAMETERS})?[ \t]*=")
 #: What follows the trait's name in Rust's ``impl Trait for Type``.
 _TRAIT_FOR = re.compile(r"(?:<[^>\n]*>)?[ \t]+for\b")
 #: Words after a definer keyword that are no name: other keywords and modifiers.
@@ -195,7 +194,7 @@ _TYPE_FIRST_SUFFIXES = C_SUFFIXES | DECLARED_SUFFIXES
 #: After ``static`` or ``const``, what shows the word read as the name to be a type: another
 #: word after it (``static uv_loop_t default_loop;``, Java's ``static String join(``), maybe
 #: past its type arguments, brackets or a pointer's star.
-_TYPE_THEN_NAME = re.compile(rf"(?:{_TYPE_PARAMETERS})?(?:\[\])*[ \t*&]+[A-Za-z_]")
+_TYPE_THEN_NAME = re.compile(rf"(?:{TYPE_PARAMETERS})?(?:\[\])*[ \t*&]+[A-Za-z_]")
 
 
 def is_code(path: str) -> bool:

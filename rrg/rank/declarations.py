@@ -16,13 +16,10 @@ import re
 from collections.abc import Collection
 from functools import cache
 
-from rrg.index.definitions import STATEMENT_WORDS, defined_names
+from rrg.index.definitions import DECLARED_SUFFIXES, STATEMENT_WORDS, defined_names
 
 #: The languages whose methods are declared without a definer keyword.
-_DECLARED = frozenset(
-    ".java .cs .ts .tsx .mts .cts .js .jsx .mjs .cjs .scala .cpp .cc .cxx .hpp .hh .hxx .h"
-    " .dart .groovy .m .mm".split()
-)
+_DECLARED = DECLARED_SUFFIXES | frozenset(".scala .cpp .cc .cxx .hpp .hh .hxx .h .m .mm".split())
 
 
 def first_defining(text: str, names: Collection[str], path: str) -> int | None:

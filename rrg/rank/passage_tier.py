@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from rrg.index.definitions import keywordless_names
+from rrg.index.definitions import TYPE_PARAMETERS, keywordless_names
 from rrg.index.served import ServedRoot
 from rrg.index.view import IndexView
 from rrg.rank import code_priors as priors
@@ -177,12 +177,11 @@ def _lift_best_of_strong_files(score: np.ndarray, owners: np.ndarray, files: int
 def _definition_pattern(name: str) -> re.Pattern[str]:
     # Kotlin's type parameters before the name and in its receiver: ``fun <T> Flow<T>.collect``,
     # ``fun <Key : Any, T : IdTable<Key>> T.insertAndGetId``.
-    generics = r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>"
-    qualified = rf"(?:[A-Za-z_][A-Za-z0-9_]*(?:{generics})?(?:\.|::))*"
+    qualified = rf"(?:[A-Za-z_][A-Za-z0-9_]*(?:{TYPE_PARAMETERS})?(?:\.|::))*"
     return re.compile(
         r"(?:^|(?<=\s))(?:"
         + "|".join(_DEFINING)
-        + rf")\s+(?:{generics}\s+)?"
+        + rf")\s+(?:{TYPE_PARAMETERS}\s+)?"
         + qualified
         + re.escape(name)
         + r"(?:\s|[<({:\[;]|$)",
