@@ -805,6 +805,26 @@ def test_a_symbol_querys_passage_starts_at_its_definition(
     assert (decorator, line) == (b"@functools.total_ordering", b"class Dispatcher:")
 
 
+#: A file of no topic in each language, its name and its text (``{k}``: its number).
+_OTHER_FILES = {
+    ".rs": ("other_{k}.rs", "pub fn unrelated_{k}() -> u8 {{\n    {k}\n}}\n"),
+    ".py": ("other_{k}.py", "def unrelated_{k}():\n    return {k}\n"),
+    ".java": (
+        "Other{k}.java",
+        "public class Other{k} {{\n    public static int other{k}() {{\n"
+        "        return {k};\n    }}\n}}\n",
+    ),
+}
+
+
+def _other_files(root: Path, suffix: str) -> None:
+    """Forty files of no topic beside the ones a test reads: enough that the cap's share
+    prints one line of each (rg's order would print a lone file's lines from its top)."""
+    name, text = _OTHER_FILES[suffix]
+    for k in range(40):
+        (root / name.format(k=k)).write_text(text.format(k=k))
+
+
 def _channel(root: Path) -> None:
     """A Rust file that defines ``send`` for three owners, as tokio's ``bounded.rs`` does:
     the last one's comments name ``Sender`` often, and it returns one."""
@@ -827,10 +847,7 @@ def _channel(root: Path) -> None:
         "    pub fn send(self, value: T) -> Sender<T> {\n"
         "        Sender { inner: vec![value] }\n    }\n}\n"
     )
-    # Enough other files that the cap's share prints one line of each (rg's order would
-    # print a lone file's lines from its top).
-    for k in range(40):
-        (root / f"other_{k}.rs").write_text(f"pub fn unrelated_{k}() -> u8 {{\n    {k}\n}}\n")
+    _other_files(root, ".rs")
 
 
 def test_a_member_asked_by_its_owner_is_that_owners(tmp_path: Path, env: dict[str, str]) -> None:
@@ -903,11 +920,7 @@ def test_a_java_method_asked_for_is_its_declaration(tmp_path: Path, env: dict[st
         "    public static boolean isBlank(final CharSequence cs) {\n"
         "        return cs == null || cs.length() == 0;\n    }\n\n" + filler + "}\n"
     )
-    for k in range(40):
-        (root / f"Other{k}.java").write_text(
-            f"public class Other{k} {{\n    public static int other{k}() {{\n"
-            f"        return {k};\n    }}\n}}\n"
-        )
+    _other_files(root, ".java")
     pattern = r"public static \w+ \w+\("
     for query in ("StringUtils.isBlank", "where is isBlank defined"):
         out = run(q(query, "-n", pattern), root, env)
@@ -951,8 +964,7 @@ def test_a_question_naming_an_identifier_shows_its_definition(
         '    """The coefficient first."""\n'
         "    return expr.args[0], expr\n"
     )
-    for k in range(40):
-        (root / f"other_{k}.py").write_text(f"def unrelated_{k}():\n    return {k}\n")
+    _other_files(root, ".py")
     out = run(q("where is as_coeff_Mul defined", "-n", r"def \w+"), root, env)
     assert out.stdout.startswith(b"mul.py:8:def as_coeff_Mul(expr"), out.stdout[:300]
     out = run(q("where is as_coeff_Mul defined", "--limit", "1"), root, env)
