@@ -84,8 +84,14 @@ def _best_first(
     best (``as_their_functions``), equal keys by ``ties`` (else in order), a file's
     preamble after every other passage (``rrg.rank.preamble``), then the definitions of the
     names the query asks for first (``definitions_first``)."""
-    keys = np.round(as_their_functions(keys, scored.paragraphs, scored.owners), 6)
-    order = order_by(keys) if ties is None else np.lexsort((-ties, -keys))
+    raised = as_their_functions(keys, scored.paragraphs, scored.owners)
+    # A function's first passage that its later part raised comes before that part, whose
+    # key it now shares: the function is shown from its definition's first line, and a
+    # capped search prints the signature (``def Depends(``), not an example in the
+    # docstring's later piece that the cheap score, the tie's reading, liked better.
+    heads = (raised > keys).astype(np.int8)
+    keys = np.round(raised, 6)
+    order = order_by(keys) if ties is None else np.lexsort((-ties, -heads, -keys))
     best: list[int] = order.tolist()
     preambles = {k for k in best if is_file_preamble(scored.paragraphs[k])}
     if preambles:
