@@ -34,7 +34,8 @@ from rrg.rg.candidates import Candidates
 from rrg.rg.config import parse_rg_command
 from rrg.rg.preflight import flags_refusal, one_line, pattern_refusal
 from rrg.rg.replies import json_bytes
-from rrg.search.candidates import more_spans_of, rank_candidates, searched_files
+from rrg.rg.searched_files import searched_files
+from rrg.search.candidates import more_spans_of, rank_candidates
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order
 

@@ -23,6 +23,7 @@ import xxhash
 
 from rrg import timings
 from rrg.atomic import write_failure
+from rrg.binary_sniff import looks_binary
 from rrg.environment import index_busy_s
 from rrg.index.compact import compact
 from rrg.index.definitions import defined_names, definition_terms
@@ -42,7 +43,7 @@ from rrg.index.store import (
     remove_index,
     writer_lock,
 )
-from rrg.index.textstats import decode, looks_binary, term_counts, with_path_terms, with_terms
+from rrg.index.textstats import decode, term_counts, with_path_terms, with_terms
 from rrg.index.view import IndexView, load_view, piece_idf
 from rrg.model.encoder import Encoder
 from rrg.model.static_table import static_table, static_vectors

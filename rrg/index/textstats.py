@@ -11,6 +11,8 @@ from collections import Counter
 import numpy as np
 import xxhash
 
+from rrg.binary_sniff import utf16_marked
+
 _WORD = re.compile(r"[^\W_]+")
 #: ``_WORD`` in ASCII text, read by ``_ascii_words``: every other ASCII character made a
 #: space, then split (``str.translate`` over one byte a character, then ``str.split``, both
@@ -19,25 +21,10 @@ _NOT_ASCII_WORD = str.maketrans(
     {c: " " for c in range(128) if not chr(c).isalnum()}  # ASCII: [A-Za-z0-9]
 )
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W_]+")
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: A file's path words are indexed twice: as words of its text, and under this prefix as a
 #: field of their own, scored apart (a file named after the topic is often the one wanted,
 #: and one more word among thousands says little). No word holds "/", so the two never meet.
 PATH_FIELD = "/"
-#: rg reads files in 64 KiB buffers and quits a walked file at its first NUL byte.
-BINARY_SNIFF_BYTES = 64 * 1024
-
-
-def looks_binary(head: bytes) -> bool:
-    """Whether rg would skip this file while walking a directory (a NUL byte, no UTF-16 BOM)."""
-    if utf16_marked(head):
-        return False
-    return b"\x00" in head[:BINARY_SNIFF_BYTES]
-
-
-def utf16_marked(head: bytes) -> bool:
-    """Whether a file starts with a UTF-16 byte order mark: rg decodes it, its NULs are text."""
-    return head.startswith(_UTF16_BOMS)
 
 
 def _ascii_words(text: str) -> list[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from rrg.atomic import write_failure
+from rrg.binary_sniff import looks_binary
 from rrg.environment import env_number
 from rrg.errors import RrgError
 from rrg.index.caches import bytes_on_disk
@@ -40,7 +41,7 @@ from rrg.index.embedded import (
 from rrg.index.refresh import read_head
 from rrg.index.served import ServedRoot
 from rrg.index.store import KIND_TEXT, builder_running, busy_reason, writer_busy, writer_lock
-from rrg.index.textstats import decode, looks_binary
+from rrg.index.textstats import decode
 from rrg.index.view import IndexView
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec

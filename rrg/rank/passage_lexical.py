@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rrg.binary_sniff import looks_binary
 from rrg.index.refresh import read_head
-from rrg.index.textstats import decode, looks_binary
+from rrg.index.textstats import decode
 from rrg.rank.code_priors import STOP_WORDS
 from rrg.rank.query import Query
 from rrg.rank.scoring import BM25_K1

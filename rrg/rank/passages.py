@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 import xxhash
 
+from rrg.binary_sniff import looks_binary
 from rrg.index.definitions import is_code
 from rrg.index.refresh import read_head
-from rrg.index.textstats import counted_words, decode, looks_binary
+from rrg.index.textstats import counted_words, decode
 from rrg.model.encoder import Encoder
 from rrg.model.registry import ModelSpec
 from rrg.model.static_table import static_table, static_vectors_alone

@@ -150,7 +150,7 @@ class StreamSettings:
     # would skip as binary that the ranking could not tell (files not indexed yet).
     named_filter: Callable[[list[bytes]], list[bytes]] | None = None
     # Of files rrg would name, those holding a NUL past rg's first read
-    # (``rrg.search.candidates.late_nul_filter``): rg's walk gives such a file up at the
+    # (``rrg.rg.searched_files.late_nul_filter``): rg's walk gives such a file up at the
     # NUL, having printed its lines before it, and named it searches it whole; so rg walks
     # to it alone (``walk_alone_command``). None: no such file can be told (-a, -z ...).
     late_nul: Callable[[list[bytes]], list[bytes]] | None = None

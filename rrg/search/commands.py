@@ -28,17 +28,15 @@ from rrg.rg.preflight import (
     pattern_refusal,
     rg_over,
 )
+from rrg.rg.searched_files import late_nul_filter, searched_files, unread_binary_filter
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
 from rrg.search.as_written import as_written
 from rrg.search.candidates import (
     NothingMatches,
-    late_nul_filter,
     more_scope_spans,
     more_spans_of,
     rank_candidates,
-    searched_files,
-    unread_binary_filter,
 )
 from rrg.search.plan import OrderedRun, QueryPlan, SearchRequest
 from rrg.search.stream import search_in_order

@@ -141,11 +141,11 @@ class OrderedRun:
     spans: LineSpans | None = None  # where each file answers best (``Ranking.spans``)
     more_spans: Callable[[list[bytes]], LineSpans] | None = None  # of files spans lacks
     # What leaves the index's unread binary files out of a batch named to rg while the walk
-    # runs (``rrg.search.candidates.unread_binary_filter``).
+    # runs (``rrg.rg.searched_files.unread_binary_filter``).
     named_filter: Callable[[list[bytes]], list[bytes]] | None = None
     # What tells the files whose NUL lies past rg's first read, which rg's walk prints up to
-    # it (``rrg.search.candidates.late_nul_filter``).
+    # it (``rrg.rg.searched_files.late_nul_filter``).
     late_nul: Callable[[list[bytes]], list[bytes]] | None = None
     # Files printed by rg's walk to each alone whatever the walk counted of them
-    # (``rrg.search.candidates.Searched.walked_to``).
+    # (``rrg.rg.searched_files.Searched.walked_to``).
     walked_to: frozenset[bytes] = frozenset()

@@ -107,7 +107,7 @@ def test_first_lines_read_alone_are_looked_for_in_the_first_binary_files_of_the_
     """A search reads 3 bytes of each binary file for a first line rg reads alone, but of
     the first ``FIRST_LINES_READ`` of them in the order only: a tree may hold a hundred
     thousand images, and every search would pay."""
-    from rrg.search import candidates
+    from rrg.rg import searched_files
 
     monkeypatch.chdir(tmp_path)
     for name in ("a.c", "b.c", "c.c"):
@@ -115,7 +115,7 @@ def test_first_lines_read_alone_are_looked_for_in_the_first_binary_files_of_the_
     (tmp_path / "long.c").write_bytes(b"abc\nx\0y\n")  # its first read holds the NUL
     order = [b"long.c", b"c.c", b"text.txt", b"a.c", b"b.c"]
     binary = {b"a.c", b"b.c", b"c.c", b"long.c"}
-    assert candidates._first_lines_read_alone(order, binary) == {b"a.c", b"b.c", b"c.c"}
-    monkeypatch.setattr(candidates, "FIRST_LINES_READ", 3)
-    assert candidates._first_lines_read_alone(order, binary) == {b"c.c", b"a.c"}
-    assert candidates._first_lines_read_alone(order, set()) == set()
+    assert searched_files._first_lines_read_alone(order, binary) == {b"a.c", b"b.c", b"c.c"}
+    monkeypatch.setattr(searched_files, "FIRST_LINES_READ", 3)
+    assert searched_files._first_lines_read_alone(order, binary) == {b"c.c", b"a.c"}
+    assert searched_files._first_lines_read_alone(order, set()) == set()

@@ -19,8 +19,8 @@ from rrg.output import stdout
 from rrg.rg import walk as walk_module
 from rrg.rg.args import parse_rg_args
 from rrg.rg.ordered import NAMED_COST, OrderedSearch, StreamSettings
+from rrg.rg.searched_files import late_nul_filter, unread_binary_filter
 from rrg.rg.walk import DENSE_FACTOR, CountWalk, count_command, walk_applies
-from rrg.search.candidates import late_nul_filter, unread_binary_filter
 
 QUERY = "river boats on the water"
 
