@@ -197,6 +197,25 @@ _TYPE_FIRST_SUFFIXES = C_SUFFIXES | DECLARED_SUFFIXES
 _TYPE_THEN_NAME = re.compile(rf"(?:{TYPE_PARAMETERS})?(?:\[\])*[ \t*&]+[A-Za-z_]")
 
 
+#: What opens a comment's line, a definer keyword after which is prose ("this function
+#: avoids starving", "a type of ...") or an example (tokio's ``/// # async fn docs() {``),
+#: no definition: ``//`` and ``/*`` and a block comment's ``*`` in any language, ``#`` in
+#: those whose comments it opens (Rust's ``#[test] fn`` and C's ``#define`` are code),
+#: ``--`` in Lua's and Haskell's.
+_COMMENT_OPENINGS = ("//", "/*", "*")
+_HASH_COMMENTS = frozenset(".py .pyi .rb .sh .bash .pl .pm .r .ex .exs .jl .nim .php".split())
+_DASH_COMMENTS = frozenset(".lua .hs".split())
+
+
+def comment_openings(suffix: str) -> tuple[str, ...]:
+    """What opens a comment's line in a file of this extension."""
+    if suffix in _HASH_COMMENTS:
+        return (*_COMMENT_OPENINGS, "#")
+    if suffix in _DASH_COMMENTS:
+        return (*_COMMENT_OPENINGS, "--")
+    return _COMMENT_OPENINGS
+
+
 def is_code(path: str) -> bool:
     dot = path.rfind(".")
     return dot > path.rfind("/") and path[dot:].lower() in CODE_SUFFIXES
@@ -218,9 +237,13 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
     suffix = path[path.rfind(".") :].lower()
     padded = "\n" + text
     one_level_in = _one_level_in_namespaces(padded, suffix)
+    comments = comment_openings(suffix)
     for match in _KEYWORD.finditer(padded):
         keyword, name = match.groups()
         if name in _NOT_NAMES:
+            continue
+        line = padded.rfind("\n", 0, match.start(1)) + 1
+        if padded[line : match.start(1)].lstrip().startswith(comments):
             continue
         if keyword == "impl" and _TRAIT_FOR.match(padded, match.end(2)):
             continue  # Rust's ``impl Serialize for Point`` implements the trait, defines no name
@@ -237,7 +260,6 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
         ):
             continue  # ``import { type ZodError } from``: TypeScript's alias has its ``=``
         kinds = [_KIND_OF.get(keyword, "type")]
-        line = padded.rfind("\n", 0, match.start(1)) + 1
         if padded[line] not in " \t" or line in one_level_in:
             kinds.append(TOP_LEVEL)
         last = re.split(r"\.|::", name)[-1]

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from rrg.index.definitions import defined_names
 from rrg.rank.code_priors import is_report
 from rrg.rank.declarations import first_defining
 from rrg.rank.member_of import asked_owner, is_member_of
@@ -42,22 +43,38 @@ def line_spans(
     scored: ScoredPassages, query: Query, paths: list[bytes]
 ) -> list[tuple[int, int, int]]:
     """The passages as (owner, first line, last line), best first as ``preferred`` orders
-    them, each file by its own reading (``_by_each_files_reading``); where one of a file's
-    first passages defines a name a symbol query (or a one-word one) asks for, its defining
-    line alone comes before it: the passage opens with its comments, which name it too
-    ("// Context is the most important part of gin"), where the definition answers."""
+    them, each file by its own reading (``_by_each_files_reading``); each of a file's first
+    passages after the line alone that defines a name a symbol query (or a one-word one)
+    asks for, else a name of its own (``_own_names``): a passage opens with its comments,
+    which name it too ("// Context is the most important part of gin") or hold an example
+    a pattern matches too (tokio's ``/// # async fn main() {``), where the definition's
+    line says what answers."""
     names = set(_asked_names(query))
     looked: dict[int, int] = {}
     spans: list[tuple[int, int, int]] = []
     for k in _by_each_files_reading(scored, query, paths):
         owner, passage = scored.owners[k], scored.paragraphs[k]
         looked[owner] = looked.get(owner, 0) + 1
-        if names and looked[owner] <= _DEFINING_LINE_PASSAGES:
-            line = _defining_line_of(k, scored, names, os.fsdecode(paths[owner]))
+        if looked[owner] <= _DEFINING_LINE_PASSAGES:
+            path = os.fsdecode(paths[owner])
+            wanted = names or _own_names(passage, path)
+            line = _defining_line_of(k, scored, wanted, path) if wanted else None
             if line is not None:
                 spans.append((owner, line, line))
         spans.append((owner, passage.start, passage.end))
     return spans
+
+
+def _own_names(passage: Paragraph, path: str) -> set[str]:
+    """The names whose definition a passage shows: the one it starts; none for a later
+    part of a function, which answers as its first passage; else (a passage cut inside a
+    macro's body, tokio's ``cfg_rt! {``, where the parse sees no function) those it
+    defines as the index reads them."""
+    if passage.name:
+        return {passage.name}
+    if passage.within:
+        return set()
+    return set(defined_names(passage.text, path))
 
 
 def _by_each_files_reading(scored: ScoredPassages, query: Query, paths: list[bytes]) -> list[int]:

@@ -122,6 +122,15 @@ def test_query_form_tells_identifiers_from_words(
         ("a.ts", "export type Router<T = any> = {", "type"),  # TypeScript's alias: its "="
         ("a.ts", 'import { type Router, Route } from "./router.js";', None),  # imported
         ("a.ts", "  type Router,", None),  # a line of an import's list
+        # A comment's prose or example defines nothing: "the function Router returns".
+        ("a.rs", "    /// # async fn Router() {", None),
+        ("a.go", "// This function Router is called on every request", None),
+        ("A.java", "   * the class Router holds", None),
+        ("a.c", "/* struct Router is opaque */", None),
+        ("a.py", "    # def Router(app): the old way", None),
+        ("a.lua", "-- function Router(req)", None),
+        ("a.rs", "#[test] fn Router() {", "function"),  # an attribute, no comment
+        ("a.ts", "export function Router() { // the function Router", "function"),
     ],
 )
 def test_defined_names_are_definitions_not_uses(path: str, line: str, kind: str | None) -> None:

@@ -9,6 +9,7 @@ from rrg.rank.paragraphs import Paragraph
 from rrg.rank.passage_order import line_spans, preferred
 from rrg.rank.passages import ScoredPassages
 from rrg.rank.query import Query
+from rrg.rg.chosen_lines import chosen
 
 _HEAD = Paragraph(
     1, 12, 'def depends(dependency):\n    """Declare a dependency."""\n', name="depends"
@@ -34,11 +35,33 @@ def test_a_functions_first_passage_comes_before_the_later_part_that_raised_it() 
     query = Query.of("how are dependencies with yield cleaned up")
     for cosine in ([np.nan] * 3, [0.1, 0.8, 0.5]):
         scored = _scored([0.2, 0.9, 0.5], cosine)
-        assert [span[1] for span in line_spans(scored, query, [b"params.py"])] == [1, 13, 32]
+        spans = [span[1:] for span in line_spans(scored, query, [b"params.py"])]
+        assert spans == [(1, 1), (1, 12), (13, 30), (32, 32), (32, 40)]
         assert preferred(scored, query, [b"params.py"])[:2] == [0, 1]
 
 
 def test_a_better_function_still_comes_before_the_raised_one() -> None:
     query = Query.of("security scopes")
     scored = _scored([0.2, 0.3, 0.9], [np.nan] * 3)
-    assert [span[1] for span in line_spans(scored, query, [b"params.py"])] == [32, 1, 13]
+    spans = [span[1:] for span in line_spans(scored, query, [b"params.py"])]
+    assert spans == [(32, 32), (32, 40), (1, 1), (1, 12), (13, 30)]
+
+
+def test_a_definitions_own_line_comes_before_its_doc_comments_example() -> None:
+    """A pattern that the doc comment's example matches too prints the signature."""
+    text = (
+        "/// Locks this lock for writing, owned.\n"
+        "///\n"
+        "/// # async fn main() {\n"
+        "/// let guard = lock.write_owned().await;\n"
+        "/// # }\n"
+        "pub async fn write_owned(self: Arc<Self>) -> OwnedWriteGuard<T> {\n"
+        "    self.acquire().await\n"
+        "}\n"
+    )
+    passage = Paragraph(10, 17, text, name="write_owned")
+    scored = ScoredPassages([0], [passage], np.array([0.5]), np.array([np.nan]))
+    spans = line_spans(scored, Query.of("acquire the lock for writing"), [b"rwlock.rs"])
+    assert [span[1:] for span in spans] == [(15, 15), (10, 17)]
+    matching = [12, 15]  # `fn \w+` matches the example's line and the signature
+    assert chosen(matching, [span[1:] for span in spans], 1) == [1]

@@ -1,0 +1,101 @@
+"""The lines a capped search prints that are a comment's: this checkout against an earlier
+one, on semble-code's trees with their labelled queries.
+
+With a definition pattern (``rrg -q Q -n 'fn \\w+'``, the first thing an agent greps for
+in code), a file's one line of the cap came from the passage that answers best, which opens
+with the function's comments: tokio printed ``/// # async fn main() {`` (a doc comment's
+example) where ``pub fn abort(&self) {`` answers, gson `` *     public Foo read(`` of a
+Javadoc. For each labelled query of each tree, both checkouts print ``rrg -q QUERY -n
+--no-heading PATTERN`` (PATTERN by the tree's language); counted: the lines printed that
+a comment opens (``rrg.index.definitions.comment_openings``), the lines that differ
+between the two (a file's line, the same files), and the queries whose files differ.
+
+Usage: python -m benchmarks.comment_lines OLD_CHECKOUT DATA [NAME ...]
+DATA: ../shared/data/semble-code/materialize.py's OUT (``--whole`` or not).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.common import index_sides, machine, needs_arguments, rrg, side_env
+from rrg.index.definitions import comment_openings
+
+#: A definition pattern a language, and the extension its comments are read by.
+PATTERNS = {
+    "python": (r"def \w+", ".py"),
+    "rust": (r"fn \w+", ".rs"),
+    "go": (r"func .*\w+\(", ".go"),
+    "java": (r"(public|protected|private|static) .*\w+\(", ".java"),
+    "kotlin": (r"fun \w+", ".kt"),
+    "typescript": (r"function \w+|\w+\(.*\) \{", ".ts"),
+    "c": (r"^\w.*\w+\(", ".c"),
+    "cpp": (r"^\w.*\w+\(", ".cc"),
+    "ruby": (r"def \w+", ".rb"),
+    "scala": (r"def \w+", ".scala"),
+    "elixir": (r"def \w+", ".ex"),
+}
+
+
+def printed(tree: Path, query: str, pattern: str, env: dict[str, str]) -> list[str]:
+    """The lines ``rrg -q QUERY -n --no-heading PATTERN`` prints, its notices left out."""
+    out = subprocess.run(
+        [*rrg(), "-q", query, "-n", "--no-heading", pattern],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+    )
+    return out.stdout.decode("utf-8", "replace").splitlines()
+
+
+def is_comment(line: str, openings: tuple[str, ...]) -> bool:
+    """Whether a printed ``path:number:text`` line's text is a comment's line."""
+    parts = line.split(":", 2)
+    return len(parts) == 3 and parts[2].lstrip().startswith(openings)
+
+
+def by_file(lines: list[str]) -> dict[str, str]:
+    return {line.split(":", 1)[0]: line for line in lines}
+
+
+def main() -> None:
+    needs_arguments(2, __doc__)
+    old, data, *names = sys.argv[1:]
+    root = Path(data).resolve()
+    scratch = Path(tempfile.mkdtemp(prefix="rrg-comments-"))
+    sides = {"before": side_env(scratch, "before", old), "after": side_env(scratch, "after", "")}
+    print(f"# {machine()}; lines printed that a comment opens, before / after")
+    print("| tree | queries | lines | comments before | after | lines changed | files changed |")
+    print("|---|---|---|---|---|---|---|")
+    totals = [0, 0, 0, 0, 0, 0]
+    for name in names or sorted(p.name for p in root.iterdir() if p.is_dir()):
+        meta = json.loads((root / name / "meta.json").read_text())
+        if meta["language"] not in PATTERNS:
+            continue
+        pattern, suffix = PATTERNS[meta["language"]]
+        openings = comment_openings(suffix)
+        tree = root / name / "corpus"
+        index_sides(tree, sides.values())
+        row = [0, 0, 0, 0, 0, 0]
+        for text in (root / name / "queries.jsonl").read_text().splitlines():
+            query = json.loads(text)["query"]
+            before, after = (printed(tree, query, pattern, env) for env in sides.values())
+            before, after = ([x for x in lines if x[:1] != "["] for lines in (before, after))
+            old_lines, new_lines = by_file(before), by_file(after)
+            row[0] += 1
+            row[1] += len(before)
+            row[2] += sum(is_comment(x, openings) for x in before)
+            row[3] += sum(is_comment(x, openings) for x in after)
+            row[4] += sum(old_lines[f] != new_lines.get(f, old_lines[f]) for f in old_lines)
+            row[5] += list(old_lines) != list(new_lines)
+        print(f"| {name} | " + " | ".join(map(str, row)) + " |")
+        totals = [a + b for a, b in zip(totals, row, strict=True)]
+    print("| all | " + " | ".join(map(str, totals)) + " |")
+
+
+if __name__ == "__main__":
+    main()
