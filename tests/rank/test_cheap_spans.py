@@ -26,10 +26,13 @@ def test_a_files_best_passage_comes_first_with_no_index(
     monkeypatch.chdir(root)  # the paths as rg printed them, searching there
     served = ServedRoot(os.fsencode(root), default_model())
     spans = spans_in_root(served, "parse the configuration file", [b"config.py", b"bake.py"])
-    first, last = spans[b"config.py"][0]
+    (line, alone), (first, last) = spans[b"config.py"][:2]
     lines = (root / "config.py").read_text().splitlines()
-    assert lines[first - 1].startswith("def parse_config_file") and last == len(lines)
-    assert len(spans[b"config.py"]) == 3  # every passage, the best first
+    # Its defining line alone, then the passage it starts.
+    assert lines[line - 1].startswith("def parse_config_file") and alone == line == first
+    assert last == len(lines)
+    passages = [span for span in spans[b"config.py"] if span[1] > span[0]]
+    assert len(passages) == 3  # every passage, the best first
 
 
 def test_no_more_files_than_its_bound_are_read(
