@@ -62,6 +62,10 @@ def test_a_definitions_own_line_comes_before_its_doc_comments_example() -> None:
     passage = Paragraph(10, 17, text, name="write_owned")
     scored = ScoredPassages([0], [passage], np.array([0.5]), np.array([np.nan]))
     spans = line_spans(scored, Query.of("acquire the lock for writing"), [b"rwlock.rs"])
-    assert [span[1:] for span in spans] == [(15, 15), (10, 17)]
+    assert [span[1:] for span in spans] == [(15, 15), (15, 17), (10, 17)]
     matching = [12, 15]  # `fn \w+` matches the example's line and the signature
     assert chosen(matching, [span[1:] for span in spans], 1) == [1]
+    # Given two lines, the file prints the definition and its body, not the comments
+    # above it first (lines print in the file's order).
+    matching = [10, 12, 15, 16]  # two comment lines, the signature, a line of the body
+    assert chosen(matching, [span[1:] for span in spans], 2) == [2, 3]
