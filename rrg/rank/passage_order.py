@@ -34,8 +34,8 @@ def preferred(scored: ScoredPassages, query: Query, paths: list[bytes]) -> list[
     return _best_first(keys, scored, query, paths)
 
 
-#: A file's first passages whose line defining an asked-for name is looked for: a share
-#: of the cap prints a line or a few, from the file's best passages.
+#: A file's first passages whose defining line is looked for (a name asked for, else their
+#: own): a share of the cap prints a line or a few, from the file's best passages.
 _DEFINING_LINE_PASSAGES = 3
 
 
@@ -43,12 +43,12 @@ def line_spans(
     scored: ScoredPassages, query: Query, paths: list[bytes]
 ) -> list[tuple[int, int, int]]:
     """The passages as (owner, first line, last line), best first as ``preferred`` orders
-    them, each file by its own reading (``_by_each_files_reading``); each of a file's first
-    passages after the line alone that defines a name a symbol query (or a one-word one)
-    asks for, else a name of its own (``_own_names``): a passage opens with its comments,
-    which name it too ("// Context is the most important part of gin") or hold an example
-    a pattern matches too (tokio's ``/// # async fn main() {``), where the definition's
-    line says what answers."""
+    them, each file by its own reading (``_by_each_files_reading``). Each of a file's first
+    passages comes after its line that defines a name a symbol query (or a one-word one)
+    asks for, else a name of its own (``_own_names``), alone, then from there to its end: a
+    passage opens with its comments, which name it too ("// Context is the most important
+    part of gin") or hold an example a pattern matches too (tokio's ``/// # async fn main()
+    {``), where the definition's line says what answers."""
     names = set(_asked_names(query))
     looked: dict[int, int] = {}
     spans: list[tuple[int, int, int]] = []
@@ -63,8 +63,8 @@ def line_spans(
                 spans.append((owner, line, line))
                 if passage.start < line < passage.end:
                     # A file the cap gives several lines prints them in the file's order:
-                    # the definition's body before its comments, so that it prints first
-                    # (abseil's str_split.h showed 13 comment lines above StrSplit's).
+                    # the definition's body before its comments, so that a file given two
+                    # or three shows the definition, not the comments above it first.
                     spans.append((owner, line, passage.end))
         spans.append((owner, passage.start, passage.end))
     return spans
