@@ -158,8 +158,16 @@ _NAMESPACE_BLOCKS = {
     (re.compile(r"namespace(?:[ \t]+[\w:]+)?[ \t]*\{?[ \t]*"), "}"),
 )
 #: TypeScript's and JavaScript's files, where ``type`` also marks a name imported or
-#: exported as a type, and only ``type Name<T> =`` defines one.
+#: exported as a type, and only ``type Name<T> =`` defines one (as Python's ``type``).
 _SCRIPT_SUFFIXES = frozenset(".ts .tsx .mts .cts .js .jsx .mjs .cjs".split())
+#: The definer keywords of languages whose prose no comment marker opens: a Python
+#: docstring's "load it from a static model" defined ``model``, "the type of" ``of``
+#: (pydantic: about a thousand such names); Elixir's ``@doc`` heredocs likewise, and its
+#: ``alias Ecto.Changeset`` names a module it uses, not one it defines.
+_OWN_KEYWORDS = dict.fromkeys((".py", ".pyi"), frozenset({"def", "class", "type"})) | dict.fromkeys(
+    (".ex", ".exs"), frozenset({"def", "defp", "defmacro", "defmodule", "defprotocol"})
+)
+_TYPE_ALIAS_ONLY = _SCRIPT_SUFFIXES | {".py", ".pyi"}
 _TYPE_ALIAS = re.compile(rf"[ \t]*(?:{TYPE_PARAMETERS})?[ \t]*=")
 #: What follows the trait's name in Rust's ``impl Trait for Type``.
 _TRAIT_FOR = re.compile(r"(?:<[^>\n]*>)?[ \t]+for\b")
@@ -238,9 +246,10 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
     padded = "\n" + text
     one_level_in = _one_level_in_namespaces(padded, suffix)
     comments = comment_openings(suffix)
+    own_keywords = _OWN_KEYWORDS.get(suffix)
     for match in _KEYWORD.finditer(padded):
         keyword, name = match.groups()
-        if name in _NOT_NAMES:
+        if name in _NOT_NAMES or (own_keywords is not None and keyword not in own_keywords):
             continue
         line = padded.rfind("\n", 0, match.start(1)) + 1
         if padded[line : match.start(1)].lstrip().startswith(comments):
@@ -255,7 +264,7 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
             continue  # ``static uv_loop_t default_loop;``: the word after the keyword is a type
         if (
             keyword == "type"
-            and suffix in _SCRIPT_SUFFIXES
+            and suffix in _TYPE_ALIAS_ONLY
             and not _TYPE_ALIAS.match(padded, match.end(2))
         ):
             continue  # ``import { type ZodError } from``: TypeScript's alias has its ``=``

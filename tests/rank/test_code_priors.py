@@ -131,6 +131,14 @@ def test_query_form_tells_identifiers_from_words(
         ("a.lua", "-- function Router(req)", None),
         ("a.rs", "#[test] fn Router() {", "function"),  # an attribute, no comment
         ("a.ts", "export function Router() { // the function Router", "function"),
+        # A docstring's prose, which no comment marker opens, in a language with keywords of
+        # its own: Python's def, class and an alias's type; Elixir's def and defmodule.
+        ("a.py", '    """Load it from a static Router."""', None),
+        ("a.py", "    the function Router returns", None),
+        ("a.py", "type Router = dict[str, int]", "type"),
+        ("a.py", "    type Router", None),
+        ("a.ex", "  alias MyApp.Router", None),  # names a module it uses
+        ("a.ex", "  defp Router(conn) do", "function"),
     ],
 )
 def test_defined_names_are_definitions_not_uses(path: str, line: str, kind: str | None) -> None:
