@@ -23,21 +23,32 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import index_sides, machine, needs_arguments, rrg, side_env
+from benchmarks.member_lines import PATTERNS as DEFINITION_PATTERNS
 from rrg.index.definitions import comment_openings
 
-#: A definition pattern a language, and the extension its comments are read by.
-PATTERNS = {
-    "python": (r"def \w+", ".py"),
-    "rust": (r"fn \w+", ".rs"),
-    "go": (r"func .*\w+\(", ".go"),
-    "java": (r"(public|protected|private|static) .*\w+\(", ".java"),
-    "kotlin": (r"fun \w+", ".kt"),
-    "typescript": (r"function \w+|\w+\(.*\) \{", ".ts"),
-    "c": (r"^\w.*\w+\(", ".c"),
-    "cpp": (r"^\w.*\w+\(", ".cc"),
-    "ruby": (r"def \w+", ".rb"),
-    "scala": (r"def \w+", ".scala"),
-    "elixir": (r"def \w+", ".ex"),
+#: A definition pattern by a file's extension: member_lines' four, and the other languages'.
+PATTERNS = DEFINITION_PATTERNS | {
+    ".kt": r"fun \w+",
+    ".ts": r"function \w+|\w+\(.*\) \{",
+    ".c": r"^\w.*\w+\(",
+    ".cc": r"^\w.*\w+\(",
+    ".rb": r"def \w+",
+    ".scala": r"def \w+",
+    ".ex": r"def \w+",
+}
+#: A tree's language (its meta.json), by the extension its pattern and comments are read by.
+SUFFIXES = {
+    "python": ".py",
+    "rust": ".rs",
+    "go": ".go",
+    "java": ".java",
+    "kotlin": ".kt",
+    "typescript": ".ts",
+    "c": ".c",
+    "cpp": ".cc",
+    "ruby": ".rb",
+    "scala": ".scala",
+    "elixir": ".ex",
 }
 
 
@@ -74,9 +85,10 @@ def main() -> None:
     totals = [0, 0, 0, 0, 0, 0]
     for name in names or sorted(p.name for p in root.iterdir() if p.is_dir()):
         meta = json.loads((root / name / "meta.json").read_text())
-        if meta["language"] not in PATTERNS:
+        if meta["language"] not in SUFFIXES:
             continue
-        pattern, suffix = PATTERNS[meta["language"]]
+        suffix = SUFFIXES[meta["language"]]
+        pattern = PATTERNS[suffix]
         openings = comment_openings(suffix)
         tree = root / name / "corpus"
         index_sides(tree, sides.values())
