@@ -4,10 +4,12 @@ keyword opens a method (Java, C#, C and C++, TypeScript's and JavaScript's class
 Scala, Dart, Groovy, Objective-C), its declaration: modifiers and a type before the name,
 its parameters after it, the line not ended by ``;``.
 
-The index keeps the keyword reading alone (what a file defines weighs its order, and its
-cold build must keep its rate); this reading is for the few passages a query shows:
-commons-lang's ``StringUtils.isBlank`` printed ``isNotBlank``'s line, whose passage said
-"isBlank" more often than the method's own. Pure.
+The index reads a declared method too, but only in Java, C#, TypeScript and JavaScript,
+Dart and Groovy, on an indented line (``index.definitions.DECLARED_SUFFIXES``; what a
+file defines weighs its order, and its cold build must keep its rate); this reading, for
+the few passages a query shows, also takes C++'s ``Foo::name(``, Scala's and
+Objective-C's, and a line at column 0: commons-lang's ``StringUtils.isBlank`` printed
+``isNotBlank``'s line, whose passage said "isBlank" more often than the method's own. Pure.
 """
 
 from __future__ import annotations
