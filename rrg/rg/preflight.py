@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from rrg.errors import EXIT_ERROR
+from rrg.errors import EXIT_ERROR, RrgError
 from rrg.rg.args import RgArgs
 
 
@@ -25,6 +25,43 @@ class Refusal:
 
     code: int
     messages: bytes
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What rg says of a search before it runs: its refusal of the flags or pattern, or
+    the PATHs that are not there, its messages for them, and the arguments over the rest."""
+
+    args: RgArgs
+    refusal: Refusal | None = None
+    missing: tuple[str, ...] = ()
+    #: rg's messages for the missing PATHs, where other PATHs are searched.
+    said: bytes = b""
+
+    @property
+    def nothing_there(self) -> bool:
+        """Every PATH given is missing: nothing to rank, rg's own run says the rest."""
+        return bool(self.missing) and not self.args.paths
+
+
+def check_search(rg: str, args: RgArgs, what: str, rerank: bool) -> Checked:
+    """Everything rg would refuse of a search in relevance order (``what``: the rrg option
+    asking for it), found before a second of ranking, not after it: a flag that undoes the
+    order (raised as rrg's error), rg's refusal of the pattern or flags, then PATHs that
+    are not there (a search's alone: a listing says so as it lists)."""
+    refused = order_refusal(args, what, rerank)
+    if refused:
+        raise RrgError(refused)
+    refusal = pattern_refusal(rg, args)
+    if refusal is not None:
+        return Checked(args, refusal)
+    missing = missing_paths(args) if args.has_pattern and not args.files_mode else []
+    if not missing:
+        return Checked(args)
+    others = len(missing) < len(args.paths)
+    said = missing_messages(rg, args, missing) if others else b""
+    kept = args.with_paths([p for p in args.paths if p not in missing])
+    return Checked(kept, None, tuple(missing), said)
 
 
 def order_refusal(args: RgArgs, what: str, rerank: bool) -> str | None:

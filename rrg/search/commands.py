@@ -20,14 +20,7 @@ from rrg.paths import search_root
 from rrg.rg.args import RgArgs, as_printed
 from rrg.rg.config import parse_rg_command
 from rrg.rg.ordered import summary_message
-from rrg.rg.preflight import (
-    flags_refusal,
-    missing_messages,
-    missing_paths,
-    order_refusal,
-    pattern_refusal,
-    rg_over,
-)
+from rrg.rg.preflight import check_search, flags_refusal, missing_paths, rg_over
 from rrg.rg.searched_files import late_nul_filter, searched_files, unread_binary_filter
 from rrg.rg.stats import StatsTally
 from rrg.rg.walk import CountWalk, start_query_walk
@@ -52,12 +45,9 @@ Warn = Callable[[str], None]
 ALL = 1 << 30
 
 
-def _refuse_what_cannot_apply(plan: QueryPlan, what: str) -> None:
-    """Flags that would undo the order (``order_refusal``), and an ``--excerpt`` asked for
-    where rrg cannot print rg's bytes for the lines it would not cut."""
-    refused = order_refusal(plan.args, what, plan.request.rerank)
-    if refused:
-        raise RrgError(refused)
+def _refuse_what_cannot_apply(plan: QueryPlan) -> None:
+    """An ``--excerpt`` asked for where rrg cannot print rg's bytes for the lines it would
+    not cut (the flags that would undo the order: ``check_search``)."""
     if plan.request.excerpt and plan.args.crlf_ended:
         raise RrgError(
             "--excerpt cannot be used with --crlf: the lines it marks come back from rg "
@@ -76,7 +66,7 @@ NOTHING_LISTED = (
 def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) -> int:
     """``rrg -q QUERY [PATTERN]``: the files in relevance order, rg over them to the cap."""
     args = plan.args
-    _refuse_what_cannot_apply(plan, "-q")
+    _refuse_what_cannot_apply(plan)
     if not args.has_pattern and not args.files_mode:
         # Passages have no such form (nor a count of what rg searched, nor a match to
         # shape): the flag would be dropped in silence, and an agent that parses
@@ -91,17 +81,17 @@ def query_command(plan: QueryPlan, warn: Warn, walk: CountWalk | None = None) ->
                 f"{wanted} needs a PATTERN: without one, -q prints the most relevant "
                 f"passages ({listing} lists the files, best first)"
             )
-    refused = pattern_refusal(plan.rg, args)
-    if refused is not None:  # before a second of ranking, not after it
-        streams.err(refused.messages)
-        return refused.code
-    missing = missing_paths(args) if args.has_pattern and not args.files_mode else []
-    if missing and len(missing) == len(args.paths):
+    checked = check_search(plan.rg, args, "-q", plan.request.rerank)
+    if checked.refusal is not None:
+        streams.err(checked.refusal.messages)
+        return checked.refusal.code
+    if checked.nothing_there:
         # Nothing to rank: rg's own run says what it says of these PATHs, in its words.
         return _rg_itself(plan)
+    missing = checked.missing
     if missing:
-        streams.err(missing_messages(plan.rg, args, missing))
-        plan = replace(plan, args=args.with_paths([p for p in args.paths if p not in missing]))
+        streams.err(checked.said)
+        plan = replace(plan, args=checked.args)
         args = plan.args
     if walk is None:
         # Its counts do not depend on the order: it runs on the other core while rrg
@@ -311,21 +301,21 @@ def scope_command(rg: str, rg_args: list[str], request: SearchRequest) -> int:
 
     args = parse_rg_command(rg_args)
     plan = QueryPlan.make(rg, rg_args, args, request)
-    _refuse_what_cannot_apply(plan, "--scope-file")
+    _refuse_what_cannot_apply(plan)
     if args.paths:
         raise RrgError("--scope-file takes its paths from the scope file: give no PATH")
     if not args.has_pattern:
         raise RrgError("--scope-file needs a PATTERN to search for")
+    refused = check_search(rg, args, "--scope-file", request.rerank).refusal
+    if refused is not None:
+        streams.err(refused.messages)
+        return refused.code
     scope = read_scope(request.scope_file or "")
     query = request.query or scope.query or ""
     if request.rerank and not query and not request.rerank_query:
         raise RrgError(f"--rerank needs a query: {scope.path.name} has none remembered; give -q")
     files = [p for p in scope.paths if os.path.lexists(p)]
     served = ServedRoot(os.fsencode(scope.cwd or os.getcwd()), plan.spec)
-    refused = pattern_refusal(rg, args)
-    if refused is not None:
-        streams.err(refused.messages)
-        return refused.code
     # Where each file answers the recall's question best, kept with the scope; a file it
     # holds none of (below the recall's head), or a query of its own (-q, another question),
     # by the cheap scores of the cut files' passages.
