@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from rrg.index.definitions import defined_names
+from rrg.index.definitions import comment_openings, defined_names
 from rrg.rank.code_priors import is_report
 from rrg.rank.declarations import first_defining
 from rrg.rank.member_of import asked_owner, is_member_of
@@ -19,6 +19,7 @@ from rrg.rank.passages import ScoredPassages
 from rrg.rank.preamble import is_file_preamble
 from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
+from rrg.rank.string_lines import TRIPLE_QUOTED, string_spans
 
 #: One lower-case identifier (``sympify``, ``parse_args`` is a symbol query already).
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")
@@ -45,29 +46,123 @@ def line_spans(
     """The passages as (owner, first line, last line), best first as ``preferred`` orders
     them, each file by its own reading (``_by_each_files_reading``). Each of a file's first
     passages comes after its line that defines a name a symbol query (or a one-word one)
-    asks for, else a name of its own (``_own_names``), alone, then from there to its end: a
-    passage opens with its comments, which name it too ("// Context is the most important
-    part of gin") or hold an example a pattern matches too (tokio's ``/// # async fn main()
-    {``), where the definition's line says what answers."""
+    asks for, else a name of its own (``_own_names``), alone, then its code, and its prose
+    (comments, docstrings) only after the code of the file's first passages: a passage
+    opens with its comments, which name it too ("// Context is the most important part of
+    gin") or hold an example a pattern matches too (tokio's ``/// # async fn main() {``,
+    fastapi's ``async def read_item(`` in ``HTTPException``'s docstring), where the
+    definition's line and its code say what answers."""
     names = set(_asked_names(query))
     looked: dict[int, int] = {}
+    prose: dict[int, list[tuple[int, int, int]]] = {}
+    files = _FilePassages(scored)
     spans: list[tuple[int, int, int]] = []
     for k in _by_each_files_reading(scored, query, paths):
         owner, passage = scored.owners[k], scored.paragraphs[k]
         looked[owner] = looked.get(owner, 0) + 1
-        if looked[owner] <= _DEFINING_LINE_PASSAGES:
-            path = os.fsdecode(paths[owner])
-            wanted = names or _own_names(passage, path)
-            line = _defining_line_of(k, scored, wanted, path) if wanted else None
-            if line is not None:
-                spans.append((owner, line, line))
-                if passage.start < line < passage.end:
-                    # A file the cap gives several lines prints them in the file's order:
-                    # the definition's body before its comments, so that a file given two
-                    # or three shows the definition, not the comments above it first.
-                    spans.append((owner, line, passage.end))
-        spans.append((owner, passage.start, passage.end))
-    return spans
+        if looked[owner] > _DEFINING_LINE_PASSAGES:
+            spans.append((owner, passage.start, passage.end))
+            continue
+        path = os.fsdecode(paths[owner])
+        wanted = names or _own_names(passage, path)
+        line = _defining_line_of(k, scored, wanted, path) if wanted else None
+        if line is not None:
+            spans.append((owner, line, line))
+        # Its code before its prose: the lines of comments and docstrings (an example
+        # there matches a definition pattern as the code does: tokio's ``/// # async fn
+        # main() {``, ``rrg.rank.string_lines``) wait for the code of the file's next best
+        # passages. The code from the definition on comes first, then any above it (the
+        # function a nested definition's passage starts in): a file the cap gives several
+        # lines prints them in the file's order, the definition's body first.
+        first = passage.start if line is None else line
+        skipped = _prose_lines(passage, files.string_spans_of(k, path), path)
+        spans.extend((owner, a, b) for a, b in _runs(first, passage.end, skipped))
+        spans.extend((owner, a, b) for a, b in _runs(passage.start, first - 1, skipped))
+        waiting = prose.setdefault(owner, [])
+        if passage.start < first < passage.end:
+            waiting.append((owner, first, passage.end))
+        waiting.append((owner, passage.start, passage.end))
+        if looked[owner] == _DEFINING_LINE_PASSAGES:
+            spans.extend(prose.pop(owner))
+    for left in prose.values():
+        spans.extend(left)
+    return list(dict.fromkeys(spans))  # a span again adds nothing: its lines are taken
+
+
+class _FilePassages:
+    """Each file's passages in order, found once a file's are asked for."""
+
+    def __init__(self, scored: ScoredPassages) -> None:
+        self.scored = scored
+        self._owners: np.ndarray | None = None
+        self._held: dict[int, list[int]] = {}
+
+    def string_spans_of(self, k: int, path: str) -> list[tuple[int, int]]:
+        """The lines of passage ``k`` inside multi-line strings (``rrg.rank.string_lines``),
+        read from the start of the definition it belongs to: a definition's first passage
+        starts outside any string, a long one's later piece (or a piece of a module's docs)
+        may not."""
+        suffix = os.path.splitext(path)[1].lower()
+        if suffix not in TRIPLE_QUOTED:
+            return []
+        paragraphs = self.scored.paragraphs
+        held = self._passages_of(self.scored.owners[k])
+        at = start = held.index(k)
+        while start > 0 and not _opens_definition(paragraphs[held[start]]):
+            start -= 1
+        return string_spans([paragraphs[j] for j in held[start : at + 1]], suffix)
+
+    def _passages_of(self, owner: int) -> list[int]:
+        if owner not in self._held:
+            if self._owners is None:
+                self._owners = np.asarray(self.scored.owners)
+            own = np.flatnonzero(self._owners == owner).tolist()
+            self._held[owner] = sorted(own, key=lambda j: self.scored.paragraphs[j].start)
+        return self._held[owner]
+
+
+def _opens_definition(passage: Paragraph) -> bool:
+    return bool(passage.name) and not passage.within
+
+
+def _prose_lines(
+    passage: Paragraph, strings: list[tuple[int, int]], path: str
+) -> list[tuple[int, int]]:
+    """The runs of a passage's lines (first, last; in order) that are prose: inside a
+    multi-line string (``strings``), or opened by a comment."""
+    openings = comment_openings(os.path.splitext(path)[1].lower())
+    runs: list[tuple[int, int]] = []
+    held = iter(strings)
+    string = next(held, None)
+    lines = passage.text.split("\n")[: passage.end - passage.start + 1]
+    for number, text in enumerate(lines, passage.start):
+        while string is not None and string[1] < number:
+            string = next(held, None)
+        in_string = string is not None and string[0] <= number
+        if in_string or text.lstrip().startswith(openings):
+            if runs and runs[-1][1] == number - 1:
+                runs[-1] = (runs[-1][0], number)
+            else:
+                runs.append((number, number))
+    return runs
+
+
+def _runs(first: int, last: int, skipped: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The runs of lines from ``first`` to ``last`` outside the ``skipped`` spans (sorted,
+    apart)."""
+    runs: list[tuple[int, int]] = []
+    at = first
+    for a, b in skipped:
+        if b < at:
+            continue
+        if a > last:
+            break
+        if a > at:
+            runs.append((at, a - 1))
+        at = b + 1
+    if at <= last:
+        runs.append((at, last))
+    return runs
 
 
 def _own_names(passage: Paragraph, path: str) -> set[str]:

@@ -69,3 +69,60 @@ def test_a_definitions_own_line_comes_before_its_doc_comments_example() -> None:
     # above it first (lines print in the file's order).
     matching = [10, 12, 15, 16]  # two comment lines, the signature, a line of the body
     assert chosen(matching, [span[1:] for span in spans], 2) == [2, 3]
+
+
+_CLASS = Paragraph(
+    17,
+    28,
+    "class HTTPException(StarletteHTTPException):\n"
+    '    """\n'
+    "    An HTTP exception you can raise in your own code.\n"
+    "\n"
+    "    ```python\n"
+    '    @app.get("/items/{item_id}")\n'
+    "    async def read_item(item_id: str):\n"
+    '        raise HTTPException(status_code=404, detail="Item not found")\n'
+    "    ```\n"
+    '    """\n'
+    "\n"
+    "    headers: dict\n",
+    name="HTTPException",
+)
+_INIT = Paragraph(30, 33, "    def __init__(self, status_code):\n        pass\n", name="__init__")
+
+
+def test_a_docstrings_example_waits_for_the_code_of_the_files_next_passages() -> None:
+    """fastapi's ``exceptions.py`` printed the docstring's ``async def read_item(`` for
+    ``-n 'def \\w+'``: the class's best passage holds no other match, and its method's
+    passage, next, holds the class's own ``def __init__(``."""
+    scored = ScoredPassages([0, 0], [_CLASS, _INIT], np.array([0.9, 0.5]), np.array([np.nan] * 2))
+    spans = [span[1:] for span in line_spans(scored, Query.of("HTTPException"), [b"exc.py"])]
+    assert spans == [(17, 17), (27, 28), (30, 33), (17, 28)]
+    matching = [23, 30]  # the example's `def` and the method's
+    assert chosen(matching, spans, 1) == [1]
+    # In a language without triple-quoted strings the passage's lines are its code.
+    same = line_spans(scored, Query.of("HTTPException"), [b"exc.rs"])
+    assert chosen(matching, [span[1:] for span in same], 1) == [0]
+
+
+def test_code_above_a_nested_definition_comes_before_the_comments() -> None:
+    """serde's ``bound.rs``: a passage of a nested struct starts where its enclosing
+    function does, so the code above the struct's line holds ``pub fn with_bound(``: code,
+    not prose, which a definition pattern prints before another passage's line."""
+    text = (
+        "// Remove the default from every type parameter.\n"  # 86
+        "pub fn with_bound(cont: &Container) -> syn::Generics {\n"  # 87
+        "    /// A visitor of every type that names a type parameter.\n"  # 88
+        "    struct FindTyParams<'ast> {\n"  # 89
+        "        relevant: HashSet<syn::Ident>,\n"  # 90
+        "    }\n"  # 91
+    )
+    nested = Paragraph(86, 91, text, name="FindTyParams", within="with_bound")
+    other = Paragraph(95, 99, "fn make_where_bounded_type(\n) {}\n", name="make_where_bounded_type")
+    scored = ScoredPassages([0, 0], [nested, other], np.array([0.9, 0.5]), np.array([np.nan] * 2))
+    spans = [span[1:] for span in line_spans(scored, Query.of("type bounds"), [b"bound.rs"])]
+    assert spans[:3] == [(89, 89), (89, 91), (87, 87)]
+    matching = [87, 95]  # `fn \w+`: the enclosing function's line and the next passage's
+    assert chosen(matching, spans, 1) == [0]
+    # The comments wait for the next passage's code: `fn` in a doc comment's example.
+    assert chosen([88, 95], spans, 1) == [1]
