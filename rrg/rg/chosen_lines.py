@@ -18,6 +18,7 @@ summary count the lines it printed, as ``-m`` makes rg count them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -91,23 +92,28 @@ def matching_line_numbers(output: Iterable[bytes]) -> dict[bytes, list[int]]:
 
 def chosen(lines: list[int], spans: list[tuple[int, int]], count: int) -> list[int]:
     """``count`` of a file's matching lines (by number, in file order), as places among
-    them: those inside its best span first, then the next span's, then the rest in file
-    order; the places in file order."""
-    picked: list[int] = []
-    taken: set[int] = set()
-    for first, last in spans:
-        for place, number in enumerate(lines):
-            if len(picked) == count:
-                return sorted(picked)
-            if first <= number <= last and place not in taken:
-                picked.append(place)
-                taken.add(place)
-    for place in range(len(lines)):
-        if len(picked) == count:
+    them, in file order: the first that the best span holds; then, since rg prints a file's
+    lines in its order and the best should print first, those after it (inside the spans
+    in their order, then the rest), and only where too few follow it those before it
+    (likewise). A file whose spans hold none of them prints its first lines, as rg's -m."""
+    span_of: dict[int, int] = {}  # a place: the first span that holds it
+    for k, (first, last) in enumerate(spans):
+        for place in range(bisect_left(lines, first), bisect_right(lines, last)):
+            span_of.setdefault(place, k)
+        if len(span_of) == len(lines):
             break
-        if place not in taken:
-            picked.append(place)
-    return sorted(picked)
+    if not span_of:
+        return list(range(min(count, len(lines))))
+    ranked = sorted(span_of, key=lambda place: (span_of[place], place))
+    best = ranked[0]
+    rest = [place for place in range(len(lines)) if place not in span_of]
+    order = (
+        [place for place in ranked if place >= best]
+        + [place for place in rest if place > best]
+        + [place for place in ranked if place < best]
+        + [place for place in rest if place < best]
+    )
+    return sorted(order[:count])
 
 
 def kept_lines(chunks: Iterable[bytes], segments: Segments, heading: bool) -> Iterator[bytes]:

@@ -16,7 +16,9 @@ from rrg.rg.chosen_lines import (
 def test_the_lines_of_the_best_passage_come_first_then_the_next_then_the_files_first() -> None:
     lines = [3, 10, 42, 44, 90]  # matching lines, by number
     assert chosen(lines, [(40, 50)], 1) == [2]
-    assert chosen(lines, [(40, 50)], 3) == [0, 2, 3]  # its two, then the file's first
+    # Its two, then the file's next: rg prints a file's lines in its order, and the best
+    # prints first where enough follow it (not the file's first line, an import).
+    assert chosen(lines, [(40, 50)], 3) == [2, 3, 4]
     assert chosen(lines, [(80, 99), (1, 5)], 2) == [0, 4]  # in file order when printed
     assert chosen(lines, [(42, 42), (40, 50)], 1) == [2]  # a defining line before its passage
     assert chosen(lines, [(60, 70)], 2) == [0, 1]  # no match in it: rg's -m 2
@@ -79,3 +81,15 @@ def test_first_lines_stops_the_run_at_its_last_line() -> None:
     stopped.clear()
     assert b"".join(first_lines(iter(chunks), 9, lambda: stopped.append(True))) == b"".join(chunks)
     assert stopped == []
+
+
+def test_the_best_line_prints_first_where_lines_follow_it() -> None:
+    """model2vec: "where is mean_sentence_embedding defined" gave the file two lines, the
+    method's own at 42 and the class's ``__init__`` at 38 (the next passage), and rg's order
+    printed ``__init__`` first; the next lines come from after the best where there are."""
+    lines = [38, 42, 55, 70]
+    spans = [(42, 42), (42, 50), (30, 40), (51, 60), (61, 80)]
+    assert chosen(lines, spans, 2) == [1, 2]  # 42, then 55 (the next span after it)
+    assert chosen(lines, spans, 3) == [1, 2, 3]
+    assert chosen(lines, spans, 4) == [0, 1, 2, 3]  # too few follow: 38 too, printed first
+    assert chosen(lines, [(68, 75), (30, 40)], 2) == [0, 3]  # none follows 70: 38 before it
