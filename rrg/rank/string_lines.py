@@ -5,9 +5,11 @@ an example matches a definition pattern as the code does: with ``-n 'def \\w+'``
 the class's own ``def __init__(`` follows it. A capped search takes a file's line from its
 passage's code first (``rrg.rank.passage_order.line_spans``).
 
-Read line by line, as a reader would, not parsed: a passage is a piece of a file, and a
-parser given a piece (a method cut out of its class, a string cut at the passage's end)
-fails where this still reads the rest.
+Scanned from quote to quote, not parsed: a passage is a piece of a file, and a parser given
+a piece (a method cut out of its class, a string cut at the passage's end) fails where this
+still reads the rest. A ``#`` comment's quotes open nothing (Python, Elixir, Julia); a
+quote inside a one-line string (``"#"``, ``'\"\"\"'``) may mislead it, and then only the
+order of a file's printed lines is the worse for it.
 """
 
 from __future__ import annotations
@@ -28,19 +30,16 @@ TRIPLE_QUOTED = frozenset(
 _QUOTE_OR_HASH = re.compile(r"\"\"\"|'''|#")
 
 
-def string_spans(
-    passages: Iterable[Paragraph], suffix: str, upto: int | None = None
-) -> list[tuple[int, int]]:
+def string_spans(passages: Iterable[Paragraph], suffix: str) -> list[tuple[int, int]]:
     """The runs of a file's lines (first, last; in order) that lie inside a multi-line
     triple-quoted string, the file read from its passages in order (a passage alone may
-    start inside a docstring: a long one's later piece), up to line ``upto`` (None: all).
-    A string's opening line counts where the string opens it (``\"\"\"Example:``), its
-    closing line where nothing but the string's end is on it. None, for a language without
-    such strings."""
+    start inside a docstring: a long one's later piece). A string's opening line counts
+    where the string opens it (``\"\"\"Example:``), its closing line where nothing but the
+    string's end is on it. None, for a language without such strings."""
     if suffix not in TRIPLE_QUOTED:
         return []
     hash_comments = suffix in (".py", ".pyi", ".pyw", ".ex", ".exs", ".jl")
-    text, first = _joined(passages, upto)
+    text, first = _joined(passages)
     inside: list[tuple[int, int]] = []
     # Lines are numbered by counting line ends from quote to quote, not line by line: a
     # search's 20 files may hold thousands of lines each.
@@ -89,15 +88,12 @@ def string_spans(
 _NO_CODE = " \t([{,=rRbBuUfF~sS"
 
 
-def _joined(passages: Iterable[Paragraph], upto: int | None) -> tuple[str, int]:
+def _joined(passages: Iterable[Paragraph]) -> tuple[str, int]:
     """A file's text as its passages give it, in order, each line once (the lines between
-    passages, blank ones the cut leaves out, as empty lines), to line ``upto``; and its
-    first line's number."""
+    passages, blank ones the cut leaves out, as empty lines), and its first line's number."""
     lines: list[str] = []
     first = 0
     for passage in sorted(passages, key=lambda p: p.start):
-        if upto is not None and passage.start > upto:
-            break
         if not lines:
             first = passage.start
         next_number = first + len(lines)
