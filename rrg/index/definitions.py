@@ -20,7 +20,10 @@ Pure: text in, names out.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
+
+from rrg.triple_quotes import triple_quoted
 
 #: Terms of the definitions field start with this: no word holds it (words are letters and
 #: digits), nor does the path field ("/").
@@ -247,10 +250,15 @@ def defined_names(text: str, path: str) -> dict[str, set[str]]:
     one_level_in = _one_level_in_namespaces(padded, suffix)
     comments = comment_openings(suffix)
     own_keywords = _OWN_KEYWORDS.get(suffix)
+    strings = triple_quoted(padded, suffix)
+    string_starts = [start for start, _, _ in strings]
     for match in _KEYWORD.finditer(padded):
         keyword, name = match.groups()
         if name in _NOT_NAMES or (own_keywords is not None and keyword not in own_keywords):
             continue
+        held = bisect_right(string_starts, match.start(1)) - 1
+        if held >= 0 and match.start(1) < strings[held][1]:
+            continue  # a docstring's example (``def read_item(``) defines nothing
         line = padded.rfind("\n", 0, match.start(1)) + 1
         if padded[line : match.start(1)].lstrip().startswith(comments):
             continue

@@ -28,7 +28,7 @@ from rrg.environment import index_busy_s
 from rrg.index.sqlitefile import connect, create_once
 
 #: Bump when the schema or the meaning of stored arrays changes; older files are rebuilt.
-FORMAT_VERSION = 18
+FORMAT_VERSION = 19
 KIND_TEXT, KIND_BINARY, KIND_UNREADABLE = 0, 1, 2
 #: A row whose file was edited or removed since its segment was written.
 KIND_DEAD = -1

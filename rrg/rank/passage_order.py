@@ -19,7 +19,8 @@ from rrg.rank.passages import ScoredPassages
 from rrg.rank.preamble import is_file_preamble
 from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
-from rrg.rank.string_lines import TRIPLE_QUOTED, string_spans
+from rrg.rank.string_lines import string_spans
+from rrg.triple_quotes import TRIPLE_QUOTED
 
 #: One lower-case identifier (``sympify``, ``parse_args`` is a symbol query already).
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")

@@ -147,6 +147,31 @@ def test_defined_names_are_definitions_not_uses(path: str, line: str, kind: str 
     assert (found - {TOP_LEVEL} if found else None) == ({kind} if kind else None), names
 
 
+def test_an_example_inside_a_triple_quoted_string_defines_nothing() -> None:
+    """fastapi's ``HTTPException`` docstring shows ``async def read_item(``, ecto's
+    ``@moduledoc`` a ``def changeset``, pydantic's prose "a class for ...": none is a
+    definition of the file's; the code after the string is."""
+    python = (
+        "class HTTPException(Exception):\n"
+        '    """A class for errors.\n\n'
+        "    async def read_item(item_id: str):\n"
+        '        raise HTTPException()\n    """\n\n'
+        "    def __init__(self):\n        pass\n"
+    )
+    names = defined_names(python, "exceptions.py")
+    assert set(names) == {"HTTPException", "__init__"}
+    elixir = (
+        'defmodule Ecto do\n  @moduledoc ~S"""\n      def changeset(user) do\n  """\n'
+        "  def all(q), do: q\nend\n"
+    )
+    assert set(defined_names(elixir, "ecto.ex")) == {"Ecto", "all"}
+    # A comment's quotes open no string: the definition after it is read.
+    hashed = '# see """ below\ndef after_comment():\n    pass\n'
+    assert set(defined_names(hashed, "a.py")) == {"after_comment"}
+    # In a language without such strings, three quotes are no string.
+    assert set(defined_names('x = """;\nfn hidden() {}\n', "a.rs")) == {"hidden"}
+
+
 def test_a_definition_on_an_unindented_line_is_marked_top_level() -> None:
     """The mark tells the declaration from a copy nested in a macro's body, a test module or
     a class (serde's ``private/doc.rs``); modifiers before the keyword keep it."""
