@@ -7,7 +7,7 @@ with the function's comments: tokio printed ``/// # async fn main() {`` (a doc c
 example) where ``pub fn abort(&self) {`` answers, gson `` *     public Foo read(`` of a
 Javadoc. For each labelled query of each tree, both checkouts print ``rrg -q QUERY -n
 --no-heading PATTERN`` (PATTERN by the tree's language); counted: the lines printed that
-a comment opens (``rrg.index.definitions.comment_openings``), the lines inside a
+a comment opens (``rrg.code_prose.comment_openings``), the lines inside a
 multi-line string (a docstring's example: ``rrg.rank.string_lines``, the file read whole),
 the lines that differ between the two (a file's line, the same files), and the queries
 whose files differ.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from benchmarks.common import index_sides, machine, needs_arguments, rrg, side_env
 from benchmarks.member_lines import PATTERNS as DEFINITION_PATTERNS
-from rrg.index.definitions import comment_openings
+from rrg.code_prose import comment_openings
 from rrg.rank.paragraphs import Paragraph
 from rrg.rank.string_lines import string_spans
 

@@ -23,7 +23,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from rrg.triple_quotes import triple_quoted
+from rrg.code_prose import comment_openings, triple_quoted
 
 #: Terms of the definitions field start with this: no word holds it (words are letters and
 #: digits), nor does the path field ("/").
@@ -206,25 +206,6 @@ _TYPE_FIRST_SUFFIXES = C_SUFFIXES | DECLARED_SUFFIXES
 #: word after it (``static uv_loop_t default_loop;``, Java's ``static String join(``), maybe
 #: past its type arguments, brackets or a pointer's star.
 _TYPE_THEN_NAME = re.compile(rf"(?:{TYPE_PARAMETERS})?(?:\[\])*[ \t*&]+[A-Za-z_]")
-
-
-#: What opens a comment's line, a definer keyword after which is prose ("this function
-#: avoids starving", "a type of ...") or an example (tokio's ``/// # async fn docs() {``),
-#: no definition: ``//`` and ``/*`` and a block comment's ``*`` in any language, ``#`` in
-#: those whose comments it opens (Rust's ``#[test] fn`` and C's ``#define`` are code),
-#: ``--`` in Lua's and Haskell's.
-_COMMENT_OPENINGS = ("//", "/*", "*")
-_HASH_COMMENTS = frozenset(".py .pyi .rb .sh .bash .pl .pm .r .ex .exs .jl .nim .php".split())
-_DASH_COMMENTS = frozenset(".lua .hs".split())
-
-
-def comment_openings(suffix: str) -> tuple[str, ...]:
-    """What opens a comment's line in a file of this extension."""
-    if suffix in _HASH_COMMENTS:
-        return (*_COMMENT_OPENINGS, "#")
-    if suffix in _DASH_COMMENTS:
-        return (*_COMMENT_OPENINGS, "--")
-    return _COMMENT_OPENINGS
 
 
 def is_code(path: str) -> bool:

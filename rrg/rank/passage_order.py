@@ -9,7 +9,8 @@ import re
 
 import numpy as np
 
-from rrg.index.definitions import comment_openings, defined_names
+from rrg.code_prose import TRIPLE_QUOTED, comment_openings
+from rrg.index.definitions import defined_names
 from rrg.rank.code_priors import is_report
 from rrg.rank.declarations import first_defining
 from rrg.rank.member_of import asked_owner, is_member_of
@@ -20,7 +21,6 @@ from rrg.rank.preamble import is_file_preamble
 from rrg.rank.query import Query
 from rrg.rank.scoring import order_by
 from rrg.rank.string_lines import string_spans
-from rrg.triple_quotes import TRIPLE_QUOTED
 
 #: One lower-case identifier (``sympify``, ``parse_args`` is a symbol query already).
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9]*")

@@ -1,4 +1,4 @@
-"""The lines of a passage that lie inside a triple-quoted string (``rrg.triple_quotes``): a
+"""The lines of a passage that lie inside a triple-quoted string (``rrg.code_prose``): a
 Python docstring, an Elixir ``@moduledoc``, a Kotlin or Swift raw string. An example there
 matches a definition pattern as the code does: fastapi's ``exceptions.py`` printed ``async
 def read_item(`` of ``HTTPException``'s docstring, where the class's own ``def __init__(``
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rrg.code_prose import TRIPLE_QUOTED, triple_quoted
 from rrg.rank.paragraphs import Paragraph
-from rrg.triple_quotes import TRIPLE_QUOTED, triple_quoted
 
 
 def string_spans(passages: Iterable[Paragraph], suffix: str) -> list[tuple[int, int]]:

@@ -1,8 +1,10 @@
-"""Where a text's triple-quoted strings lie: a Python docstring, an Elixir ``@doc`` heredoc,
-a Kotlin or Swift raw string. Their text is prose and examples, and an example reads as
-code does (``def read_item(``). The index's reader of names skips a definition inside one
-(``rrg.index.definitions``), and a capped search takes a file's line from its code before
-them (``rrg.rank.string_lines``), so both read them here, below them.
+"""Where a code file's prose lies: its comment lines (what opens one) and its triple-quoted
+strings (a Python docstring, an Elixir ``@doc`` heredoc, a Kotlin or Swift raw string).
+Their text is prose and examples, and an example reads as code does (``/// # async fn
+main() {``, ``def read_item(``). The index's reader of names skips a definition inside
+them (``rrg.index.definitions``), and a capped search takes a file's line from its code
+before them (``rrg.rank.passage_order``, ``rrg.rank.string_lines``), so both read them
+here, below them.
 
 Scanned from quote to quote, not parsed: a passage is a piece of a file, and a parser given
 a piece (a method cut out of its class, a string cut at the passage's end) fails where this
@@ -20,8 +22,25 @@ TRIPLE_QUOTED = frozenset(
     (".py", ".pyi", ".pyw", ".ex", ".exs", ".jl", ".kt", ".kts", ".scala", ".sc", ".swift")
     + (".groovy", ".gradle", ".dart", ".java", ".cs")
 )
-#: Those whose ``#`` opens a comment, where quotes open nothing.
-_HASH_COMMENTS = frozenset((".py", ".pyi", ".pyw", ".ex", ".exs", ".jl"))
+
+#: What opens a comment's line, a definer keyword after which is prose ("this function
+#: avoids starving", "a type of ...") or an example (tokio's ``/// # async fn docs() {``),
+#: no definition: ``//`` and ``/*`` and a block comment's ``*`` in any language, ``#`` in
+#: those whose comments it opens (Rust's ``#[test] fn`` and C's ``#define`` are code),
+#: ``--`` in Lua's and Haskell's.
+_COMMENT_OPENINGS = ("//", "/*", "*")
+_HASH_COMMENTS = frozenset(".py .pyi .pyw .rb .sh .bash .pl .pm .r .ex .exs .jl .nim .php".split())
+_DASH_COMMENTS = frozenset(".lua .hs".split())
+
+
+def comment_openings(suffix: str) -> tuple[str, ...]:
+    """What opens a comment's line in a file of this extension."""
+    if suffix in _HASH_COMMENTS:
+        return (*_COMMENT_OPENINGS, "#")
+    if suffix in _DASH_COMMENTS:
+        return (*_COMMENT_OPENINGS, "--")
+    return _COMMENT_OPENINGS
+
 
 #: A triple quote, or a comment's ``#`` that would hide one.
 _QUOTE_OR_HASH = re.compile(r"\"\"\"|'''|#")
@@ -33,7 +52,7 @@ def triple_quoted(text: str, suffix: str) -> list[tuple[int, int, bool]]:
     text's end. None for a language without such strings."""
     if suffix not in TRIPLE_QUOTED:
         return []
-    hash_comments = suffix in _HASH_COMMENTS
+    hash_comments = suffix in _HASH_COMMENTS  # a comment's quotes open nothing
     found: list[tuple[int, int, bool]] = []
     at = 0
     while (quote := _QUOTE_OR_HASH.search(text, at)) is not None:
